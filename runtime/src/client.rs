@@ -1,0 +1,340 @@
+//! The [`HttpClient`] implementation: a pooled hyper 1 client per connect timeout, driven the way
+//! the Smithy orchestrator drives every client.
+
+use std::collections::HashMap;
+use std::error::Error as StdError;
+use std::fmt;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use aws_smithy_async::future::timeout::Timeout;
+use aws_smithy_async::rt::sleep::{AsyncSleep, SharedAsyncSleep, TokioSleep};
+use aws_smithy_runtime_api::client::connection::{CaptureSmithyConnection, ConnectionMetadata};
+use aws_smithy_runtime_api::client::connector_metadata::ConnectorMetadata;
+use aws_smithy_runtime_api::client::http::{
+    HttpClient, HttpConnector, HttpConnectorFuture, HttpConnectorSettings, SharedHttpClient, SharedHttpConnector,
+};
+use aws_smithy_runtime_api::client::orchestrator::{HttpRequest, HttpResponse};
+use aws_smithy_runtime_api::client::result::ConnectorError;
+use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
+use aws_smithy_types::body::SdkBody;
+use hyper_util::client::legacy::connect::{capture_connection, CaptureConnection};
+use hyper_util::rt::{TokioExecutor, TokioTimer};
+
+use crate::connect::{ConnectionInfo, TlsConnectService};
+use crate::error::{ConnectTimeout, Error, HandshakeFailure, ReadTimeout, TlsHandshakeError};
+use crate::roots::ExtraRoots;
+use crate::tls::{LazyTlsBackend, TlsSettings};
+use crate::{TlsProvider, TrustRoots};
+
+/// Idle pooled connections are closed after this long unless the builder says otherwise.
+pub const DEFAULT_POOL_IDLE_TIMEOUT: Duration = Duration::from_secs(90);
+
+type HyperClient = hyper_util::client::legacy::Client<TlsConnectService, SdkBody>;
+
+/// An HTTPS client for Smithy-generated SDKs, implementing [`HttpClient`].
+///
+/// Cloning is cheap and clones share everything: the TLS configuration, the trust roots and the
+/// connection pools. Build one with [`SmithyTlsClient::builder`], or get the process-wide one for
+/// a (provider, roots) choice with [`shared_client`](crate::shared_client).
+///
+/// ```
+/// # #[cfg(all(feature = "rustls-ring", feature = "webpki"))] {
+/// use smithy_default_tls::{SmithyTlsClient, TlsProvider, TrustRoots};
+///
+/// let client = SmithyTlsClient::builder()
+///     .provider(TlsProvider::RustlsRing)
+///     .trust_roots(TrustRoots::Webpki)
+///     .build()
+///     .expect("valid configuration");
+/// // Hand it to an SDK config: `.http_client(client.into_shared())`.
+/// let _shared = client.into_shared();
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct SmithyTlsClient {
+    inner: Arc<ClientInner>,
+}
+
+struct ClientInner {
+    tls: Arc<LazyTlsBackend>,
+    pool_idle_timeout: Duration,
+    /// One hyper client (one pool) per distinct connect timeout. SDK clients configured alike
+    /// (the common case) share one pool.
+    pools: Mutex<HashMap<Option<Duration>, HyperClient>>,
+}
+
+impl fmt::Debug for SmithyTlsClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let settings = self.inner.tls.settings();
+        f.debug_struct("SmithyTlsClient")
+            .field("provider", &settings.provider)
+            .field("trust_roots", &settings.roots)
+            .field("extra_roots", &settings.extra_roots.certificates.len())
+            .field("http2", &settings.enable_http2)
+            .finish()
+    }
+}
+
+impl SmithyTlsClient {
+    /// A builder with nothing chosen yet.
+    pub fn builder() -> Builder {
+        Builder::default()
+    }
+
+    /// The TLS provider this client uses.
+    pub fn provider(&self) -> TlsProvider {
+        self.inner.tls.settings().provider
+    }
+
+    /// Whether `self` and `other` are handles to the same client (same pools, same TLS state).
+    pub fn ptr_eq(&self, other: &SmithyTlsClient) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
+    /// Wraps this client for an SDK config (`.http_client(..)`).
+    pub fn into_shared(self) -> SharedHttpClient {
+        SharedHttpClient::new(self)
+    }
+
+    fn pool_for(&self, connect_timeout: Option<Duration>, sleep: &SharedAsyncSleep) -> HyperClient {
+        let mut pools = self.inner.pools.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        pools
+            .entry(connect_timeout)
+            .or_insert_with(|| {
+                let service = TlsConnectService::new(Arc::clone(&self.inner.tls), connect_timeout, sleep.clone());
+                hyper_util::client::legacy::Client::builder(TokioExecutor::new())
+                    .pool_idle_timeout(self.inner.pool_idle_timeout)
+                    .pool_timer(TokioTimer::new())
+                    .timer(TokioTimer::new())
+                    .http2_initial_stream_window_size(4 * 1024 * 1024)
+                    .http2_initial_connection_window_size(8 * 1024 * 1024)
+                    .http2_max_frame_size(256 * 1024)
+                    .build(service)
+            })
+            .clone()
+    }
+}
+
+impl HttpClient for SmithyTlsClient {
+    fn http_connector(&self, settings: &HttpConnectorSettings, components: &RuntimeComponents) -> SharedHttpConnector {
+        let sleep = components.sleep_impl().unwrap_or_else(|| SharedAsyncSleep::new(TokioSleep::new()));
+        let client = self.pool_for(settings.connect_timeout(), &sleep);
+        SharedHttpConnector::new(Connector { client, read_timeout: settings.read_timeout(), sleep })
+    }
+
+    fn connector_metadata(&self) -> Option<ConnectorMetadata> {
+        Some(ConnectorMetadata::new(env!("CARGO_PKG_NAME"), Some(env!("CARGO_PKG_VERSION").into())))
+    }
+}
+
+/// The connector handed to the orchestrator: one pool plus the read timeout.
+struct Connector {
+    client: HyperClient,
+    read_timeout: Option<Duration>,
+    sleep: SharedAsyncSleep,
+}
+
+impl fmt::Debug for Connector {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Connector").field("read_timeout", &self.read_timeout).finish_non_exhaustive()
+    }
+}
+
+impl HttpConnector for Connector {
+    fn call(&self, request: HttpRequest) -> HttpConnectorFuture {
+        let mut request = match request.try_into_http1x() {
+            Ok(request) => request,
+            Err(e) => return HttpConnectorFuture::ready(Err(ConnectorError::user(e.into()))),
+        };
+        let capture = capture_connection(&mut request);
+        if let Some(smithy_capture) = request.extensions().get::<CaptureSmithyConnection>() {
+            let capture = capture.clone();
+            smithy_capture.set_connection_retriever(move || connection_metadata(&capture));
+        }
+        let response = self.client.request(request);
+        let read_timeout = self.read_timeout.map(|after| (after, self.sleep.sleep(after)));
+        HttpConnectorFuture::new(async move {
+            let response = match read_timeout {
+                None => response.await,
+                Some((after, sleep)) => match Timeout::new(response, sleep).await {
+                    Ok(response) => response,
+                    Err(_elapsed) => {
+                        let error = ConnectorError::timeout(Box::new(ReadTimeout { after }));
+                        return Err(match connection_metadata(&capture) {
+                            Some(metadata) => error.with_connection(metadata),
+                            None => error,
+                        });
+                    }
+                },
+            };
+            let response = response.map_err(|e| classify(e, &capture))?;
+            let response = response.map(SdkBody::from_body_1_x);
+            HttpResponse::try_from(response).map_err(|e| ConnectorError::other(e.into(), None))
+        })
+    }
+}
+
+fn connection_metadata(capture: &CaptureConnection) -> Option<ConnectionMetadata> {
+    let guard = capture.connection_metadata();
+    let connected = guard.as_ref()?;
+    let mut extensions = http::Extensions::new();
+    connected.get_extras(&mut extensions);
+    let info = extensions.get::<ConnectionInfo>();
+    let to_poison = capture.clone();
+    let mut builder = ConnectionMetadata::builder()
+        .proxied(connected.is_proxied())
+        .poison_fn(move || match to_poison.connection_metadata().as_ref() {
+            Some(connected) => connected.poison(),
+            None => tracing::trace!("no connection to poison"),
+        });
+    builder.set_remote_addr(info.and_then(|i| i.remote_addr));
+    builder.set_local_addr(info.and_then(|i| i.local_addr));
+    Some(builder.build())
+}
+
+fn find_source<'a, T: StdError + 'static>(err: &'a (dyn StdError + 'static)) -> Option<&'a T> {
+    let mut next = Some(err);
+    while let Some(err) = next {
+        if let Some(found) = err.downcast_ref::<T>() {
+            return Some(found);
+        }
+        next = err.source();
+    }
+    None
+}
+
+/// Sorts a hyper-util error into the kinds the SDK's retry strategy understands: timeouts and
+/// transport failures are retried; certificate and protocol failures, and misuse, are not.
+fn classify(err: hyper_util::client::legacy::Error, capture: &CaptureConnection) -> ConnectorError {
+    let error = classify_kind(err);
+    match connection_metadata(capture) {
+        Some(metadata) => error.with_connection(metadata),
+        None => error,
+    }
+}
+
+fn classify_kind(err: hyper_util::client::legacy::Error) -> ConnectorError {
+    if find_source::<ConnectTimeout>(&err).is_some() {
+        return ConnectorError::timeout(err.into());
+    }
+    if let Some(handshake) = find_source::<TlsHandshakeError>(&err) {
+        return match handshake.kind() {
+            HandshakeFailure::Io => ConnectorError::io(err.into()),
+            HandshakeFailure::Certificate | HandshakeFailure::Protocol => ConnectorError::other(err.into(), None),
+        };
+    }
+    if let Some(hyper_err) = find_source::<hyper::Error>(&err) {
+        if hyper_err.is_timeout() {
+            return ConnectorError::timeout(err.into());
+        }
+        if hyper_err.is_user() {
+            return ConnectorError::user(err.into());
+        }
+        if hyper_err.is_closed() || hyper_err.is_canceled() || hyper_err.is_incomplete_message() {
+            return ConnectorError::io(err.into());
+        }
+    }
+    if err.is_connect() || find_source::<std::io::Error>(&err).is_some() {
+        return ConnectorError::io(err.into());
+    }
+    ConnectorError::other(err.into(), None)
+}
+
+/// Configures a [`SmithyTlsClient`].
+///
+/// ```
+/// # #[cfg(feature = "rustls-aws-lc")] {
+/// use smithy_default_tls::{SmithyTlsClient, TlsProvider};
+///
+/// let pem = b"-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n";
+/// let err = SmithyTlsClient::builder().provider(TlsProvider::RustlsAwsLc).extra_root_pem(pem);
+/// assert!(err.is_err(), "bad PEM is reported when it is added");
+/// # }
+/// ```
+#[derive(Debug, Clone)]
+pub struct Builder {
+    provider: Option<TlsProvider>,
+    roots: Option<TrustRoots>,
+    extra_roots: ExtraRoots,
+    enable_http2: bool,
+    pool_idle_timeout: Duration,
+}
+
+impl Default for Builder {
+    fn default() -> Self {
+        Builder {
+            provider: None,
+            roots: None,
+            extra_roots: ExtraRoots::default(),
+            enable_http2: true,
+            pool_idle_timeout: DEFAULT_POOL_IDLE_TIMEOUT,
+        }
+    }
+}
+
+impl Builder {
+    /// Picks the TLS provider. Without this, the first compiled-in one in
+    /// [`TlsProvider::ALL`] is used.
+    pub fn provider(mut self, provider: TlsProvider) -> Self {
+        self.provider = Some(provider);
+        self
+    }
+
+    /// Picks the trust-root source. Without this, and without extra certificates, the first
+    /// compiled-in one in [`TrustRoots::ALL`] is used.
+    pub fn trust_roots(mut self, roots: TrustRoots) -> Self {
+        self.roots = Some(roots);
+        self
+    }
+
+    /// Also trusts every certificate in a PEM bundle (for a private CA). Fails if the bundle
+    /// holds no certificate or a malformed one.
+    pub fn extra_root_pem(mut self, pem: impl AsRef<[u8]>) -> Result<Self, Error> {
+        self.extra_roots.add_pem("<memory>", pem.as_ref())?;
+        Ok(self)
+    }
+
+    /// Like [`extra_root_pem`](Self::extra_root_pem), reading the bundle from a file.
+    pub fn extra_root_pem_file(mut self, path: impl AsRef<Path>) -> Result<Self, Error> {
+        let path = path.as_ref();
+        let origin = path.display().to_string();
+        let pem = std::fs::read(path).map_err(|e| Error::InvalidPem { origin: origin.clone(), reason: e.to_string() })?;
+        self.extra_roots.add_pem(&origin, &pem)?;
+        Ok(self)
+    }
+
+    /// Offers HTTP/2 through ALPN (on by default); when off, only HTTP/1.1 is offered.
+    pub fn enable_http2(mut self, enable: bool) -> Self {
+        self.enable_http2 = enable;
+        self
+    }
+
+    /// How long an idle pooled connection is kept ([`DEFAULT_POOL_IDLE_TIMEOUT`] by default).
+    pub fn pool_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.pool_idle_timeout = timeout;
+        self
+    }
+
+    /// Builds the client. Never blocks: trust roots and TLS configuration are prepared on a
+    /// background thread started here, and awaited by the first connection if not yet done.
+    pub fn build(self) -> Result<SmithyTlsClient, Error> {
+        let provider = self.provider.or_else(|| TlsProvider::ALL.first().copied()).ok_or(Error::NoProvider)?;
+        let roots = match self.roots {
+            Some(roots) => Some(roots),
+            None if self.extra_roots.is_empty() => Some(TrustRoots::ALL.first().copied().ok_or(Error::NoTrustRoots)?),
+            None => None,
+        };
+        let settings = TlsSettings { provider, roots, extra_roots: self.extra_roots, enable_http2: self.enable_http2 };
+        Ok(SmithyTlsClient::from_settings(settings, self.pool_idle_timeout))
+    }
+}
+
+impl SmithyTlsClient {
+    pub(crate) fn from_settings(settings: TlsSettings, pool_idle_timeout: Duration) -> Self {
+        let tls = LazyTlsBackend::new(settings);
+        tls.warm_up_in_background();
+        SmithyTlsClient { inner: Arc::new(ClientInner { tls, pool_idle_timeout, pools: Mutex::new(HashMap::new()) }) }
+    }
+}

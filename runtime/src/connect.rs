@@ -1,0 +1,189 @@
+//! The hyper-util connector service: TCP connect, then (for `https://`) the TLS handshake, both
+//! under one connect timeout.
+
+use std::future::Future;
+use std::io;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use aws_smithy_async::future::timeout::Timeout;
+use aws_smithy_async::rt::sleep::{AsyncSleep, SharedAsyncSleep};
+use aws_smithy_runtime_api::box_error::BoxError;
+use http::Uri;
+use hyper_util::client::legacy::connect::{Connected, Connection, HttpConnector};
+use hyper_util::rt::TokioIo;
+use tower_service::Service;
+
+use crate::error::ConnectTimeout;
+use crate::tls::{LazyTlsBackend, MaybeTlsStream, TlsInfo, ALPN_H2};
+
+/// Facts about one connection, attached to every response it carried (in the response
+/// extensions) so that callers can see which connection and which TLS stack served them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ConnectionInfo {
+    /// A process-wide sequence number, unique per connection.
+    pub id: u64,
+    /// The peer's address.
+    pub remote_addr: Option<SocketAddr>,
+    /// The local address.
+    pub local_addr: Option<SocketAddr>,
+    /// What TLS negotiated; `None` for plain `http://` connections.
+    pub tls: Option<TlsInfo>,
+}
+
+static NEXT_CONNECTION_ID: AtomicU64 = AtomicU64::new(1);
+
+/// Connects to the URI's authority; speaks TLS when the scheme is `https`.
+#[derive(Clone, Debug)]
+pub(crate) struct TlsConnectService {
+    tcp: HttpConnector,
+    tls: Arc<LazyTlsBackend>,
+    connect_timeout: Option<Duration>,
+    sleep: SharedAsyncSleep,
+}
+
+impl TlsConnectService {
+    pub(crate) fn new(tls: Arc<LazyTlsBackend>, connect_timeout: Option<Duration>, sleep: SharedAsyncSleep) -> Self {
+        let mut tcp = HttpConnector::new();
+        tcp.enforce_http(false);
+        tcp.set_nodelay(true);
+        tcp.set_keepalive(Some(Duration::from_secs(60)));
+        TlsConnectService { tcp, tls, connect_timeout, sleep }
+    }
+}
+
+type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+
+impl Service<Uri> for TlsConnectService {
+    type Response = ConnectedStream;
+    type Error = BoxError;
+    type Future = BoxFuture<Result<ConnectedStream, BoxError>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, uri: Uri) -> Self::Future {
+        let mut tcp = self.tcp.clone();
+        let tls = Arc::clone(&self.tls);
+        let connect = async move {
+            let https = match uri.scheme_str() {
+                Some("https") => true,
+                Some("http") => false,
+                other => {
+                    return Err::<_, BoxError>(
+                        format!("unsupported URI scheme {other:?} in {uri}: use http or https").into(),
+                    )
+                }
+            };
+            let host = uri.host().ok_or_else(|| format!("URI {uri} has no host"))?;
+            let server_name = host.trim_start_matches('[').trim_end_matches(']').to_owned();
+            let (tcp, backend) = if https {
+                // Finish preparing TLS (roots, config) while the TCP connect is in flight.
+                let (tcp, backend) = tokio::join!(tcp.call(uri.clone()), tls.get());
+                (tcp?, Some(backend?))
+            } else {
+                (tcp.call(uri.clone()).await?, None)
+            };
+            let tcp = tcp.into_inner();
+            let (stream, tls_info) = match backend {
+                Some(backend) => {
+                    let (stream, info) = backend.handshake(&server_name, tcp).await?;
+                    tracing::debug!(
+                        provider = info.provider,
+                        version = %info.protocol_version,
+                        cipher = %info.cipher_suite,
+                        group = ?info.key_exchange_group,
+                        alpn = ?info.alpn,
+                        resumed = info.resumed,
+                        "TLS connection established"
+                    );
+                    (stream, Some(info))
+                }
+                None => (MaybeTlsStream::Plain(tcp), None),
+            };
+            let info = ConnectionInfo {
+                id: NEXT_CONNECTION_ID.fetch_add(1, Ordering::Relaxed),
+                remote_addr: stream.tcp().peer_addr().ok(),
+                local_addr: stream.tcp().local_addr().ok(),
+                tls: tls_info,
+            };
+            Ok(ConnectedStream { io: TokioIo::new(stream), info })
+        };
+        match self.connect_timeout {
+            None => Box::pin(connect),
+            Some(after) => {
+                let sleep = self.sleep.sleep(after);
+                Box::pin(async move {
+                    match Timeout::new(connect, sleep).await {
+                        Ok(result) => result,
+                        Err(_elapsed) => Err(Box::new(ConnectTimeout { after }) as BoxError),
+                    }
+                })
+            }
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A connected stream plus what is known about it.
+    #[derive(Debug)]
+    pub(crate) struct ConnectedStream {
+        #[pin]
+        io: TokioIo<MaybeTlsStream>,
+        info: ConnectionInfo,
+    }
+}
+
+impl Connection for ConnectedStream {
+    fn connected(&self) -> Connected {
+        let h2 = self.info.tls.as_ref().and_then(|t| t.alpn.as_deref()) == Some(std::str::from_utf8(ALPN_H2).unwrap_or("h2"));
+        let connected = Connected::new().extra(self.info.clone());
+        if h2 {
+            connected.negotiated_h2()
+        } else {
+            connected
+        }
+    }
+}
+
+impl hyper::rt::Read for ConnectedStream {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: hyper::rt::ReadBufCursor<'_>,
+    ) -> Poll<io::Result<()>> {
+        self.project().io.poll_read(cx, buf)
+    }
+}
+
+impl hyper::rt::Write for ConnectedStream {
+    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        self.project().io.poll_write(cx, buf)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.project().io.poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.project().io.poll_shutdown(cx)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.io.is_write_vectored()
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.project().io.poll_write_vectored(cx, bufs)
+    }
+}

@@ -1,0 +1,188 @@
+//! Errors reported by this crate.
+
+use std::error::Error as StdError;
+use std::fmt;
+use std::sync::Arc;
+
+/// An error building a client or preparing its TLS configuration.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum Error {
+    /// No trust roots were chosen: neither a [`TrustRoots`](crate::TrustRoots) source nor any
+    /// extra PEM certificate. A client that trusts nothing could never connect.
+    NoTrustRoots,
+    /// No TLS provider was chosen on the builder and none is compiled in.
+    NoProvider,
+    /// A PEM bundle given to the builder could not be used.
+    InvalidPem {
+        /// Where the bundle came from, as the caller named it (a path, or `"<memory>"`).
+        origin: String,
+        /// What was wrong with it.
+        reason: String,
+    },
+    /// The trust roots could not be loaded.
+    Roots(RootsError),
+    /// The TLS library rejected the configuration.
+    TlsConfig {
+        /// The provider that rejected it.
+        provider: &'static str,
+        /// The library's message.
+        reason: String,
+    },
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::NoTrustRoots => f.write_str(
+                "no trust roots configured: enable the `native` or `webpki` feature and pick it \
+                 with `trust_roots(..)`, or add certificates with `extra_root_pem(..)`",
+            ),
+            Error::NoProvider => f.write_str(
+                "no TLS provider configured: enable one of the `rustls-aws-lc` or `rustls-ring` \
+                 features and pick it with `provider(..)`",
+            ),
+            Error::InvalidPem { origin, reason } => {
+                write!(f, "unusable PEM certificates from {origin}: {reason}")
+            }
+            Error::Roots(e) => write!(f, "trust roots unavailable: {e}"),
+            Error::TlsConfig { provider, reason } => {
+                write!(f, "{provider} rejected the TLS configuration: {reason}")
+            }
+        }
+    }
+}
+
+impl StdError for Error {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        match self {
+            Error::Roots(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<RootsError> for Error {
+    fn from(e: RootsError) -> Self {
+        Error::Roots(e)
+    }
+}
+
+/// Why a trust-root source could not be used. Reported at the first connection that needs the
+/// roots (loading never happens while a client is being built), and for every connection after
+/// that: the outcome of loading is cached for the life of the process.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RootsError {
+    /// The operating system store could not be read and yielded no certificate.
+    NativeUnreadable {
+        /// One line per failure reported while reading the store (file and reason).
+        details: Vec<String>,
+    },
+    /// The operating system store was read but holds no certificate this TLS library accepts.
+    NativeEmpty {
+        /// How many certificates were found and rejected as unparsable.
+        rejected: usize,
+    },
+}
+
+impl fmt::Display for RootsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RootsError::NativeUnreadable { details } => {
+                write!(
+                    f,
+                    "the native certificate store could not be read ({}); check SSL_CERT_FILE / \
+                     SSL_CERT_DIR, install the system CA bundle, or use the `webpki` roots",
+                    details.join("; ")
+                )
+            }
+            RootsError::NativeEmpty { rejected } => write!(
+                f,
+                "the native certificate store holds no usable certificate ({rejected} rejected); \
+                 check SSL_CERT_FILE / SSL_CERT_DIR, install the system CA bundle, or use the \
+                 `webpki` roots"
+            ),
+        }
+    }
+}
+
+impl StdError for RootsError {}
+
+/// Why a TLS handshake failed. Found in the source chain of the connector error, so callers and
+/// retry classifiers can tell certificate problems (never worth retrying) from transport ones.
+#[derive(Debug, Clone)]
+pub struct TlsHandshakeError {
+    pub(crate) provider: &'static str,
+    pub(crate) kind: HandshakeFailure,
+    pub(crate) source: Arc<dyn StdError + Send + Sync>,
+}
+
+/// The class of a TLS handshake failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HandshakeFailure {
+    /// The server's certificate was rejected: untrusted issuer, wrong name, expired, revoked…
+    Certificate,
+    /// The peer sent an alert or the parameters could not be agreed.
+    Protocol,
+    /// The transport failed during the handshake (reset, EOF).
+    Io,
+}
+
+impl TlsHandshakeError {
+    /// The provider that ran the handshake, e.g. `rustls-aws-lc`.
+    pub fn provider(&self) -> &'static str {
+        self.provider
+    }
+
+    /// The class of failure.
+    pub fn kind(&self) -> HandshakeFailure {
+        self.kind
+    }
+}
+
+impl fmt::Display for TlsHandshakeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = match self.kind {
+            HandshakeFailure::Certificate => "server certificate rejected",
+            HandshakeFailure::Protocol => "TLS protocol failure",
+            HandshakeFailure::Io => "connection failed during TLS handshake",
+        };
+        write!(f, "{what} ({}): {}", self.provider, self.source)
+    }
+}
+
+impl StdError for TlsHandshakeError {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        Some(&*self.source)
+    }
+}
+
+/// The TCP connect plus TLS handshake did not finish within the connect timeout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConnectTimeout {
+    pub(crate) after: std::time::Duration,
+}
+
+impl fmt::Display for ConnectTimeout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "connect timeout: TCP connect and TLS handshake did not finish within {:?}", self.after)
+    }
+}
+
+impl StdError for ConnectTimeout {}
+
+/// No response head arrived within the read timeout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadTimeout {
+    pub(crate) after: std::time::Duration,
+}
+
+impl fmt::Display for ReadTimeout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "read timeout: no response head within {:?}", self.after)
+    }
+}
+
+impl StdError for ReadTimeout {}

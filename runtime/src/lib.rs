@@ -1,0 +1,45 @@
+//! The default HTTPS client for Smithy-generated Rust SDKs.
+//!
+//! `smithy-default-tls` implements [`HttpClient`](aws_smithy_runtime_api::client::http::HttpClient)
+//! on hyper 1 and hyper-util's connection pool, with a choice of TLS provider and trust roots
+//! made once per process:
+//!
+//! | cargo feature   | what it brings                                                          |
+//! |-----------------|-------------------------------------------------------------------------|
+//! | `rustls-aws-lc` | [`TlsProvider::RustlsAwsLc`]: rustls + aws-lc-rs, post-quantum hybrid key exchange first |
+//! | `rustls-ring`   | [`TlsProvider::RustlsRing`]: rustls + ring                               |
+//! | `native`        | [`TrustRoots::Native`]: the OS store (honours `SSL_CERT_FILE` / `SSL_CERT_DIR`) |
+//! | `webpki`        | [`TrustRoots::Webpki`]: bundled Mozilla roots, no filesystem access     |
+//!
+//! Only TLS 1.2 and 1.3 are offered, and certificate chain and host name verification are always
+//! on: there is no switch to turn them off. HTTP/2 and HTTP/1.1 are negotiated through ALPN.
+//!
+//! Generated SDK code calls [`default_client_plugin`] (or [`shared_client`]); applications can
+//! build their own client with [`SmithyTlsClient::builder`].
+//!
+//! Start-up is cheap: building a client never loads trust roots or builds TLS state on the
+//! caller's thread. That work starts on a background thread when the first client for a choice
+//! is built, and the first connection waits for it only if it has not finished yet. Loaded roots
+//! and the outcome of loading them are cached for the life of the process, so a broken store is
+//! a clear error at every connection, never a panic.
+#![warn(missing_docs, unreachable_pub)]
+#![forbid(unsafe_code)]
+
+#[cfg(not(any(feature = "rustls-aws-lc", feature = "rustls-ring")))]
+compile_error!("smithy-default-tls needs a TLS provider: enable the `rustls-aws-lc` or `rustls-ring` feature");
+
+mod client;
+mod connect;
+mod error;
+mod provider;
+mod roots;
+mod shared;
+mod tls;
+
+pub use client::{Builder, SmithyTlsClient, DEFAULT_POOL_IDLE_TIMEOUT};
+pub use connect::ConnectionInfo;
+pub use error::{ConnectTimeout, Error, HandshakeFailure, ReadTimeout, RootsError, TlsHandshakeError};
+pub use provider::TlsProvider;
+pub use roots::TrustRoots;
+pub use shared::{default_client_plugin, shared_client, shared_tls_client};
+pub use tls::TlsInfo;

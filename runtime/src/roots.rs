@@ -1,0 +1,120 @@
+//! Trust roots: where a client's trusted certificate authorities come from.
+//!
+//! Each source is loaded at most once per process and shared by every client that uses it.
+//! Nothing is loaded while a client is built; the first connection (or a background warm-up
+//! started at construction) pays for it.
+
+use std::sync::{Arc, OnceLock};
+
+use rustls_pki_types::CertificateDer;
+
+use crate::error::{Error, RootsError};
+
+/// A source of trusted root certificates.
+///
+/// ```
+/// # #[cfg(feature = "webpki")] {
+/// use smithy_default_tls::TrustRoots;
+/// assert_eq!(TrustRoots::Webpki.name(), "webpki");
+/// # }
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum TrustRoots {
+    /// The operating system's certificate store (via `rustls-native-certs`). On Linux and other
+    /// Unix systems the `SSL_CERT_FILE` and `SSL_CERT_DIR` environment variables, when set,
+    /// replace the default locations. Cargo feature `native`.
+    #[cfg(feature = "native")]
+    Native,
+    /// The Mozilla root program bundled into the binary (`webpki-roots`); touches no file.
+    /// Cargo feature `webpki`.
+    #[cfg(feature = "webpki")]
+    Webpki,
+}
+
+impl TrustRoots {
+    /// Every trust-root source compiled into this build, in a stable order.
+    pub const ALL: &'static [TrustRoots] = &[
+        #[cfg(feature = "native")]
+        TrustRoots::Native,
+        #[cfg(feature = "webpki")]
+        TrustRoots::Webpki,
+    ];
+
+    /// The source's name as used in cargo features and policy files (e.g. `native`).
+    pub fn name(self) -> &'static str {
+        match self {
+            #[cfg(feature = "native")]
+            TrustRoots::Native => "native",
+            #[cfg(feature = "webpki")]
+            TrustRoots::Webpki => "webpki",
+        }
+    }
+}
+
+impl std::fmt::Display for TrustRoots {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The operating system store, read once per process. The outcome (certificates or the error)
+/// is cached, so a broken store is reported the same way at every connection.
+#[cfg(feature = "native")]
+pub(crate) fn native_certificates() -> Result<Arc<[CertificateDer<'static>]>, RootsError> {
+    static NATIVE: OnceLock<Result<Arc<[CertificateDer<'static>]>, RootsError>> = OnceLock::new();
+    NATIVE
+        .get_or_init(|| {
+            let started = std::time::Instant::now();
+            let loaded = rustls_native_certs::load_native_certs();
+            tracing::debug!(
+                certificates = loaded.certs.len(),
+                errors = loaded.errors.len(),
+                elapsed = ?started.elapsed(),
+                "loaded native trust roots"
+            );
+            if loaded.certs.is_empty() {
+                if loaded.errors.is_empty() {
+                    return Err(RootsError::NativeEmpty { rejected: 0 });
+                }
+                return Err(RootsError::NativeUnreadable {
+                    details: loaded.errors.iter().map(|e| e.to_string()).collect(),
+                });
+            }
+            Ok(loaded.certs.into())
+        })
+        .clone()
+}
+
+/// Extra certificates a caller adds on top of (or instead of) a [`TrustRoots`] source.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub(crate) struct ExtraRoots {
+    pub(crate) certificates: Vec<CertificateDer<'static>>,
+}
+
+impl ExtraRoots {
+    /// Parses every `CERTIFICATE` block of a PEM bundle; other blocks are ignored.
+    pub(crate) fn add_pem(&mut self, origin: &str, pem: &[u8]) -> Result<usize, Error> {
+        use rustls_pki_types::pem::PemObject;
+        let mut added = 0;
+        for cert in CertificateDer::pem_slice_iter(pem) {
+            let cert = cert.map_err(|e| Error::InvalidPem {
+                origin: origin.to_owned(),
+                reason: e.to_string(),
+            })?;
+            self.certificates.push(cert.into_owned());
+            added += 1;
+        }
+        if added == 0 {
+            return Err(Error::InvalidPem {
+                origin: origin.to_owned(),
+                reason: "no `-----BEGIN CERTIFICATE-----` block found".to_owned(),
+            });
+        }
+        Ok(added)
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.certificates.is_empty()
+    }
+}

@@ -1,0 +1,221 @@
+//! TLS backends: one module per implementation, behind one small interface.
+//!
+//! A backend is prepared once (trust roots loaded, configuration built) and then performs
+//! handshakes over connected TCP streams. Preparation blocks, so it runs on a background thread
+//! started when a client is built, or on tokio's blocking pool at the first connection.
+
+#[cfg(any(feature = "rustls-aws-lc", feature = "rustls-ring"))]
+pub(crate) mod rustls;
+
+use std::io;
+use std::pin::Pin;
+use std::sync::{Arc, OnceLock};
+use std::task::{Context, Poll};
+
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::TcpStream;
+
+use crate::error::{Error, TlsHandshakeError};
+use crate::roots::{ExtraRoots, TrustRoots};
+use crate::TlsProvider;
+
+/// ALPN protocol identifiers offered by every backend, most preferred first.
+pub(crate) const ALPN_H2: &[u8] = b"h2";
+pub(crate) const ALPN_HTTP11: &[u8] = b"http/1.1";
+
+/// What a backend needs to know to prepare itself.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct TlsSettings {
+    pub(crate) provider: TlsProvider,
+    pub(crate) roots: Option<TrustRoots>,
+    pub(crate) extra_roots: ExtraRoots,
+    pub(crate) enable_http2: bool,
+}
+
+impl TlsSettings {
+    pub(crate) fn alpn(&self) -> Vec<Vec<u8>> {
+        if self.enable_http2 {
+            vec![ALPN_H2.to_vec(), ALPN_HTTP11.to_vec()]
+        } else {
+            vec![ALPN_HTTP11.to_vec()]
+        }
+    }
+}
+
+/// What was negotiated on a TLS connection. Attached to each connection, returned in the
+/// extensions of every response it carried, and logged at debug level.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TlsInfo {
+    /// The provider that ran the handshake, e.g. `rustls-aws-lc`.
+    pub provider: &'static str,
+    /// The protocol version, e.g. `TLSv1_3`.
+    pub protocol_version: String,
+    /// The cipher suite, e.g. `TLS13_AES_256_GCM_SHA384`.
+    pub cipher_suite: String,
+    /// The key exchange group, e.g. `X25519MLKEM768`, when known.
+    pub key_exchange_group: Option<String>,
+    /// The application protocol agreed through ALPN (`h2` or `http/1.1`), if any.
+    pub alpn: Option<String>,
+    /// Whether the session was resumed from an earlier one.
+    pub resumed: bool,
+}
+
+/// A prepared backend.
+#[derive(Debug)]
+pub(crate) enum TlsBackend {
+    #[cfg(any(feature = "rustls-aws-lc", feature = "rustls-ring"))]
+    Rustls(self::rustls::RustlsBackend),
+}
+
+impl TlsBackend {
+    /// Loads roots and builds the configuration. Blocking.
+    fn prepare(settings: &TlsSettings) -> Result<TlsBackend, Error> {
+        match settings.provider {
+            #[cfg(feature = "rustls-aws-lc")]
+            TlsProvider::RustlsAwsLc => Ok(TlsBackend::Rustls(self::rustls::RustlsBackend::prepare(settings)?)),
+            #[cfg(feature = "rustls-ring")]
+            TlsProvider::RustlsRing => Ok(TlsBackend::Rustls(self::rustls::RustlsBackend::prepare(settings)?)),
+        }
+    }
+
+    pub(crate) async fn handshake(
+        &self,
+        server_name: &str,
+        tcp: TcpStream,
+    ) -> Result<(MaybeTlsStream, TlsInfo), TlsHandshakeError> {
+        match self {
+            #[cfg(any(feature = "rustls-aws-lc", feature = "rustls-ring"))]
+            TlsBackend::Rustls(b) => b.handshake(server_name, tcp).await,
+        }
+    }
+}
+
+/// A backend prepared on first need, at most once, shared by every connection of a client.
+#[derive(Debug)]
+pub(crate) struct LazyTlsBackend {
+    settings: TlsSettings,
+    prepared: OnceLock<Result<Arc<TlsBackend>, Error>>,
+}
+
+impl LazyTlsBackend {
+    pub(crate) fn new(settings: TlsSettings) -> Arc<Self> {
+        Arc::new(LazyTlsBackend { settings, prepared: OnceLock::new() })
+    }
+
+    pub(crate) fn settings(&self) -> &TlsSettings {
+        &self.settings
+    }
+
+    fn prepare_blocking(&self) -> Result<Arc<TlsBackend>, Error> {
+        self.prepared
+            .get_or_init(|| {
+                let started = std::time::Instant::now();
+                let backend = TlsBackend::prepare(&self.settings).map(Arc::new);
+                tracing::debug!(provider = %self.settings.provider, elapsed = ?started.elapsed(), ok = backend.is_ok(), "prepared TLS backend");
+                backend
+            })
+            .clone()
+    }
+
+    /// Starts preparing on a background thread so that the first connection finds it done.
+    /// Does nothing when already prepared. Never blocks the caller.
+    pub(crate) fn warm_up_in_background(self: &Arc<Self>) {
+        if self.prepared.get().is_some() {
+            return;
+        }
+        let this = Arc::clone(self);
+        let spawned = std::thread::Builder::new()
+            .name("smithy-tls-warm-up".into())
+            .spawn(move || {
+                let _ = this.prepare_blocking();
+            });
+        if let Err(e) = spawned {
+            // Not fatal: the first connection prepares instead.
+            tracing::debug!(error = %e, "could not start TLS warm-up thread");
+        }
+    }
+
+    /// The prepared backend, preparing it on tokio's blocking pool if nobody has yet.
+    pub(crate) async fn get(self: &Arc<Self>) -> Result<Arc<TlsBackend>, Error> {
+        if let Some(done) = self.prepared.get() {
+            return done.clone();
+        }
+        let this = Arc::clone(self);
+        match tokio::task::spawn_blocking(move || this.prepare_blocking()).await {
+            Ok(result) => result,
+            // The blocking pool is shutting down or the task panicked: prepare inline.
+            Err(_) => self.prepare_blocking(),
+        }
+    }
+}
+
+/// A connected stream: plain TCP for `http://`, or TLS over TCP for `https://`.
+#[derive(Debug)]
+pub(crate) enum MaybeTlsStream {
+    Plain(TcpStream),
+    #[cfg(any(feature = "rustls-aws-lc", feature = "rustls-ring"))]
+    Rustls(Box<tokio_rustls::client::TlsStream<TcpStream>>),
+}
+
+impl MaybeTlsStream {
+    pub(crate) fn tcp(&self) -> &TcpStream {
+        match self {
+            MaybeTlsStream::Plain(s) => s,
+            #[cfg(any(feature = "rustls-aws-lc", feature = "rustls-ring"))]
+            MaybeTlsStream::Rustls(s) => s.get_ref().0,
+        }
+    }
+}
+
+macro_rules! delegate {
+    ($self:ident, $s:ident => $e:expr) => {
+        match $self.get_mut() {
+            MaybeTlsStream::Plain($s) => {
+                let $s = Pin::new($s);
+                $e
+            }
+            #[cfg(any(feature = "rustls-aws-lc", feature = "rustls-ring"))]
+            MaybeTlsStream::Rustls($s) => {
+                let $s = Pin::new(&mut **$s);
+                $e
+            }
+        }
+    };
+}
+
+impl AsyncRead for MaybeTlsStream {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        delegate!(self, s => s.poll_read(cx, buf))
+    }
+}
+
+impl AsyncWrite for MaybeTlsStream {
+    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        delegate!(self, s => s.poll_write(cx, buf))
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        delegate!(self, s => s.poll_write_vectored(cx, bufs))
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        match self {
+            MaybeTlsStream::Plain(s) => s.is_write_vectored(),
+            #[cfg(any(feature = "rustls-aws-lc", feature = "rustls-ring"))]
+            MaybeTlsStream::Rustls(s) => s.is_write_vectored(),
+        }
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        delegate!(self, s => s.poll_flush(cx))
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        delegate!(self, s => s.poll_shutdown(cx))
+    }
+}

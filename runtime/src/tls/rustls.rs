@@ -1,0 +1,137 @@
+//! The rustls backend, with the aws-lc-rs or ring crypto provider.
+
+use std::sync::Arc;
+
+use rustls::client::ClientConfig;
+use rustls::crypto::CryptoProvider;
+use rustls::{RootCertStore, SupportedProtocolVersion};
+use rustls_pki_types::ServerName;
+use tokio::net::TcpStream;
+use tokio_rustls::TlsConnector;
+
+use super::{MaybeTlsStream, TlsInfo, TlsSettings};
+use crate::error::{Error, HandshakeFailure, TlsHandshakeError};
+use crate::TlsProvider;
+
+/// TLS 1.3 first, then TLS 1.2. Nothing older is ever offered.
+static PROTOCOL_VERSIONS: &[&SupportedProtocolVersion] = &[&rustls::version::TLS13, &rustls::version::TLS12];
+
+pub(crate) struct RustlsBackend {
+    provider_name: &'static str,
+    connector: TlsConnector,
+}
+
+impl std::fmt::Debug for RustlsBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RustlsBackend").field("provider", &self.provider_name).finish_non_exhaustive()
+    }
+}
+
+fn crypto_provider(provider: TlsProvider) -> CryptoProvider {
+    match provider {
+        // With the `prefer-post-quantum` feature, X25519MLKEM768 leads the key exchange groups.
+        #[cfg(feature = "rustls-aws-lc")]
+        TlsProvider::RustlsAwsLc => rustls::crypto::aws_lc_rs::default_provider(),
+        #[cfg(feature = "rustls-ring")]
+        TlsProvider::RustlsRing => rustls::crypto::ring::default_provider(),
+    }
+}
+
+/// The root store for a trust-root source, built once per process and source.
+fn base_root_store(settings: &TlsSettings) -> Result<Arc<RootCertStore>, Error> {
+    match settings.roots {
+        None => Ok(Arc::new(RootCertStore::empty())),
+        #[cfg(feature = "webpki")]
+        Some(crate::TrustRoots::Webpki) => {
+            static WEBPKI: std::sync::OnceLock<Arc<RootCertStore>> = std::sync::OnceLock::new();
+            Ok(WEBPKI
+                .get_or_init(|| Arc::new(RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() }))
+                .clone())
+        }
+        #[cfg(feature = "native")]
+        Some(crate::TrustRoots::Native) => {
+            type Cached = Result<Arc<RootCertStore>, crate::RootsError>;
+            static NATIVE: std::sync::OnceLock<Cached> = std::sync::OnceLock::new();
+            Ok(NATIVE
+                .get_or_init(|| {
+                    let certs = crate::roots::native_certificates()?;
+                    let mut store = RootCertStore::empty();
+                    let (added, rejected) = store.add_parsable_certificates(certs.iter().cloned());
+                    if added == 0 {
+                        return Err(crate::RootsError::NativeEmpty { rejected });
+                    }
+                    Ok(Arc::new(store))
+                })
+                .clone()?)
+        }
+    }
+}
+
+impl RustlsBackend {
+    pub(crate) fn prepare(settings: &TlsSettings) -> Result<Self, Error> {
+        let provider_name = settings.provider.name();
+        let tls_error = |e: rustls::Error| Error::TlsConfig { provider: provider_name, reason: e.to_string() };
+
+        let base = base_root_store(settings)?;
+        let roots = if settings.extra_roots.is_empty() {
+            base
+        } else {
+            let mut store = (*base).clone();
+            for cert in &settings.extra_roots.certificates {
+                store.add(cert.clone()).map_err(|e| Error::InvalidPem {
+                    origin: "extra root certificate".to_owned(),
+                    reason: e.to_string(),
+                })?;
+            }
+            Arc::new(store)
+        };
+        if roots.is_empty() {
+            return Err(Error::NoTrustRoots);
+        }
+
+        let mut config = ClientConfig::builder_with_provider(Arc::new(crypto_provider(settings.provider)))
+            .with_protocol_versions(PROTOCOL_VERSIONS)
+            .map_err(tls_error)?
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+        config.alpn_protocols = settings.alpn();
+        // The default in-memory session store (resumption on) is kept.
+        Ok(RustlsBackend { provider_name, connector: TlsConnector::from(Arc::new(config)) })
+    }
+
+    pub(crate) async fn handshake(
+        &self,
+        server_name: &str,
+        tcp: TcpStream,
+    ) -> Result<(MaybeTlsStream, TlsInfo), TlsHandshakeError> {
+        let provider = self.provider_name;
+        let name = ServerName::try_from(server_name.to_owned()).map_err(|e| TlsHandshakeError {
+            provider,
+            kind: HandshakeFailure::Protocol,
+            source: Arc::new(e),
+        })?;
+        let stream = self.connector.connect(name, tcp).await.map_err(|io| classify(provider, io))?;
+        let (_, conn) = stream.get_ref();
+        let info = TlsInfo {
+            provider,
+            protocol_version: conn.protocol_version().map(|v| format!("{v:?}")).unwrap_or_default(),
+            cipher_suite: conn
+                .negotiated_cipher_suite()
+                .map(|s| format!("{:?}", s.suite()))
+                .unwrap_or_default(),
+            key_exchange_group: conn.negotiated_key_exchange_group().map(|g| format!("{:?}", g.name())),
+            alpn: conn.alpn_protocol().map(|p| String::from_utf8_lossy(p).into_owned()),
+            resumed: matches!(conn.handshake_kind(), Some(rustls::HandshakeKind::Resumed)),
+        };
+        Ok((MaybeTlsStream::Rustls(Box::new(stream)), info))
+    }
+}
+
+fn classify(provider: &'static str, io: std::io::Error) -> TlsHandshakeError {
+    let kind = match io.get_ref().and_then(|e| e.downcast_ref::<rustls::Error>()) {
+        Some(rustls::Error::InvalidCertificate(_)) => HandshakeFailure::Certificate,
+        Some(_) => HandshakeFailure::Protocol,
+        None => HandshakeFailure::Io,
+    };
+    TlsHandshakeError { provider, kind, source: Arc::new(io) }
+}
