@@ -149,7 +149,7 @@ impl fmt::Display for TlsHandshakeError {
             HandshakeFailure::Protocol => "TLS protocol failure",
             HandshakeFailure::Io => "connection failed during TLS handshake",
         };
-        write!(f, "{what} ({}): {}", self.provider, self.source)
+        write!(f, "{what} ({})", self.provider)
     }
 }
 

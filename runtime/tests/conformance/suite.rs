@@ -1,0 +1,319 @@
+// The conformance suite: written once, compiled once per TLS provider. The including file
+// defines `PROVIDER` and declares `mod support`.
+
+use std::time::{Duration, Instant};
+
+use aws_smithy_runtime_api::client::connection::CaptureSmithyConnection;
+use aws_smithy_runtime_api::client::http::{HttpClient, HttpConnector};
+use aws_smithy_types::body::SdkBody;
+use smithy_default_tls::{ConnectionInfo, HandshakeFailure, SmithyTlsClient, TlsHandshakeError};
+use support::*;
+
+const MIB: u64 = 1024 * 1024;
+const LARGE: u64 = 64 * MIB;
+
+fn client_trusting(ca: &TestCa) -> SmithyTlsClient {
+    SmithyTlsClient::builder()
+        .provider(PROVIDER)
+        .extra_root_pem(&ca.pem)
+        .expect("CA PEM")
+        .build()
+        .expect("client")
+}
+
+async fn server(ca: &TestCa, alpn: Alpn) -> TestServer {
+    TestServer::start(&ca.leaf(&["localhost"]), alpn).await
+}
+
+fn no_timeouts() -> aws_smithy_runtime_api::client::http::HttpConnectorSettings {
+    settings(None, None)
+}
+
+async fn get_and_check(alpn: Alpn, len: u64, expect_alpn: &str) {
+    let ca = TestCa::new("conformance CA");
+    let server = server(&ca, alpn).await;
+    let client = client_trusting(&ca);
+    let response = call(&client, &no_timeouts(), get(&server.url(&format!("/bytes/{len}")))).await.expect("GET");
+    assert_eq!(response.status().as_u16(), 200);
+    let info = response.extension::<ConnectionInfo>().cloned().expect("connection info in extensions");
+    let tls = info.tls.expect("TLS info");
+    assert_eq!(tls.provider, PROVIDER.name());
+    assert_eq!(tls.alpn.as_deref(), Some(expect_alpn));
+    let digest = digest_body(response.into_body()).await;
+    assert_eq!(digest, Digest::of_pattern(len), "body must arrive byte-exact");
+    assert_eq!(server.stats.alpn.lock().unwrap().as_slice(), &[expect_alpn.to_owned()]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn get_small_http1() {
+    get_and_check(Alpn::Http1Only, 1000, "http/1.1").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn get_small_h2() {
+    get_and_check(Alpn::H2AndHttp1, 1000, "h2").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn get_large_streamed_http1() {
+    get_and_check(Alpn::Http1Only, LARGE, "http/1.1").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn get_large_streamed_h2() {
+    get_and_check(Alpn::H2AndHttp1, LARGE, "h2").await;
+}
+
+async fn put_and_check(alpn: Alpn, len: u64) {
+    let ca = TestCa::new("conformance CA");
+    let server = server(&ca, alpn).await;
+    let client = client_trusting(&ca);
+    let request = http::Request::put(server.url("/digest"))
+        .header("content-length", len)
+        .body(SdkBody::from_body_1_x(PatternBody::new(len)))
+        .expect("request");
+    let response = call(&client, &no_timeouts(), request).await.expect("PUT");
+    assert_eq!(response.status().as_u16(), 200);
+    let seen = response.headers().get("x-digest").expect("x-digest header").to_owned();
+    assert_eq!(seen, Digest::of_pattern(len).header_value(), "server must receive the body byte-exact");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn put_small_http1() {
+    put_and_check(Alpn::Http1Only, 10).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn put_large_streamed_http1() {
+    put_and_check(Alpn::Http1Only, LARGE).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn put_large_streamed_h2() {
+    put_and_check(Alpn::H2AndHttp1, LARGE).await;
+}
+
+async fn reuse(alpn: Alpn) {
+    let ca = TestCa::new("conformance CA");
+    let server = server(&ca, alpn).await;
+    let client = client_trusting(&ca);
+    let mut ids = Vec::new();
+    for _ in 0..5 {
+        let response = call(&client, &no_timeouts(), get(&server.url("/bytes/10"))).await.expect("GET");
+        ids.push(response.extension::<ConnectionInfo>().expect("info").id);
+        digest_body(response.into_body()).await;
+        // hyper hands an HTTP/1.1 connection back to the pool from its connection task, just
+        // after the body ends; leave it that moment, as any real caller's gap between requests does.
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(server.accepted(), 1, "five sequential requests must share one connection");
+    assert!(ids.windows(2).all(|w| w[0] == w[1]), "client saw one connection: {ids:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connection_reuse_http1() {
+    reuse(Alpn::Http1Only).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connection_reuse_h2() {
+    reuse(Alpn::H2AndHttp1).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http2_can_be_disabled() {
+    let ca = TestCa::new("conformance CA");
+    let server = server(&ca, Alpn::H2AndHttp1).await;
+    let client = SmithyTlsClient::builder()
+        .provider(PROVIDER)
+        .extra_root_pem(&ca.pem)
+        .unwrap()
+        .enable_http2(false)
+        .build()
+        .unwrap();
+    let response = call(&client, &no_timeouts(), get(&server.url("/"))).await.expect("GET");
+    assert_eq!(response.status().as_u16(), 200);
+    assert_eq!(server.stats.alpn.lock().unwrap().as_slice(), &["http/1.1".to_owned()]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tls_sessions_are_resumed_on_new_connections() {
+    let ca = TestCa::new("conformance CA");
+    let server = server(&ca, Alpn::Http1Only).await;
+    let client = client_trusting(&ca);
+    for _ in 0..2 {
+        let mut request = get(&server.url("/"));
+        request.headers_mut().insert("connection", http::HeaderValue::from_static("close"));
+        let response = call(&client, &no_timeouts(), request).await.expect("GET");
+        digest_body(response.into_body()).await;
+    }
+    let resumed = server.stats.resumed.lock().unwrap().clone();
+    assert_eq!(resumed, vec![false, true], "second connection must resume the first session");
+}
+
+async fn expect_certificate_failure(identity: ServerIdentity, trusted: &TestCa, why: &str) {
+    let server = TestServer::start(&identity, Alpn::H2AndHttp1).await;
+    let client = client_trusting(trusted);
+    let err = call(&client, &no_timeouts(), get(&server.url("/"))).await.expect_err("must not connect");
+    assert!(err.is_other() || err.is_io(), "certificate failures are io/other errors: {err:?}");
+    assert!(!err.is_timeout() && !err.is_user(), "{err:?}");
+    let handshake = find_in_chain::<TlsHandshakeError>(&err).expect("a TLS handshake error in the chain");
+    assert_eq!(handshake.kind(), HandshakeFailure::Certificate);
+    assert_eq!(handshake.provider(), PROVIDER.name());
+    let message = error_chain(&err);
+    assert!(message.contains(why), "error must say why ({why}): {message}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn untrusted_ca_is_rejected() {
+    let trusted = TestCa::new("trusted CA");
+    let other = TestCa::new("untrusted CA");
+    expect_certificate_failure(other.leaf(&["localhost"]), &trusted, "UnknownIssuer").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wrong_hostname_is_rejected() {
+    let ca = TestCa::new("trusted CA");
+    expect_certificate_failure(ca.leaf(&["not-localhost.example"]), &ca, "not valid for name").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn expired_certificate_is_rejected() {
+    let ca = TestCa::new("trusted CA");
+    expect_certificate_failure(ca.expired_leaf(&["localhost"]), &ca, "expired").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stalled_handshake_trips_connect_timeout() {
+    let ca = TestCa::new("trusted CA");
+    let silent = SilentServer::start().await;
+    let client = client_trusting(&ca);
+    let started = Instant::now();
+    let url = format!("https://localhost:{}/", silent.addr.port());
+    let err = call(&client, &settings(Some(Duration::from_millis(300)), None), get(&url))
+        .await
+        .expect_err("handshake never completes");
+    assert!(err.is_timeout(), "must be a timeout: {err:?}");
+    assert!(started.elapsed() < Duration::from_secs(5), "timed out late: {:?}", started.elapsed());
+    assert!(error_chain(&err).contains("connect timeout"), "{}", error_chain(&err));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn missing_response_head_trips_read_timeout() {
+    let ca = TestCa::new("trusted CA");
+    let server = server(&ca, Alpn::Http1Only).await;
+    let client = client_trusting(&ca);
+    let started = Instant::now();
+    let err = call(&client, &settings(Some(Duration::from_secs(5)), Some(Duration::from_millis(300))), get(&server.url("/hang")))
+        .await
+        .expect_err("server never answers");
+    assert!(err.is_timeout(), "must be a timeout: {err:?}");
+    assert!(started.elapsed() < Duration::from_secs(5), "timed out late: {:?}", started.elapsed());
+    assert!(error_chain(&err).contains("read timeout"), "{}", error_chain(&err));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn timeouts_work_without_a_sleep_impl_in_components() {
+    let ca = TestCa::new("trusted CA");
+    let silent = SilentServer::start().await;
+    let client = client_trusting(&ca);
+    let components = aws_smithy_runtime_api::client::runtime_components::RuntimeComponentsBuilder::for_tests()
+        .with_sleep_impl(None::<aws_smithy_async::rt::sleep::SharedAsyncSleep>)
+        .build()
+        .unwrap();
+    let connector = client.http_connector(&settings(Some(Duration::from_millis(200)), None), &components);
+    let url = format!("https://localhost:{}/", silent.addr.port());
+    let request = aws_smithy_runtime_api::client::orchestrator::HttpRequest::try_from(get(&url)).unwrap();
+    let err = connector.call(request).await.expect_err("times out");
+    assert!(err.is_timeout(), "{err:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refused_connection_is_an_io_error() {
+    let ca = TestCa::new("trusted CA");
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let client = client_trusting(&ca);
+    let err = call(&client, &no_timeouts(), get(&format!("https://127.0.0.1:{port}/"))).await.expect_err("refused");
+    assert!(err.is_io(), "{err:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn poisoned_connection_is_not_reused() {
+    let ca = TestCa::new("conformance CA");
+    let server = server(&ca, Alpn::Http1Only).await;
+    let client = client_trusting(&ca);
+    let capture = CaptureSmithyConnection::new();
+    let mut request = get(&server.url("/bytes/10"));
+    request.extensions_mut().insert(capture.clone());
+    let response = call(&client, &no_timeouts(), request).await.expect("GET");
+    digest_body(response.into_body()).await;
+    let metadata = capture.get().expect("connection metadata captured");
+    assert_eq!(metadata.remote_addr(), Some(server.addr));
+    metadata.poison();
+    // Give the pool the moment in which it would take the connection back (see connection_reuse).
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    let response = call(&client, &no_timeouts(), get(&server.url("/bytes/10"))).await.expect("GET");
+    digest_body(response.into_body()).await;
+    assert_eq!(server.accepted(), 2, "a poisoned connection must not be reused");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plain_http_endpoints_work() {
+    // IMDS and local test endpoints are http://; the same client must serve them.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let task = tokio::spawn(async move {
+        let (tcp, _) = listener.accept().await.unwrap();
+        hyper::server::conn::http1::Builder::new()
+            .serve_connection(
+                hyper_util::rt::TokioIo::new(tcp),
+                hyper::service::service_fn(|_req| async {
+                    Ok::<_, std::convert::Infallible>(http::Response::new(http_body_util::Full::new(bytes::Bytes::from_static(b"plain"))))
+                }),
+            )
+            .await
+            .ok();
+    });
+    let ca = TestCa::new("unused CA");
+    let client = client_trusting(&ca);
+    let response = call(&client, &no_timeouts(), get(&format!("http://{addr}/"))).await.expect("GET");
+    assert!(response.extension::<ConnectionInfo>().expect("info").tls.is_none());
+    let mut expected = Digest::default();
+    expected.update(b"plain");
+    assert_eq!(digest_body(response.into_body()).await, expected);
+    task.abort();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_callers_share_one_h2_connection() {
+    let ca = TestCa::new("conformance CA");
+    let server = server(&ca, Alpn::H2AndHttp1).await;
+    let client = client_trusting(&ca);
+    // Warm the pool, then fan out.
+    let response = call(&client, &no_timeouts(), get(&server.url("/bytes/1"))).await.expect("GET");
+    digest_body(response.into_body()).await;
+    let mut tasks = Vec::new();
+    for _ in 0..8 {
+        let client = client.clone();
+        let url = server.url("/bytes/100000");
+        tasks.push(tokio::spawn(async move {
+            let response = call(&client, &settings(None, None), get(&url)).await.expect("GET");
+            digest_body(response.into_body()).await
+        }));
+    }
+    for task in tasks {
+        assert_eq!(task.await.unwrap(), Digest::of_pattern(100000));
+    }
+    assert_eq!(server.accepted(), 1, "h2 multiplexes every caller over one connection");
+}
+
+#[test]
+fn connector_metadata_names_this_crate() {
+    let ca = TestCa::new("conformance CA");
+    let client = client_trusting(&ca);
+    let metadata = client.connector_metadata().expect("metadata");
+    assert!(metadata.to_string().contains("smithy-default-tls"), "{metadata}");
+}

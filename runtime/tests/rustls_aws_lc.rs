@@ -1,0 +1,8 @@
+//! The conformance suite against the rustls + aws-lc-rs provider.
+#![cfg(feature = "rustls-aws-lc")]
+
+mod support;
+
+const PROVIDER: smithy_default_tls::TlsProvider = smithy_default_tls::TlsProvider::RustlsAwsLc;
+
+include!("conformance/suite.rs");
