@@ -1,1 +1,8 @@
-//! placeholder
+//! `smithy-tls-codegen`: rewrites Smithy-generated Rust SDK crates so that each target platform
+//! gets the TLS stack a policy picks for it.
+#![warn(missing_docs)]
+#![forbid(unsafe_code)]
+
+pub mod manifest;
+pub mod model;
+pub mod patch;

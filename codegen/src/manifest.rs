@@ -1,0 +1,1 @@
+//! Cargo.toml edits (in progress).

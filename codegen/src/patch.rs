@@ -1,0 +1,1 @@
+//! Source patches (in progress).
