@@ -3,6 +3,11 @@
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod diag;
+pub mod emit;
 pub mod manifest;
 pub mod model;
 pub mod patch;
+pub mod policy;
+pub mod presets;
+pub mod targets;

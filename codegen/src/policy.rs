@@ -1,0 +1,391 @@
+//! The policy file: parsing with spans, and every check whose answer points into the file.
+//!
+//! ```toml
+//! name = "example"
+//!
+//! [runtime]
+//! version = "0.1"
+//!
+//! [[rule]]
+//! name = "linux-gnu"
+//! cfg = 'cfg(all(target_os = "linux", target_env = "gnu"))'
+//! provider = "rustls-aws-lc"
+//! roots = "native"
+//!
+//! [fallback]
+//! name = "elsewhere"
+//! provider = "rustls-ring"
+//! roots = "webpki"
+//! ```
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest as _, Sha256};
+use toml_edit::{Document, Item, Table, Value};
+
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::model::{LegacyRustls, Policy, Provider, Roots, Rule, RuntimeDependency};
+
+/// The package name of the runtime crate, used when a policy does not name one.
+pub const DEFAULT_RUNTIME_PACKAGE: &str = "smithy-default-tls";
+
+/// A policy file's text and where it came from; kept so that later checks can point into it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PolicySource {
+    /// The path shown in diagnostics (for an embedded preset, `<preset:NAME>`).
+    pub path: PathBuf,
+    /// The file's text.
+    pub text: String,
+}
+
+/// Where each rule's parts sit in the file, for diagnostics raised after parsing.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RuleSpans {
+    /// The whole `[[rule]]` / `[fallback]` table.
+    pub table: Range<usize>,
+    /// The `cfg` value.
+    pub cfg: Option<Range<usize>>,
+    /// The `provider` value.
+    pub provider: Option<Range<usize>>,
+}
+
+/// A parsed policy plus the spans of its rules (rules first, fallback last).
+#[derive(Debug, Clone)]
+pub struct ParsedPolicy {
+    /// The policy.
+    pub policy: Policy,
+    /// The source it was parsed from.
+    pub source: PolicySource,
+    /// Spans of `policy.rules` in order, then of the fallback.
+    pub spans: Vec<RuleSpans>,
+}
+
+impl ParsedPolicy {
+    /// A diagnostic pointing at `span` in this policy's file.
+    pub fn diagnostic(&self, code: &'static str, message: impl Into<String>, span: Range<usize>) -> Diagnostic {
+        Diagnostic::error(code, message, &self.source.path, &self.source.text, span)
+    }
+}
+
+/// Parses and checks a policy's syntax and vocabulary. Target-level checks (coverage,
+/// unreachable rules, provider support) come later, in [`crate::targets`].
+///
+/// ```
+/// use smithy_tls_codegen::policy::{parse_policy, PolicySource};
+///
+/// let text = r#"
+/// name = "tiny"
+/// [runtime]
+/// version = "0.1"
+/// [fallback]
+/// name = "all"
+/// provider = "rustls-ring"
+/// roots = "webpki"
+/// "#;
+/// let parsed = parse_policy(PolicySource { path: "tiny.toml".into(), text: text.into() }).unwrap();
+/// assert_eq!(parsed.policy.fallback.provider.name(), "rustls-ring");
+/// ```
+pub fn parse_policy(source: PolicySource) -> Result<ParsedPolicy, Diagnostics> {
+    let mut parser = Parser { source: &source, diagnostics: Vec::new() };
+    let doc = match Document::parse(source.text.clone()) {
+        Ok(doc) => doc,
+        Err(e) => {
+            let span = e.span().unwrap_or(0..0);
+            let message = e.message().to_owned();
+            return Err(Diagnostics(vec![parser
+                .diag("P001", format!("not valid TOML: {message}"), span)
+                .with_help("fix the TOML syntax at the marked place")]));
+        }
+    };
+    let root = doc.as_table();
+    parser.check_keys(root, &["name", "description", "runtime", "features", "rule", "fallback"], "the top level");
+
+    let name = parser.required_str(root, "name", root.span().unwrap_or(0..0), "the top level");
+    let runtime = parser.runtime(root);
+    let legacy_rustls = parser.features(root);
+
+    let mut rules = Vec::new();
+    let mut spans = Vec::new();
+    match root.get("rule") {
+        None => {}
+        Some(Item::ArrayOfTables(tables)) => {
+            for table in tables.iter() {
+                if let Some((rule, span)) = parser.rule(table, true) {
+                    rules.push(rule);
+                    spans.push(span);
+                }
+            }
+        }
+        Some(other) => {
+            parser.push(
+                parser
+                    .diag("P002", "`rule` must be an array of tables", other.span().unwrap_or(0..0))
+                    .with_help("write each rule as a `[[rule]]` table"),
+            );
+        }
+    }
+    let fallback = match root.get("fallback") {
+        Some(Item::Table(table)) => parser.rule(table, false),
+        Some(other) => {
+            parser.push(
+                parser
+                    .diag("P002", "`fallback` must be a table", other.span().unwrap_or(0..0))
+                    .with_help("write it as a `[fallback]` table with name, provider and roots"),
+            );
+            None
+        }
+        None => {
+            let end = source.text.len();
+            parser.push(
+                parser
+                    .diag("P005", "the policy has no `[fallback]` rule", end..end)
+                    .with_help("add a `[fallback]` table (name, provider, roots) for targets no rule matches"),
+            );
+            None
+        }
+    };
+
+    // Rule names must be unique: they name tables and rows in reports.
+    let mut seen: Vec<&str> = Vec::new();
+    let all_names = rules.iter().map(|r| r.name.as_str()).chain(fallback.as_ref().map(|(r, _)| r.name.as_str()));
+    for (i, rule_name) in all_names.enumerate() {
+        if seen.contains(&rule_name) {
+            let span = spans.get(i).map(|s| s.table.clone()).or_else(|| fallback.as_ref().map(|(_, s)| s.table.clone()));
+            parser.diagnostics.push(
+                Diagnostic::error("P006", format!("rule name `{rule_name}` is used twice"), &source.path, &source.text, span.unwrap_or(0..0))
+                    .with_help("give every rule a distinct name"),
+            );
+        }
+        seen.push(rule_name);
+    }
+
+    if !parser.diagnostics.is_empty() {
+        return Err(Diagnostics(parser.diagnostics));
+    }
+    let (Some(name), Some(runtime), Some((fallback, fallback_span))) = (name, runtime, fallback) else {
+        return Err(Diagnostics(parser.diagnostics));
+    };
+    spans.push(fallback_span);
+    let content_hash = format!("{:x}", Sha256::digest(source.text.as_bytes()));
+    Ok(ParsedPolicy {
+        policy: Policy { name, runtime, legacy_rustls, rules, fallback, content_hash },
+        source,
+        spans,
+    })
+}
+
+struct Parser<'a> {
+    source: &'a PolicySource,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Parser<'_> {
+    fn diag(&self, code: &'static str, message: impl Into<String>, span: Range<usize>) -> Diagnostic {
+        Diagnostic::error(code, message, &self.source.path, &self.source.text, span)
+    }
+
+    fn push(&mut self, d: Diagnostic) {
+        self.diagnostics.push(d);
+    }
+
+    fn check_keys(&mut self, table: &Table, allowed: &[&str], where_: &str) {
+        for (key, item) in table.iter() {
+            if !allowed.contains(&key) {
+                let span = table.key(key).and_then(|k| k.span()).or_else(|| item.span()).unwrap_or(0..0);
+                let d = self
+                    .diag("P002", format!("unknown key `{key}` in {where_}"), span)
+                    .with_help(format!("allowed keys here: {}", allowed.join(", ")));
+                self.push(d);
+            }
+        }
+    }
+
+    fn string_value<'t>(&mut self, table: &'t Table, key: &str, where_: &str) -> Option<(&'t str, Range<usize>)> {
+        let item = table.get(key)?;
+        let span = item.span().unwrap_or(0..0);
+        match item.as_value() {
+            Some(Value::String(s)) => Some((s.value().as_str(), span)),
+            _ => {
+                let d = self
+                    .diag("P002", format!("`{key}` in {where_} must be a string"), span)
+                    .with_help(format!("write it as {key} = \"...\""));
+                self.push(d);
+                None
+            }
+        }
+    }
+
+    fn required_str(&mut self, table: &Table, key: &str, table_span: Range<usize>, where_: &str) -> Option<String> {
+        if table.get(key).is_none() {
+            let d = self
+                .diag("P004", format!("missing `{key}` in {where_}"), table_span)
+                .with_help(format!("add {key} = \"...\""));
+            self.push(d);
+            return None;
+        }
+        let (value, span) = self.string_value(table, key, where_)?;
+        if value.trim().is_empty() {
+            let d = self.diag("P004", format!("`{key}` in {where_} is empty"), span);
+            self.push(d);
+            return None;
+        }
+        Some(value.to_owned())
+    }
+
+    fn runtime(&mut self, root: &Table) -> Option<RuntimeDependency> {
+        let Some(item) = root.get("runtime") else {
+            let d = self
+                .diag("P004", "missing `[runtime]` table", 0..0)
+                .with_help("add `[runtime]` with `version = \"...\"` (and `path`, relative to the SDK root, for side-by-side trees)");
+            self.push(d);
+            return None;
+        };
+        let Some(table) = item.as_table() else {
+            let d = self.diag("P002", "`runtime` must be a table", item.span().unwrap_or(0..0));
+            self.push(d);
+            return None;
+        };
+        self.check_keys(table, &["package", "version", "path"], "[runtime]");
+        let span = table.span().unwrap_or(0..0);
+        let version = self.required_str(table, "version", span, "[runtime]");
+        let package = match table.get("package") {
+            Some(_) => self.required_str(table, "package", 0..0, "[runtime]"),
+            None => Some(DEFAULT_RUNTIME_PACKAGE.to_owned()),
+        };
+        let path = match self.string_value(table, "path", "[runtime]") {
+            Some((p, span)) => {
+                if Path::new(p).is_absolute() || p.contains('\\') {
+                    let d = self
+                        .diag("P007", "`path` must be relative to the SDK root, with `/` separators", span)
+                        .with_help("e.g. path = \"smithy-default-tls\" when the runtime crate sits beside the SDK crates");
+                    self.push(d);
+                }
+                Some(p.trim_end_matches('/').to_owned())
+            }
+            None => None,
+        };
+        Some(RuntimeDependency { package: package?, version: version?, path })
+    }
+
+    fn features(&mut self, root: &Table) -> LegacyRustls {
+        let Some(item) = root.get("features") else { return LegacyRustls::Keep };
+        let Some(table) = item.as_table() else {
+            let d = self.diag("P002", "`features` must be a table", item.span().unwrap_or(0..0));
+            self.push(d);
+            return LegacyRustls::Keep;
+        };
+        self.check_keys(table, &["legacy-rustls"], "[features]");
+        match self.string_value(table, "legacy-rustls", "[features]") {
+            None => LegacyRustls::Keep,
+            Some(("keep", _)) => LegacyRustls::Keep,
+            Some(("alias-default", _)) => LegacyRustls::AliasDefault,
+            Some((other, span)) => {
+                let d = self
+                    .diag("P003", format!("unknown legacy-rustls mode `{other}`"), span)
+                    .with_help("use \"keep\" (leave the feature as generated) or \"alias-default\" (make it a synonym of default-https-client)");
+                self.push(d);
+                LegacyRustls::Keep
+            }
+        }
+    }
+
+    fn rule(&mut self, table: &Table, with_cfg: bool) -> Option<(Rule, RuleSpans)> {
+        let where_ = if with_cfg { "[[rule]]" } else { "[fallback]" };
+        let allowed: &[&str] = if with_cfg { &["name", "cfg", "provider", "roots"] } else { &["name", "provider", "roots"] };
+        self.check_keys(table, allowed, where_);
+        let table_span = table.span().unwrap_or(0..0);
+        let name = self.required_str(table, "name", table_span.clone(), where_);
+        let mut spans = RuleSpans { table: table_span.clone(), cfg: None, provider: None };
+
+        let cfg = if with_cfg {
+            let text = self.required_str(table, "cfg", table_span.clone(), where_);
+            spans.cfg = table.get("cfg").and_then(|i| i.span());
+            match text {
+                Some(text) => match crate::targets::normalize_predicate(&text) {
+                    Ok(normalized) => Some(normalized),
+                    Err(message) => {
+                        let d = self
+                            .diag("P010", format!("invalid cfg predicate: {message}"), spans.cfg.clone().unwrap_or(table_span.clone()))
+                            .with_help("write a Rust cfg predicate over target_* keys, e.g. 'cfg(all(target_os = \"linux\", target_env = \"gnu\"))'");
+                        self.push(d);
+                        None
+                    }
+                },
+                None => None,
+            }
+        } else {
+            None
+        };
+
+        let provider = match self.string_value(table, "provider", where_) {
+            None => {
+                if table.get("provider").is_none() {
+                    let d = self.diag("P004", format!("missing `provider` in {where_}"), table_span.clone()).with_help(
+                        "add provider = \"rustls-aws-lc\" | \"rustls-ring\" | \"s2n-tls\" | \"none\"",
+                    );
+                    self.push(d);
+                }
+                None
+            }
+            Some((value, span)) => {
+                spans.provider = Some(span.clone());
+                match Provider::from_name(value) {
+                    Some(p) => Some(p),
+                    None => {
+                        let names: Vec<&str> = Provider::ALL.iter().map(|p| p.name()).collect();
+                        let d = self
+                            .diag("P003", format!("unknown provider `{value}`"), span)
+                            .with_help(format!("use one of: {}", names.join(", ")));
+                        self.push(d);
+                        None
+                    }
+                }
+            }
+        };
+
+        let roots = match (self.string_value(table, "roots", where_), provider) {
+            (None, Some(Provider::None)) => None,
+            (None, Some(_)) => {
+                if table.get("roots").is_none() {
+                    let d = self
+                        .diag("P004", format!("missing `roots` in {where_}"), table_span.clone())
+                        .with_help("add roots = \"native\" | \"webpki\"");
+                    self.push(d);
+                }
+                None
+            }
+            (None, None) => None,
+            (Some((_, span)), Some(Provider::None)) => {
+                let d = self
+                    .diag("P008", "`roots` has no meaning with provider \"none\"", span)
+                    .with_help("remove `roots` from this rule");
+                self.push(d);
+                None
+            }
+            (Some((value, span)), _) => match Roots::from_name(value) {
+                Some(Roots::PlatformVerifier) => {
+                    let d = self
+                        .diag("P009", "roots \"platform-verifier\" is not supported by the runtime yet", span)
+                        .with_help("use \"native\" (the OS store) or \"webpki\" (bundled roots)");
+                    self.push(d);
+                    None
+                }
+                Some(r) => Some(r),
+                None => {
+                    let d = self
+                        .diag("P003", format!("unknown roots `{value}`"), span)
+                        .with_help("use one of: native, webpki");
+                    self.push(d);
+                    None
+                }
+            },
+        };
+
+        let provider = provider?;
+        if provider != Provider::None && roots.is_none() {
+            return None;
+        }
+        Some((Rule { name: name?, cfg: if with_cfg { Some(cfg?) } else { None }, provider, roots }, spans))
+    }
+}
