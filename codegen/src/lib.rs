@@ -3,11 +3,15 @@
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod cli;
 pub mod diag;
+pub mod discover;
 pub mod emit;
 pub mod manifest;
 pub mod model;
 pub mod patch;
+pub mod plan;
 pub mod policy;
 pub mod presets;
 pub mod targets;
+pub mod write;

@@ -1,0 +1,67 @@
+//! `explain`: the target matrix, or one target and why.
+
+use std::process::ExitCode;
+
+use super::{load_policy, report_failure, ExplainArgs, Failure, Format, EXIT_OK};
+use crate::targets::{explain, matrix};
+
+pub(crate) fn run(args: ExplainArgs) -> ExitCode {
+    match run_inner(&args) {
+        Ok(code) => code,
+        Err(failure) => report_failure(args.format, failure),
+    }
+}
+
+fn run_inner(args: &ExplainArgs) -> Result<ExitCode, Failure> {
+    let compiled = load_policy(&args.policy)?;
+    if let Some(triple) = &args.target {
+        let explanation = explain(&compiled, triple).ok_or_else(|| {
+            Failure::new(format!("`{triple}` is not a builtin rustc target known to this tool; see `rustc --print target-list`"))
+        })?;
+        match args.format {
+            Format::Json => println!("{}", serde_json::to_string_pretty(&explanation).unwrap_or_default()),
+            Format::Human => {
+                println!(
+                    "{triple}: rule `{}` → provider {}, roots {}",
+                    explanation.row.rule,
+                    explanation.row.provider,
+                    explanation.row.roots.map_or("-", |r| r.name())
+                );
+                for (name, cfg, hit) in &explanation.considered {
+                    let cfg = cfg.as_deref().map_or("(fallback: every other target)".to_owned(), |c| format!("cfg({c})"));
+                    println!("  {} {name}: {cfg}", if *hit { "✔ matches" } else { "✘ no match" });
+                }
+                let rule = compiled.rules.iter().find(|r| r.name == explanation.row.rule);
+                if let Some(rule) = rule {
+                    println!("  compiled table: [target.'cfg({})'.dependencies]", rule.predicate);
+                }
+            }
+        }
+        return Ok(ExitCode::from(EXIT_OK));
+    }
+    let rows = matrix(&compiled);
+    match args.format {
+        Format::Json => {
+            let doc = serde_json::json!({
+                "policy": compiled.policy.name,
+                "rules": compiled.rules,
+                "matrix": rows,
+            });
+            println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+        }
+        Format::Human => {
+            let width = rows.iter().map(|r| r.target.len()).max().unwrap_or(6);
+            println!("policy `{}`: {} builtin targets, each served by exactly one rule", compiled.policy.name, rows.len());
+            println!();
+            println!("{:width$}  {:<14} {:<8} rule", "target", "provider", "roots");
+            for row in &rows {
+                println!("{:width$}  {:<14} {:<8} {}", row.target, row.provider.name(), row.roots.map_or("-", |r| r.name()), row.rule);
+            }
+            println!();
+            for rule in &compiled.rules {
+                println!("rule `{}`: {} target(s) → [target.'cfg({})'.dependencies]", rule.name, rule.targets.len(), rule.predicate);
+            }
+        }
+    }
+    Ok(ExitCode::from(EXIT_OK))
+}

@@ -1,0 +1,151 @@
+//! `apply`, `check` and `diff`: one code path that plans, then writes, compares or prints.
+
+use std::io::{IsTerminal as _, Write as _};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use super::{load_policy, report_failure, Failure, Format, RewriteArgs, EXIT_CHANGES, EXIT_ERROR, EXIT_OK};
+use crate::discover::discover;
+use crate::plan::{plan, Plan};
+use crate::write::{unified_diff, write_plan};
+
+/// Which of the three commands runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    Apply,
+    Check,
+    Diff,
+}
+
+pub(crate) fn run(mode: Mode, args: RewriteArgs) -> ExitCode {
+    match run_inner(mode, &args) {
+        Ok(code) => code,
+        Err(failure) => report_failure(args.format, failure),
+    }
+}
+
+fn run_inner(mode: Mode, args: &RewriteArgs) -> Result<ExitCode, Failure> {
+    let started = Instant::now();
+    let compiled = load_policy(&args.policy)?;
+    let progress = args.format == Format::Human && std::io::stderr().is_terminal();
+
+    // Plan every tree before writing anything.
+    let mut plans: Vec<(std::path::PathBuf, Plan)> = Vec::new();
+    for dir in &args.dirs {
+        if progress {
+            eprint!("\rplanning {} …", dir.display());
+        }
+        let discovery = discover(dir, &compiled.policy.runtime.package).map_err(|e| Failure::new(e.to_string()))?;
+        let planned = plan(&compiled, &discovery).map_err(|errors| {
+            Failure::new(format!(
+                "{} crate(s) could not be planned; no file was written:\n{}",
+                errors.len(),
+                errors.iter().map(|e| format!("  - {e}")).collect::<Vec<_>>().join("\n")
+            ))
+        })?;
+        plans.push((dir.clone(), planned));
+    }
+    if progress {
+        eprint!("\r\x1b[2K");
+    }
+
+    let unsupported: Vec<String> = plans
+        .iter()
+        .flat_map(|(_, p)| p.skipped.iter().filter(|s| s.unsupported))
+        .map(|s| format!("{} ({}): {}", s.name, s.dir.display(), s.reason))
+        .collect();
+    if args.strict && !unsupported.is_empty() {
+        return Err(Failure::new(format!(
+            "--strict: {} crate(s) cannot be wired; no file was written:\n{}",
+            unsupported.len(),
+            unsupported.iter().map(|u| format!("  - {u}")).collect::<Vec<_>>().join("\n")
+        )));
+    }
+
+    let changed_files: usize = plans.iter().map(|(_, p)| p.changes().count()).sum();
+    let mut written = 0;
+    if mode == Mode::Apply {
+        for (_, planned) in &plans {
+            written += write_plan(planned).map_err(|e| Failure::new(e.to_string()))?;
+        }
+    }
+    let color = mode != Mode::Apply && super::stdout_is_terminal() && args.format == Format::Human;
+    let diff: String = if mode == Mode::Apply {
+        String::new()
+    } else {
+        plans.iter().flat_map(|(root, p)| p.changes().map(move |c| unified_diff(c, root, color))).collect()
+    };
+
+    match args.format {
+        Format::Json => {
+            let trees: Vec<_> = plans
+                .iter()
+                .map(|(root, p)| {
+                    serde_json::json!({
+                        "root": root,
+                        "crates": p.crates.iter().map(|c| serde_json::json!({
+                            "name": c.name,
+                            "dir": c.dir,
+                            "kind": c.kind,
+                            "changed_files": c.changes.iter().map(|f| &f.path).collect::<Vec<_>>(),
+                        })).collect::<Vec<_>>(),
+                        "skipped": p.skipped,
+                    })
+                })
+                .collect();
+            let doc = serde_json::json!({
+                "ok": true,
+                "command": format!("{mode:?}").to_lowercase(),
+                "policy": { "name": compiled.policy.name, "sha256": compiled.policy.content_hash },
+                "trees": trees,
+                "changed_files": changed_files,
+                "written_files": written,
+                "up_to_date": changed_files == 0,
+                "diff": if mode == Mode::Apply { None } else { Some(&diff) },
+                "elapsed_ms": started.elapsed().as_millis() as u64,
+            });
+            println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+        }
+        Format::Human => {
+            let mut out = std::io::stdout().lock();
+            if mode != Mode::Apply {
+                let _ = write!(out, "{diff}");
+            }
+            let wired: usize = plans.iter().map(|(_, p)| p.crates.len()).sum();
+            let changed_crates: usize = plans.iter().map(|(_, p)| p.crates.iter().filter(|c| !c.changes.is_empty()).count()).sum();
+            for (_, p) in &plans {
+                for s in p.skipped.iter().filter(|s| s.unsupported) {
+                    eprintln!("warning: left {} untouched: {}", s.name, s.reason);
+                }
+            }
+            let summary = match mode {
+                Mode::Apply => format!(
+                    "policy `{}`: {wired} crate(s) wired, {changed_crates} changed, {written} file(s) written, {} left untouched ({} unsupported)",
+                    compiled.policy.name,
+                    plans.iter().map(|(_, p)| p.skipped.len()).sum::<usize>(),
+                    unsupported.len()
+                ),
+                Mode::Check | Mode::Diff if changed_files == 0 => {
+                    format!("policy `{}`: {wired} crate(s) up to date", compiled.policy.name)
+                }
+                Mode::Check | Mode::Diff => format!(
+                    "policy `{}`: {changed_files} file(s) in {changed_crates} crate(s) would change; run `smithy-tls apply {}{}` to update them",
+                    compiled.policy.name,
+                    policy_flag(args),
+                    args.dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(" ")
+                ),
+            };
+            eprintln!("{summary}");
+        }
+    }
+    let _ = EXIT_ERROR;
+    Ok(ExitCode::from(if mode == Mode::Check && changed_files > 0 { EXIT_CHANGES } else { EXIT_OK }))
+}
+
+fn policy_flag(args: &RewriteArgs) -> String {
+    match (&args.policy.policy, &args.policy.preset) {
+        (Some(p), _) => format!("--policy {} ", p.display()),
+        (None, Some(name)) => format!("--preset {name} "),
+        (None, None) => String::new(),
+    }
+}

@@ -1,0 +1,198 @@
+//! Finding the crates of an SDK tree and sorting them: generated clients and aws-config are
+//! wired; crates that look like clients but cannot be wired are refused with the reason; the
+//! rest (runtime crates, tools) are left alone. Nothing is guessed.
+
+use std::path::{Path, PathBuf};
+
+use crate::manifest::{inspect_manifest, ManifestError};
+use crate::patch::PatchError;
+
+/// What kind of crate the tool will wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CrateKind {
+    /// A Smithy-generated client (`src/config.rs` has `base_client_runtime_plugins`).
+    GeneratedClient,
+    /// The hand-written aws-config crate (its `ConfigLoader::load` gets the default client).
+    AwsConfig,
+}
+
+/// A crate the tool will wire.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct DiscoveredCrate {
+    /// The package name.
+    pub name: String,
+    /// The crate directory.
+    pub dir: PathBuf,
+    /// The crate directory relative to the tree root (`.` for the root itself).
+    pub rel_dir: PathBuf,
+    /// What it is.
+    pub kind: CrateKind,
+}
+
+/// A crate the tool leaves untouched, and why.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SkippedCrate {
+    /// The package name.
+    pub name: String,
+    /// The crate directory.
+    pub dir: PathBuf,
+    /// Why it is left alone.
+    pub reason: String,
+    /// True when it looks like a generated client the tool cannot wire (an error with `--strict`);
+    /// false for crates that are simply not clients.
+    pub unsupported: bool,
+}
+
+/// Everything found under one root.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Discovery {
+    /// The root that was searched.
+    pub root: PathBuf,
+    /// Crates to wire, sorted by directory.
+    pub crates: Vec<DiscoveredCrate>,
+    /// Crates left alone, sorted by directory.
+    pub skipped: Vec<SkippedCrate>,
+}
+
+/// Why a tree could not be searched.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DiscoverError {
+    /// A directory or file could not be read.
+    #[error("{path}: cannot read: {source}")]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The root is not a directory.
+    #[error("{0}: not a directory; pass the root of an SDK tree (or a crate directory)")]
+    NotADirectory(PathBuf),
+    /// A manifest could not be parsed.
+    #[error(transparent)]
+    Manifest(#[from] ManifestError),
+    /// A source file could not be parsed.
+    #[error(transparent)]
+    Source(#[from] PatchError),
+}
+
+const SKIPPED_DIRS: &[&str] = &["target", "node_modules"];
+
+fn read(path: &Path) -> Result<String, DiscoverError> {
+    std::fs::read_to_string(path).map_err(|source| DiscoverError::Io { path: path.to_path_buf(), source })
+}
+
+fn manifests_under(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), DiscoverError> {
+    let entries = std::fs::read_dir(dir).map_err(|source| DiscoverError::Io { path: dir.to_path_buf(), source })?;
+    let mut entries: Vec<_> = entries
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|source| DiscoverError::Io { path: dir.to_path_buf(), source })?;
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let file_type = entry.file_type().map_err(|source| DiscoverError::Io { path: entry.path(), source })?;
+        if file_type.is_dir() {
+            if name.starts_with('.') || SKIPPED_DIRS.contains(&name.as_ref()) {
+                continue;
+            }
+            manifests_under(&entry.path(), out)?;
+        } else if name == "Cargo.toml" {
+            out.push(entry.path());
+        }
+    }
+    Ok(())
+}
+
+/// Finds and classifies every package under `root` (recursively, skipping `target/` and hidden
+/// directories). `runtime_package` (the runtime crate itself) is never wired.
+pub fn discover(root: &Path, runtime_package: &str) -> Result<Discovery, DiscoverError> {
+    if !root.is_dir() {
+        return Err(DiscoverError::NotADirectory(root.to_path_buf()));
+    }
+    let mut manifests = Vec::new();
+    manifests_under(root, &mut manifests)?;
+    let mut crates = Vec::new();
+    let mut skipped = Vec::new();
+    for manifest_path in manifests {
+        let text = read(&manifest_path)?;
+        let dir = manifest_path.parent().unwrap_or(root).to_path_buf();
+        let rel_dir = dir.strip_prefix(root).map(Path::to_path_buf).unwrap_or_default();
+        let rel_dir = if rel_dir.as_os_str().is_empty() { PathBuf::from(".") } else { rel_dir };
+        let facts = match inspect_manifest(&manifest_path, &text) {
+            Ok(facts) => facts,
+            Err(ManifestError::NotAPackage { .. }) => continue, // a virtual workspace manifest
+            Err(e) => return Err(e.into()),
+        };
+        let name = facts.package_name.clone();
+        let skip = |reason: &str, unsupported: bool| SkippedCrate {
+            name: name.clone(),
+            dir: dir.clone(),
+            reason: reason.to_owned(),
+            unsupported,
+        };
+        if name == runtime_package {
+            skipped.push(skip("the runtime crate itself", false));
+            continue;
+        }
+        let lib_rs = dir.join("src/lib.rs");
+        if name == "aws-config" {
+            if !lib_rs.is_file() {
+                skipped.push(skip("aws-config without src/lib.rs", true));
+                continue;
+            }
+            let lib = read(&lib_rs)?;
+            if !lib.contains("ConfigLoader") || !lib.contains("fn load(") {
+                skipped.push(skip("aws-config without `ConfigLoader::load` in src/lib.rs: an unknown layout", true));
+                continue;
+            }
+            crates.push(DiscoveredCrate { name, dir, rel_dir, kind: CrateKind::AwsConfig });
+            continue;
+        }
+        let looks_like_client = facts.smithy_runtime_key.is_some();
+        let config_rs = dir.join("src/config.rs");
+        if !config_rs.is_file() {
+            if looks_like_client && text.contains("[package.metadata.smithy]") {
+                skipped.push(skip("generated crate without src/config.rs: an unknown layout", true));
+            } else {
+                skipped.push(skip("not a generated client", false));
+            }
+            continue;
+        }
+        if !lib_rs.is_file() {
+            skipped.push(skip("no src/lib.rs", looks_like_client));
+            continue;
+        }
+        let config = read(&config_rs)?;
+        // A cheap textual look here; the exact, syntax-aware check happens when planning.
+        let has_anchor = config.contains("fn base_client_runtime_plugins") && config.contains("default_plugins");
+        match has_anchor {
+            true => crates.push(DiscoveredCrate { name, dir, rel_dir, kind: CrateKind::GeneratedClient }),
+            false if looks_like_client => skipped.push(skip(
+                "src/config.rs has no `base_client_runtime_plugins` with a `default_plugins(..)` call \
+                 (generated by a smithy-rs older than the orchestrator, 2023): upgrade the SDK to wire it",
+                true,
+            )),
+            false => skipped.push(skip("not a generated client", false)),
+        }
+    }
+    Ok(Discovery { root: root.to_path_buf(), crates, skipped })
+}
+
+/// The path from `rel_dir` (relative to a root) to `target` (also relative to that root), with
+/// `/` separators.
+///
+/// ```
+/// use std::path::Path;
+/// use smithy_tls_codegen::discover::relative_to_root;
+/// assert_eq!(relative_to_root(Path::new("sdk/sts"), "smithy-default-tls"), "../../smithy-default-tls");
+/// assert_eq!(relative_to_root(Path::new("."), "rt"), "rt");
+/// ```
+pub fn relative_to_root(rel_dir: &Path, target: &str) -> String {
+    let depth = rel_dir.components().filter(|c| matches!(c, std::path::Component::Normal(_))).count();
+    let mut out = "../".repeat(depth);
+    out.push_str(target);
+    out
+}
