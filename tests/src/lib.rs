@@ -1,0 +1,251 @@
+//! End-to-end harness: a scratch SDK tree made of crates fetched from the registry at test time,
+//! rewritten by `smithy-tls`, built into a consumer application that talks to a local HTTPS mock
+//! of S3 and STS.
+#![allow(clippy::missing_panics_doc)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Certificates and test servers shared with the runtime's own tests.
+#[path = "../../runtime/tests/support/mod.rs"]
+pub mod support;
+
+/// The published versions the harness fetches (pinned so runs are comparable).
+pub const PUBLISHED: &[(&str, &str)] = &[("aws-config", "=1.13.0"), ("aws-sdk-sts", "=1.124.0"), ("aws-sdk-s3", "=1.157.0")];
+
+/// The repository root.
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ has a parent").to_path_buf()
+}
+
+/// Where the harness keeps its scratch trees and their build output (inside cargo's target dir,
+/// so CI caches and cleans it like any build output).
+pub fn scratch_root() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| repo_root().join("target"));
+    target.join("e2e")
+}
+
+/// Runs a command, failing the test with its output when it fails.
+pub fn run(cmd: &mut Command) -> Output {
+    let shown = format!("{cmd:?}");
+    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {shown}: {e}"));
+    if !out.status.success() {
+        panic!(
+            "{shown} failed with {}\n--- stdout\n{}\n--- stderr\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            tail(&String::from_utf8_lossy(&out.stderr), 80)
+        );
+    }
+    out
+}
+
+/// The last `lines` lines of `text`.
+pub fn tail(text: &str, lines: usize) -> String {
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}
+
+/// The `smithy-tls` binary, built from this workspace.
+pub fn smithy_tls_binary() -> PathBuf {
+    run(Command::new(env!("CARGO"))
+        .current_dir(repo_root())
+        .args(["build", "-q", "-p", "smithy-tls-codegen", "--bin", "smithy-tls"]));
+    let target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| repo_root().join("target"));
+    target.join("debug").join("smithy-tls")
+}
+
+fn copy_dir(from: &Path, to: &Path, skip: &[&str]) {
+    std::fs::create_dir_all(to).unwrap_or_else(|e| panic!("mkdir {}: {e}", to.display()));
+    for entry in std::fs::read_dir(from).unwrap_or_else(|e| panic!("read {}: {e}", from.display())) {
+        let entry = entry.expect("dir entry");
+        let name = entry.file_name();
+        if skip.iter().any(|s| name == *s) {
+            continue;
+        }
+        let dest = to.join(&name);
+        if entry.file_type().expect("file type").is_dir() {
+            copy_dir(&entry.path(), &dest, skip);
+        } else {
+            std::fs::copy(entry.path(), &dest).unwrap_or_else(|e| panic!("copy {}: {e}", entry.path().display()));
+        }
+    }
+}
+
+/// Whether a package belongs in an SDK tree (the SDK's crates and its runtime crates).
+fn is_sdk_crate(name: &str) -> bool {
+    name == "aws-config"
+        || name.starts_with("aws-sdk-")
+        || name.starts_with("aws-smithy-")
+        || matches!(name, "aws-types" | "aws-runtime" | "aws-credential-types" | "aws-sigv4")
+}
+
+/// A scratch SDK tree: published crates side by side, our runtime crate beside them, and a
+/// workspace manifest that patches crates.io to the tree (as an SDK repository does).
+pub struct SdkTree {
+    /// The tree's root.
+    pub root: PathBuf,
+    /// Package name → version of every crate copied in.
+    pub crates: BTreeMap<String, String>,
+}
+
+/// Fetches `published` (name, version requirement) and everything they depend on from the
+/// registry into a fresh tree at `root`, with the consumer application, ready for `smithy-tls`.
+pub fn prepare_sdk_tree(root: &Path, published: &[(&str, &str)], with_consumer: bool) -> SdkTree {
+    let fetch = root.with_extension("fetch");
+    let _ = std::fs::remove_dir_all(root);
+    std::fs::create_dir_all(fetch.join("src")).expect("mkdir fetch");
+    let deps: String = published.iter().map(|(n, v)| format!("{n} = \"{v}\"\n")).collect();
+    std::fs::write(
+        fetch.join("Cargo.toml"),
+        format!("[package]\nname = \"e2e-fetch\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\n[workspace]\n\n[dependencies]\n{deps}"),
+    )
+    .expect("write fetch manifest");
+    std::fs::write(fetch.join("src/lib.rs"), "").expect("write fetch lib");
+    let out = run(Command::new(env!("CARGO"))
+        .current_dir(&fetch)
+        .args(["metadata", "--format-version", "1"]));
+    let metadata: serde_json::Value = serde_json::from_slice(&out.stdout).expect("cargo metadata JSON");
+    let mut crates = BTreeMap::new();
+    for package in metadata["packages"].as_array().expect("packages") {
+        let name = package["name"].as_str().expect("name");
+        if !is_sdk_crate(name) {
+            continue;
+        }
+        let version = package["version"].as_str().expect("version").to_owned();
+        if crates.contains_key(name) {
+            panic!("two versions of {name} in the fetched graph; pin the published versions");
+        }
+        let manifest = PathBuf::from(package["manifest_path"].as_str().expect("manifest_path"));
+        copy_dir(manifest.parent().expect("crate dir"), &root.join(name), &["target"]);
+        crates.insert(name.to_owned(), version);
+    }
+    copy_dir(&repo_root().join("runtime"), &root.join("smithy-default-tls"), &["target", "tests", "examples"]);
+    let mut members = vec!["\"aws-sdk-sts\"".to_owned()];
+    if with_consumer {
+        let consumer = repo_root().join("tests/e2e-consumer");
+        std::fs::create_dir_all(root.join("consumer/src")).expect("mkdir consumer");
+        std::fs::copy(consumer.join("Cargo.toml.in"), root.join("consumer/Cargo.toml")).expect("consumer manifest");
+        std::fs::copy(consumer.join("src/main.rs"), root.join("consumer/src/main.rs")).expect("consumer main");
+        members.push("\"consumer\"".to_owned());
+    }
+    let patches: String = crates.keys().map(|n| format!("{n} = {{ path = \"{n}\" }}\n")).collect();
+    std::fs::write(
+        root.join("Cargo.toml"),
+        format!(
+            "# Scratch SDK tree made by the smithy-tls end-to-end harness; not committed.\n\
+             [workspace]\nresolver = \"2\"\nmembers = [{}]\n\n[patch.crates-io]\n{patches}",
+            members.join(", ")
+        ),
+    )
+    .expect("write tree manifest");
+    SdkTree { root: root.to_path_buf(), crates }
+}
+
+/// What the mock saw.
+#[derive(Debug, Default)]
+pub struct MockStats {
+    /// TCP connections accepted.
+    pub connections: AtomicUsize,
+    /// Requests served, as `METHOD path`.
+    pub requests: Mutex<Vec<String>>,
+}
+
+/// A local HTTPS mock of the two services the consumer calls.
+pub struct MockAws {
+    /// Where it listens.
+    pub addr: std::net::SocketAddr,
+    /// What it saw.
+    pub stats: Arc<MockStats>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for MockAws {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+type Body = http_body_util::combinators::BoxBody<bytes::Bytes, std::convert::Infallible>;
+
+fn full(data: impl Into<bytes::Bytes>) -> Body {
+    use http_body_util::BodyExt as _;
+    http_body_util::Full::new(data.into()).boxed()
+}
+
+const CALLER_IDENTITY: &str = r#"<GetCallerIdentityResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/">
+  <GetCallerIdentityResult>
+    <Arn>arn:aws:iam::123456789012:user/e2e</Arn>
+    <UserId>AIDAE2EUSER</UserId>
+    <Account>123456789012</Account>
+  </GetCallerIdentityResult>
+  <ResponseMetadata><RequestId>e2e-request</RequestId></ResponseMetadata>
+</GetCallerIdentityResponse>"#;
+
+impl MockAws {
+    /// Starts the mock on 127.0.0.1 with a certificate for `localhost` from `ca`.
+    pub async fn start(ca: &support::TestCa) -> MockAws {
+        use http_body_util::BodyExt as _;
+        let identity = ca.leaf(&["localhost"]);
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let mut config = rustls::ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .expect("versions")
+            .with_no_client_auth()
+            .with_single_cert(identity.chain.clone(), rustls::pki_types::PrivateKeyDer::Pkcs8(identity.key.clone_key()))
+            .expect("certificate");
+        config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let stats = Arc::new(MockStats::default());
+        let objects: Arc<Mutex<BTreeMap<String, bytes::Bytes>>> = Arc::default();
+        let task_stats = Arc::clone(&stats);
+        let task = tokio::spawn(async move {
+            while let Ok((tcp, _)) = listener.accept().await {
+                task_stats.connections.fetch_add(1, Ordering::SeqCst);
+                let acceptor = acceptor.clone();
+                let stats = Arc::clone(&task_stats);
+                let objects = Arc::clone(&objects);
+                tokio::spawn(async move {
+                    let Ok(tls) = acceptor.accept(tcp).await else { return };
+                    let service = hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
+                        let stats = Arc::clone(&stats);
+                        let objects = Arc::clone(&objects);
+                        async move {
+                            let method = req.method().clone();
+                            let path = req.uri().path().to_owned();
+                            stats.requests.lock().expect("lock").push(format!("{method} {path}"));
+                            let body = req.into_body().collect().await.map(|b| b.to_bytes()).unwrap_or_default();
+                            let response = match (method.as_str(), path.as_str()) {
+                                ("POST", "/") if body.windows(19).any(|w| w == b"GetCallerIdentity") => http::Response::builder()
+                                    .header("content-type", "text/xml")
+                                    .body(full(CALLER_IDENTITY)),
+                                ("PUT", p) if p.starts_with("/e2e-bucket/") => {
+                                    objects.lock().expect("lock").insert(p.to_owned(), body);
+                                    http::Response::builder().header("etag", "\"e2e\"").body(full(""))
+                                }
+                                ("GET", p) => match objects.lock().expect("lock").get(p).cloned() {
+                                    Some(data) => http::Response::builder()
+                                        .header("content-length", data.len())
+                                        .header("etag", "\"e2e\"")
+                                        .body(full(data)),
+                                    None => http::Response::builder().status(404).body(full("<Error><Code>NoSuchKey</Code></Error>")),
+                                },
+                                _ => http::Response::builder().status(400).body(full("unexpected request")),
+                            };
+                            Ok::<_, std::convert::Infallible>(response.expect("response"))
+                        }
+                    });
+                    let _ = hyper_util::server::conn::auto::Builder::new(hyper_util::rt::TokioExecutor::new())
+                        .serve_connection(hyper_util::rt::TokioIo::new(tls), service)
+                        .await;
+                });
+            }
+        });
+        MockAws { addr, stats, task }
+    }
+}
