@@ -222,7 +222,7 @@ fn classify_kind(err: hyper_util::client::legacy::Error) -> ConnectorError {
     if let Some(handshake) = find_source::<TlsHandshakeError>(&err) {
         return match handshake.kind() {
             HandshakeFailure::Io => ConnectorError::io(err.into()),
-            HandshakeFailure::Certificate | HandshakeFailure::Protocol => ConnectorError::other(err.into(), None),
+            HandshakeFailure::Certificate(_) | HandshakeFailure::Protocol => ConnectorError::other(err.into(), None),
         };
     }
     if let Some(hyper_err) = find_source::<hyper::Error>(&err) {

@@ -39,8 +39,8 @@ impl fmt::Display for Error {
                  with `trust_roots(..)`, or add certificates with `extra_root_pem(..)`",
             ),
             Error::NoProvider => f.write_str(
-                "no TLS provider configured: enable one of the `rustls-aws-lc` or `rustls-ring` \
-                 features and pick it with `provider(..)`",
+                "no TLS provider configured: enable one of the `rustls-aws-lc`, `rustls-ring` or \
+                 `s2n-tls` features and pick it with `provider(..)`",
             ),
             Error::InvalidPem { origin, reason } => {
                 write!(f, "unusable PEM certificates from {origin}: {reason}")
@@ -122,12 +122,40 @@ pub struct TlsHandshakeError {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum HandshakeFailure {
-    /// The server's certificate was rejected: untrusted issuer, wrong name, expired, revoked…
-    Certificate,
+    /// The server's certificate was rejected, and why.
+    Certificate(CertificateProblem),
     /// The peer sent an alert or the parameters could not be agreed.
     Protocol,
     /// The transport failed during the handshake (reset, EOF).
     Io,
+}
+
+/// Why a server certificate was rejected, in the same terms for every provider.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CertificateProblem {
+    /// The chain does not lead to a trusted root.
+    UnknownIssuer,
+    /// The certificate is not valid for the host name connected to.
+    NameMismatch,
+    /// The certificate has expired.
+    Expired,
+    /// The certificate is not valid yet.
+    NotYetValid,
+    /// Any other rejection (bad signature, revoked, wrong usage…); the source says which.
+    Other,
+}
+
+impl fmt::Display for CertificateProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            CertificateProblem::UnknownIssuer => "issued by an untrusted certificate authority",
+            CertificateProblem::NameMismatch => "not valid for the host name",
+            CertificateProblem::Expired => "expired",
+            CertificateProblem::NotYetValid => "not valid yet",
+            CertificateProblem::Other => "invalid",
+        })
+    }
 }
 
 impl TlsHandshakeError {
@@ -144,12 +172,13 @@ impl TlsHandshakeError {
 
 impl fmt::Display for TlsHandshakeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let what = match self.kind {
-            HandshakeFailure::Certificate => "server certificate rejected",
-            HandshakeFailure::Protocol => "TLS protocol failure",
-            HandshakeFailure::Io => "connection failed during TLS handshake",
-        };
-        write!(f, "{what} ({})", self.provider)
+        match self.kind {
+            HandshakeFailure::Certificate(problem) => {
+                write!(f, "server certificate rejected by {}: {problem}", self.provider)
+            }
+            HandshakeFailure::Protocol => write!(f, "TLS handshake failed ({})", self.provider),
+            HandshakeFailure::Io => write!(f, "connection failed during the TLS handshake ({})", self.provider),
+        }
     }
 }
 

@@ -8,6 +8,7 @@
 //! |-----------------|-------------------------------------------------------------------------|
 //! | `rustls-aws-lc` | [`TlsProvider::RustlsAwsLc`]: rustls + aws-lc-rs, post-quantum hybrid key exchange first |
 //! | `rustls-ring`   | [`TlsProvider::RustlsRing`]: rustls + ring                               |
+//! | `s2n-tls`       | `TlsProvider::S2nTls`: s2n-tls + aws-lc, security policy `20251014`, Linux and macOS only |
 //! | `native`        | [`TrustRoots::Native`]: the OS store (honours `SSL_CERT_FILE` / `SSL_CERT_DIR`) |
 //! | `webpki`        | [`TrustRoots::Webpki`]: bundled Mozilla roots, no filesystem access     |
 //!
@@ -25,8 +26,16 @@
 #![warn(missing_docs, unreachable_pub)]
 #![forbid(unsafe_code)]
 
-#[cfg(not(any(feature = "rustls-aws-lc", feature = "rustls-ring")))]
-compile_error!("smithy-default-tls needs a TLS provider: enable the `rustls-aws-lc` or `rustls-ring` feature");
+#[cfg(not(any(feature = "rustls-aws-lc", feature = "rustls-ring", feature = "s2n-tls")))]
+compile_error!(
+    "smithy-default-tls needs a TLS provider: enable the `rustls-aws-lc`, `rustls-ring` or `s2n-tls` feature"
+);
+
+#[cfg(all(feature = "s2n-tls", not(any(target_os = "linux", target_os = "macos"))))]
+compile_error!(
+    "the `s2n-tls` feature of smithy-default-tls supports Linux and macOS only; pick `rustls-aws-lc` or \
+     `rustls-ring` for this target (in a smithy-tls policy: a rule for this target with another provider)"
+);
 
 mod client;
 mod connect;
@@ -38,8 +47,13 @@ mod tls;
 
 pub use client::{Builder, SmithyTlsClient, DEFAULT_POOL_IDLE_TIMEOUT};
 pub use connect::ConnectionInfo;
-pub use error::{ConnectTimeout, Error, HandshakeFailure, ReadTimeout, RootsError, TlsHandshakeError};
+pub use error::{CertificateProblem, ConnectTimeout, Error, HandshakeFailure, ReadTimeout, RootsError, TlsHandshakeError};
 pub use provider::TlsProvider;
 pub use roots::TrustRoots;
 pub use shared::{default_client_plugin, shared_client, shared_tls_client};
 pub use tls::TlsInfo;
+
+/// The s2n-tls security policy used by [`TlsProvider::S2nTls`] (TLS 1.2 minimum, TLS 1.3
+/// preferred, forward secrecy, post-quantum hybrid key exchange offered first).
+#[cfg(all(feature = "s2n-tls", unix))]
+pub const S2N_SECURITY_POLICY: &str = tls::s2n::SECURITY_POLICY;

@@ -24,6 +24,12 @@ pub enum TlsProvider {
     /// rustls with the ring crypto provider. Cargo feature `rustls-ring`.
     #[cfg(feature = "rustls-ring")]
     RustlsRing,
+    /// s2n-tls with aws-lc, security policy
+    #[doc = concat!("`", "20251014", "`")]
+    /// (TLS 1.2+, forward secrecy, post-quantum hybrid key exchange first), receive buffering
+    /// on. Linux and macOS only. Cargo feature `s2n-tls`.
+    #[cfg(all(feature = "s2n-tls", unix))]
+    S2nTls,
 }
 
 impl TlsProvider {
@@ -33,6 +39,8 @@ impl TlsProvider {
         TlsProvider::RustlsAwsLc,
         #[cfg(feature = "rustls-ring")]
         TlsProvider::RustlsRing,
+        #[cfg(all(feature = "s2n-tls", unix))]
+        TlsProvider::S2nTls,
     ];
 
     /// The provider's name as used in cargo features and policy files (e.g. `rustls-aws-lc`).
@@ -42,6 +50,8 @@ impl TlsProvider {
             TlsProvider::RustlsAwsLc => "rustls-aws-lc",
             #[cfg(feature = "rustls-ring")]
             TlsProvider::RustlsRing => "rustls-ring",
+            #[cfg(all(feature = "s2n-tls", unix))]
+            TlsProvider::S2nTls => "s2n-tls",
         }
     }
 }

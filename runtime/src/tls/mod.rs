@@ -6,6 +6,8 @@
 
 #[cfg(any(feature = "rustls-aws-lc", feature = "rustls-ring"))]
 pub(crate) mod rustls;
+#[cfg(all(feature = "s2n-tls", unix))]
+pub(crate) mod s2n;
 
 use std::io;
 use std::pin::Pin;
@@ -66,6 +68,8 @@ pub struct TlsInfo {
 pub(crate) enum TlsBackend {
     #[cfg(any(feature = "rustls-aws-lc", feature = "rustls-ring"))]
     Rustls(self::rustls::RustlsBackend),
+    #[cfg(all(feature = "s2n-tls", unix))]
+    S2n(self::s2n::S2nBackend),
 }
 
 impl TlsBackend {
@@ -76,6 +80,8 @@ impl TlsBackend {
             TlsProvider::RustlsAwsLc => Ok(TlsBackend::Rustls(self::rustls::RustlsBackend::prepare(settings)?)),
             #[cfg(feature = "rustls-ring")]
             TlsProvider::RustlsRing => Ok(TlsBackend::Rustls(self::rustls::RustlsBackend::prepare(settings)?)),
+            #[cfg(all(feature = "s2n-tls", unix))]
+            TlsProvider::S2nTls => Ok(TlsBackend::S2n(self::s2n::S2nBackend::prepare(settings)?)),
         }
     }
 
@@ -87,6 +93,8 @@ impl TlsBackend {
         match self {
             #[cfg(any(feature = "rustls-aws-lc", feature = "rustls-ring"))]
             TlsBackend::Rustls(b) => b.handshake(server_name, tcp).await,
+            #[cfg(all(feature = "s2n-tls", unix))]
+            TlsBackend::S2n(b) => b.handshake(server_name, tcp).await,
         }
     }
 }
@@ -156,6 +164,8 @@ pub(crate) enum MaybeTlsStream {
     Plain(TcpStream),
     #[cfg(any(feature = "rustls-aws-lc", feature = "rustls-ring"))]
     Rustls(Box<tokio_rustls::client::TlsStream<TcpStream>>),
+    #[cfg(all(feature = "s2n-tls", unix))]
+    S2n(Box<s2n_tls_tokio::TlsStream<TcpStream>>),
 }
 
 impl MaybeTlsStream {
@@ -164,6 +174,8 @@ impl MaybeTlsStream {
             MaybeTlsStream::Plain(s) => s,
             #[cfg(any(feature = "rustls-aws-lc", feature = "rustls-ring"))]
             MaybeTlsStream::Rustls(s) => s.get_ref().0,
+            #[cfg(all(feature = "s2n-tls", unix))]
+            MaybeTlsStream::S2n(s) => s.get_ref(),
         }
     }
 }
@@ -177,6 +189,11 @@ macro_rules! delegate {
             }
             #[cfg(any(feature = "rustls-aws-lc", feature = "rustls-ring"))]
             MaybeTlsStream::Rustls($s) => {
+                let $s = Pin::new(&mut **$s);
+                $e
+            }
+            #[cfg(all(feature = "s2n-tls", unix))]
+            MaybeTlsStream::S2n($s) => {
                 let $s = Pin::new(&mut **$s);
                 $e
             }
@@ -208,6 +225,8 @@ impl AsyncWrite for MaybeTlsStream {
             MaybeTlsStream::Plain(s) => s.is_write_vectored(),
             #[cfg(any(feature = "rustls-aws-lc", feature = "rustls-ring"))]
             MaybeTlsStream::Rustls(s) => s.is_write_vectored(),
+            #[cfg(all(feature = "s2n-tls", unix))]
+            MaybeTlsStream::S2n(s) => s.is_write_vectored(),
         }
     }
 

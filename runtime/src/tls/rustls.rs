@@ -10,7 +10,7 @@ use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 
 use super::{MaybeTlsStream, TlsInfo, TlsSettings};
-use crate::error::{Error, HandshakeFailure, TlsHandshakeError};
+use crate::error::{CertificateProblem, Error, HandshakeFailure, TlsHandshakeError};
 use crate::TlsProvider;
 
 /// TLS 1.3 first, then TLS 1.2. Nothing older is ever offered.
@@ -27,14 +27,18 @@ impl std::fmt::Debug for RustlsBackend {
     }
 }
 
-fn crypto_provider(provider: TlsProvider) -> CryptoProvider {
-    match provider {
+fn crypto_provider(provider: TlsProvider) -> Result<CryptoProvider, Error> {
+    Ok(match provider {
         // With the `prefer-post-quantum` feature, X25519MLKEM768 leads the key exchange groups.
         #[cfg(feature = "rustls-aws-lc")]
         TlsProvider::RustlsAwsLc => rustls::crypto::aws_lc_rs::default_provider(),
         #[cfg(feature = "rustls-ring")]
         TlsProvider::RustlsRing => rustls::crypto::ring::default_provider(),
-    }
+        #[allow(unreachable_patterns)]
+        other => {
+            return Err(Error::TlsConfig { provider: other.name(), reason: "not a rustls provider".to_owned() })
+        }
+    })
 }
 
 /// The root store for a trust-root source, built once per process and source.
@@ -89,7 +93,7 @@ impl RustlsBackend {
             return Err(Error::NoTrustRoots);
         }
 
-        let mut config = ClientConfig::builder_with_provider(Arc::new(crypto_provider(settings.provider)))
+        let mut config = ClientConfig::builder_with_provider(Arc::new(crypto_provider(settings.provider)?))
             .with_protocol_versions(PROTOCOL_VERSIONS)
             .map_err(tls_error)?
             .with_root_certificates(roots)
@@ -128,8 +132,15 @@ impl RustlsBackend {
 }
 
 fn classify(provider: &'static str, io: std::io::Error) -> TlsHandshakeError {
+    use rustls::CertificateError as C;
     let kind = match io.get_ref().and_then(|e| e.downcast_ref::<rustls::Error>()) {
-        Some(rustls::Error::InvalidCertificate(_)) => HandshakeFailure::Certificate,
+        Some(rustls::Error::InvalidCertificate(problem)) => HandshakeFailure::Certificate(match problem {
+            C::UnknownIssuer => CertificateProblem::UnknownIssuer,
+            C::NotValidForName | C::NotValidForNameContext { .. } => CertificateProblem::NameMismatch,
+            C::Expired | C::ExpiredContext { .. } => CertificateProblem::Expired,
+            C::NotValidYet | C::NotValidYetContext { .. } => CertificateProblem::NotYetValid,
+            _ => CertificateProblem::Other,
+        }),
         Some(_) => HandshakeFailure::Protocol,
         None => HandshakeFailure::Io,
     };

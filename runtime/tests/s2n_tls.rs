@@ -1,0 +1,8 @@
+//! The conformance suite against the s2n-tls provider.
+#![cfg(all(feature = "s2n-tls", unix))]
+
+mod support;
+
+const PROVIDER: smithy_default_tls::TlsProvider = smithy_default_tls::TlsProvider::S2nTls;
+
+include!("conformance/suite.rs");
