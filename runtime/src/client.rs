@@ -73,6 +73,7 @@ impl fmt::Debug for SmithyTlsClient {
             .field("trust_roots", &settings.roots)
             .field("extra_roots", &settings.extra_roots.certificates.len())
             .field("http2", &settings.enable_http2)
+            .field("session_resumption", &settings.session_resumption)
             .finish()
     }
 }
@@ -259,6 +260,7 @@ pub struct Builder {
     roots: Option<TrustRoots>,
     extra_roots: ExtraRoots,
     enable_http2: bool,
+    session_resumption: bool,
     pool_idle_timeout: Duration,
 }
 
@@ -269,6 +271,7 @@ impl Default for Builder {
             roots: None,
             extra_roots: ExtraRoots::default(),
             enable_http2: true,
+            session_resumption: true,
             pool_idle_timeout: DEFAULT_POOL_IDLE_TIMEOUT,
         }
     }
@@ -311,6 +314,13 @@ impl Builder {
         self
     }
 
+    /// Resumes earlier TLS sessions on new connections to the same server (on by default):
+    /// a resumed handshake skips certificate verification and a round of key exchange.
+    pub fn session_resumption(mut self, enable: bool) -> Self {
+        self.session_resumption = enable;
+        self
+    }
+
     /// How long an idle pooled connection is kept ([`DEFAULT_POOL_IDLE_TIMEOUT`] by default).
     pub fn pool_idle_timeout(mut self, timeout: Duration) -> Self {
         self.pool_idle_timeout = timeout;
@@ -326,7 +336,13 @@ impl Builder {
             None if self.extra_roots.is_empty() => Some(TrustRoots::ALL.first().copied().ok_or(Error::NoTrustRoots)?),
             None => None,
         };
-        let settings = TlsSettings { provider, roots, extra_roots: self.extra_roots, enable_http2: self.enable_http2 };
+        let settings = TlsSettings {
+            provider,
+            roots,
+            extra_roots: self.extra_roots,
+            enable_http2: self.enable_http2,
+            session_resumption: self.session_resumption,
+        };
         Ok(SmithyTlsClient::from_settings(settings, self.pool_idle_timeout))
     }
 }

@@ -34,7 +34,7 @@ pub fn shared_tls_client(provider: TlsProvider, roots: TrustRoots) -> SmithyTlsC
     registry
         .entry((provider, roots))
         .or_insert_with(|| {
-            let settings = TlsSettings { provider, roots: Some(roots), extra_roots: ExtraRoots::default(), enable_http2: true };
+            let settings = TlsSettings { provider, roots: Some(roots), extra_roots: ExtraRoots::default(), enable_http2: true, session_resumption: true };
             SmithyTlsClient::from_settings(settings, DEFAULT_POOL_IDLE_TIMEOUT)
         })
         .clone()

@@ -221,7 +221,7 @@ impl MockAws {
                             stats.requests.lock().expect("lock").push(format!("{method} {path}"));
                             let body = req.into_body().collect().await.map(|b| b.to_bytes()).unwrap_or_default();
                             let response = match (method.as_str(), path.as_str()) {
-                                ("POST", "/") if body.windows(19).any(|w| w == b"GetCallerIdentity") => http::Response::builder()
+                                ("POST", "/") if body.windows(17).any(|w| w == b"GetCallerIdentity") => http::Response::builder()
                                     .header("content-type", "text/xml")
                                     .body(full(CALLER_IDENTITY)),
                                 ("PUT", p) if p.starts_with("/e2e-bucket/") => {

@@ -32,6 +32,7 @@ pub(crate) struct TlsSettings {
     pub(crate) roots: Option<TrustRoots>,
     pub(crate) extra_roots: ExtraRoots,
     pub(crate) enable_http2: bool,
+    pub(crate) session_resumption: bool,
 }
 
 impl TlsSettings {

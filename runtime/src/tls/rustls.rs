@@ -99,7 +99,9 @@ impl RustlsBackend {
             .with_root_certificates(roots)
             .with_no_client_auth();
         config.alpn_protocols = settings.alpn();
-        // The default in-memory session store (resumption on) is kept.
+        if !settings.session_resumption {
+            config.resumption = rustls::client::Resumption::disabled();
+        }
         Ok(RustlsBackend { provider_name, connector: TlsConnector::from(Arc::new(config)) })
     }
 

@@ -153,8 +153,10 @@ impl S2nBackend {
         // stalls the SDK's retries, so the delay is off.
         builder.set_max_blinding_delay(0).map_err(config_error)?;
         let tickets = Arc::new(TicketStore::default());
-        builder.enable_session_tickets(true).map_err(config_error)?;
-        builder.set_session_ticket_callback(TicketSink(Arc::clone(&tickets))).map_err(config_error)?;
+        if settings.session_resumption {
+            builder.enable_session_tickets(true).map_err(config_error)?;
+            builder.set_session_ticket_callback(TicketSink(Arc::clone(&tickets))).map_err(config_error)?;
+        }
         let config = builder.build().map_err(config_error)?;
         Ok(S2nBackend { config, tickets })
     }

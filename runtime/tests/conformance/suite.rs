@@ -317,3 +317,23 @@ fn connector_metadata_names_this_crate() {
     let metadata = client.connector_metadata().expect("metadata");
     assert!(metadata.to_string().contains("smithy-default-tls"), "{metadata}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn session_resumption_can_be_disabled() {
+    let ca = TestCa::new("conformance CA");
+    let server = server(&ca, Alpn::Http1Only).await;
+    let client = SmithyTlsClient::builder()
+        .provider(PROVIDER)
+        .extra_root_pem(&ca.pem)
+        .unwrap()
+        .session_resumption(false)
+        .build()
+        .unwrap();
+    for _ in 0..2 {
+        let mut request = get(&server.url("/"));
+        request.headers_mut().insert("connection", http::HeaderValue::from_static("close"));
+        let response = call(&client, &no_timeouts(), request).await.expect("GET");
+        digest_body(response.into_body()).await;
+    }
+    assert_eq!(server.stats.resumed.lock().unwrap().clone(), vec![false, false]);
+}

@@ -1,0 +1,408 @@
+//! smithy-default-tls against the upstream aws-smithy-http-client, side by side in one run.
+//!
+//! ```text
+//! cargo bench -p smithy-tls-bench --bench compare            # everything, default sizes
+//! BENCH_RUNS=3 BENCH_MIB=256 cargo bench -p smithy-tls-bench --bench compare -- throughput
+//! ```
+//!
+//! Sections (pass names as arguments to run a subset): `throughput`, `cold-start`,
+//! `new-connections`, `rss`, `negotiated`. Results are printed and written to
+//! `docs/benchmarks/` (markdown tables and an SVG chart).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use aws_smithy_http_client::tls;
+use aws_smithy_runtime_api::client::http::SharedHttpClient;
+use smithy_default_tls::{SmithyTlsClient, TlsProvider};
+use smithy_tls_bench::{download, fetch, machine_description, median, peak_rss_kib, BenchServer};
+
+/// A client under test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Contender {
+    Ours(&'static str),
+    OursNoResumption(&'static str),
+    Upstream(&'static str),
+    Plain,
+}
+
+impl Contender {
+    fn label(self) -> String {
+        match self {
+            Contender::Ours(p) => format!("ours {p}"),
+            Contender::OursNoResumption(p) => format!("ours {p} (no resumption)"),
+            Contender::Upstream(p) => format!("upstream {p}"),
+            Contender::Plain => "plain HTTP (ours)".to_owned(),
+        }
+    }
+
+    fn parse(text: &str) -> Option<Contender> {
+        let all = throughput_contenders().into_iter().chain(connection_contenders());
+        all.into_iter().find(|c| c.label() == text)
+    }
+
+    fn build(self, ca_pem: &str) -> SharedHttpClient {
+        let ours = |p: &str, resumption: bool| {
+            let provider = TlsProvider::ALL.iter().copied().find(|t| t.name() == p).expect("provider compiled in");
+            SmithyTlsClient::builder()
+                .provider(provider)
+                .extra_root_pem(ca_pem)
+                .expect("CA")
+                .session_resumption(resumption)
+                .build()
+                .expect("client")
+                .into_shared()
+        };
+        match self {
+            Contender::Ours(p) => ours(p, true),
+            Contender::OursNoResumption(p) => ours(p, false),
+            Contender::Plain => ours("rustls-aws-lc", true),
+            Contender::Upstream(p) => {
+                let provider = match p {
+                    "rustls-aws-lc" => tls::Provider::Rustls(tls::rustls_provider::CryptoMode::AwsLc),
+                    "rustls-ring" => tls::Provider::Rustls(tls::rustls_provider::CryptoMode::Ring),
+                    _ => tls::Provider::S2nTls,
+                };
+                let context = tls::TlsContext::builder()
+                    .with_trust_store(tls::TrustStore::empty().with_pem_certificate(ca_pem.as_bytes().to_vec()))
+                    .build()
+                    .expect("upstream TLS context");
+                aws_smithy_http_client::Builder::new().tls_provider(provider).tls_context(context).build_https()
+            }
+        }
+    }
+}
+
+const PROVIDERS: [&str; 3] = ["rustls-aws-lc", "rustls-ring", "s2n-tls"];
+
+fn throughput_contenders() -> Vec<Contender> {
+    let mut all = Vec::new();
+    for p in PROVIDERS {
+        all.push(Contender::Ours(p));
+        all.push(Contender::Upstream(p));
+    }
+    all.push(Contender::Plain);
+    all
+}
+
+fn connection_contenders() -> Vec<Contender> {
+    let mut all = Vec::new();
+    for p in PROVIDERS {
+        all.push(Contender::Ours(p));
+        all.push(Contender::OursNoResumption(p));
+        all.push(Contender::Upstream(p));
+    }
+    all
+}
+
+fn env_number(name: &str, default: u64) -> u64 {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+struct Report {
+    markdown: String,
+    /// (scenario, contender label) → median Gb/s, for the chart.
+    throughput: BTreeMap<(String, String), f64>,
+}
+
+fn gbps(bytes: u64, elapsed: Duration) -> f64 {
+    bytes as f64 * 8.0 / elapsed.as_secs_f64() / 1e9
+}
+
+async fn throughput(server: &BenchServer, report: &mut Report) {
+    let runs = env_number("BENCH_RUNS", 5);
+    let total = env_number("BENCH_MIB", 1024) << 20;
+    let part = 8u64 << 20;
+    let contenders = throughput_contenders();
+    let clients: Vec<(Contender, SharedHttpClient)> = contenders.iter().map(|c| (*c, c.build(&server.ca_pem))).collect();
+    let scenarios: [(&str, bool, usize); 4] = [("h1 single", false, 1), ("h1 8x8MiB", false, 8), ("h2 single", true, 1), ("h2 8x8MiB", true, 8)];
+    let mut results: BTreeMap<(String, String), Vec<f64>> = BTreeMap::new();
+    println!("\n## Throughput: {} MiB to RAM per run, {runs} runs, clients interleaved round-robin", total >> 20);
+    for (scenario, h2, parallel) in scenarios {
+        println!("\n### {scenario}");
+        for run in 1..=runs {
+            for (contender, client) in &clients {
+                let base = match (contender, h2) {
+                    (Contender::Plain, _) => format!("http://{}", server.plain),
+                    (_, false) => format!("https://localhost:{}", server.h1.port()),
+                    (_, true) => format!("https://localhost:{}", server.h2.port()),
+                };
+                let elapsed = download(client, &base, total, parallel, part).await;
+                let rate = gbps(total, elapsed);
+                println!("{:<28} Run:{run} Secs:{:.3} Gb/s:{rate:.2}", contender.label(), elapsed.as_secs_f64());
+                results.entry((scenario.to_owned(), contender.label())).or_default().push(rate);
+            }
+        }
+    }
+    let mut md = String::from("\n## Throughput (median Gb/s)\n\n| client | h1 single | h1 8x8MiB | h2 single | h2 8x8MiB |\n|---|---|---|---|---|\n");
+    for contender in &contenders {
+        let cells: Vec<String> = scenarios
+            .iter()
+            .map(|(s, _, _)| {
+                let m = median(&results[&(s.to_string(), contender.label())]);
+                report.throughput.insert((s.to_string(), contender.label()), m);
+                format!("{m:.2}")
+            })
+            .collect();
+        let _ = writeln!(md, "| {} | {} |", contender.label(), cells.join(" | "));
+    }
+    md.push_str("\n### Ratios ours / upstream (median)\n\n| provider | h1 single | h1 8x8MiB | h2 single | h2 8x8MiB | our h2 / our h1 (single, 8x) |\n|---|---|---|---|---|---|\n");
+    for p in PROVIDERS {
+        let ours = Contender::Ours(p).label();
+        let theirs = Contender::Upstream(p).label();
+        let ratios: Vec<String> = scenarios
+            .iter()
+            .map(|(s, _, _)| format!("{:.2}", report.throughput[&(s.to_string(), ours.clone())] / report.throughput[&(s.to_string(), theirs.clone())]))
+            .collect();
+        let h2_vs_h1 = format!(
+            "{:.2}, {:.2}",
+            report.throughput[&("h2 single".to_owned(), ours.clone())] / report.throughput[&("h1 single".to_owned(), ours.clone())],
+            report.throughput[&("h2 8x8MiB".to_owned(), ours.clone())] / report.throughput[&("h1 8x8MiB".to_owned(), ours.clone())]
+        );
+        let _ = writeln!(md, "| {p} | {} | {h2_vs_h1} |", ratios.join(" | "));
+    }
+    let s2n = Contender::Ours("s2n-tls").label();
+    let awslc = Contender::Ours("rustls-aws-lc").label();
+    let _ = writeln!(
+        md,
+        "\nOur s2n-tls / our rustls-aws-lc: h1 single {:.2}, h1 8x {:.2}.",
+        report.throughput[&("h1 single".to_owned(), s2n.clone())] / report.throughput[&("h1 single".to_owned(), awslc.clone())],
+        report.throughput[&("h1 8x8MiB".to_owned(), s2n)] / report.throughput[&("h1 8x8MiB".to_owned(), awslc)]
+    );
+    print!("{md}");
+    report.markdown.push_str(&md);
+}
+
+/// Child-process mode: build the client, make one request, print the timings, exit.
+fn cold_start_child(label: &str) {
+    let contender = Contender::parse(label).unwrap_or_else(|| panic!("unknown contender {label}"));
+    let ca = std::env::var("BENCH_CA").expect("BENCH_CA");
+    let url = std::env::var("BENCH_URL").expect("BENCH_URL");
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("tokio");
+    let started = Instant::now();
+    let client = contender.build(&ca);
+    let constructed = started.elapsed();
+    runtime.block_on(async {
+        let mut sink = Vec::new();
+        fetch(&client, &url, None, &mut sink, false).await;
+    });
+    let total = started.elapsed();
+    println!("COLD construct_us={} first_request_us={}", constructed.as_micros(), (total - constructed).as_micros());
+}
+
+/// Child-process mode: the 8-way download, then the peak RSS.
+fn rss_child(label: &str) {
+    let contender = Contender::parse(label).unwrap_or_else(|| panic!("unknown contender {label}"));
+    let ca = std::env::var("BENCH_CA").expect("BENCH_CA");
+    let base = std::env::var("BENCH_BASE").expect("BENCH_BASE");
+    let total = env_number("BENCH_MIB", 1024) << 20;
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("tokio");
+    let client = contender.build(&ca);
+    runtime.block_on(download(&client, &base, total, 8, 8 << 20));
+    println!("RSS peak_kib={}", peak_rss_kib().unwrap_or(0));
+}
+
+fn child(args: &[&str], envs: &[(&str, String)]) -> String {
+    let exe = std::env::current_exe().expect("current exe");
+    let mut cmd = Command::new(exe);
+    cmd.args(args);
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("spawn child");
+    assert!(out.status.success(), "child {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn field(text: &str, key: &str) -> f64 {
+    text.split_whitespace().find_map(|w| w.strip_prefix(key)).and_then(|v| v.parse().ok()).unwrap_or(f64::NAN)
+}
+
+fn cold_start(server: &BenchServer, report: &mut Report) {
+    let runs = env_number("BENCH_COLD_RUNS", 15);
+    let url = format!("https://localhost:{}/obj/1024", server.h1.port());
+    let contenders: Vec<Contender> = PROVIDERS.iter().flat_map(|p| [Contender::Ours(p), Contender::Upstream(p)]).collect();
+    let mut samples: BTreeMap<String, Vec<(f64, f64, f64)>> = BTreeMap::new();
+    println!("\n## Cold start: fresh process, build client, one request ({runs} runs each, interleaved)");
+    for _ in 0..runs {
+        for c in &contenders {
+            let started = Instant::now();
+            let out = child(&["--cold-start", &c.label()], &[("BENCH_CA", server.ca_pem.clone()), ("BENCH_URL", url.clone())]);
+            let wall = started.elapsed().as_secs_f64() * 1e3;
+            let construct = field(&out, "construct_us=") / 1e3;
+            let first = field(&out, "first_request_us=") / 1e3;
+            samples.entry(c.label()).or_default().push((construct, first, wall));
+        }
+    }
+    let mut md = String::from(
+        "\n## Cold start (milliseconds; median, with min–max)\n\n| client | construction | first request | process wall |\n|---|---|---|---|\n",
+    );
+    let stat = |v: Vec<f64>| {
+        let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = v.iter().copied().fold(0.0, f64::max);
+        format!("{:.2} ({lo:.2}–{hi:.2})", median(&v))
+    };
+    for c in &contenders {
+        let s = &samples[&c.label()];
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} |",
+            c.label(),
+            stat(s.iter().map(|x| x.0).collect()),
+            stat(s.iter().map(|x| x.1).collect()),
+            stat(s.iter().map(|x| x.2).collect())
+        );
+    }
+    md.push_str("\n| provider | ours / upstream (construction + first request, median) |\n|---|---|\n");
+    for p in PROVIDERS {
+        let total = |label: String| median(&samples[&label].iter().map(|x| x.0 + x.1).collect::<Vec<_>>());
+        let _ = writeln!(md, "| {p} | {:.2} |", total(Contender::Ours(p).label()) / total(Contender::Upstream(p).label()));
+    }
+    print!("{md}");
+    report.markdown.push_str(&md);
+}
+
+async fn new_connections(server: &BenchServer, report: &mut Report) {
+    let count = env_number("BENCH_CONNECTIONS", 200);
+    let url = format!("https://localhost:{}/obj/1", server.h1.port());
+    let mut md = format!(
+        "\n## New-connection requests/s ({count} sequential requests, `connection: close`, HTTP/1.1)\n\n| client | requests/s | resumed handshakes |\n|---|---|---|\n"
+    );
+    let mut rates = BTreeMap::new();
+    for c in connection_contenders() {
+        let client = c.build(&server.ca_pem);
+        let mut sink = Vec::new();
+        fetch(&client, &url, None, &mut sink, true).await; // warm: first full handshake
+        let before = server.handshakes.lock().expect("lock").len();
+        let started = Instant::now();
+        for _ in 0..count {
+            fetch(&client, &url, None, &mut sink, true).await;
+        }
+        let rate = count as f64 / started.elapsed().as_secs_f64();
+        let resumed = server.handshakes.lock().expect("lock")[before..].iter().filter(|h| h.resumed).count();
+        let _ = writeln!(md, "| {} | {rate:.0} | {resumed}/{count} |", c.label());
+        rates.insert(c.label(), rate);
+    }
+    md.push_str("\n| provider | ours / upstream |\n|---|---|\n");
+    for p in PROVIDERS {
+        let _ = writeln!(md, "| {p} | {:.2} |", rates[&Contender::Ours(p).label()] / rates[&Contender::Upstream(p).label()]);
+    }
+    print!("{md}");
+    report.markdown.push_str(&md);
+}
+
+fn rss(server: &BenchServer, report: &mut Report) {
+    let base = format!("https://localhost:{}", server.h1.port());
+    let mut md = String::from("\n## Peak RSS during the 8-way download (fresh process, h1)\n\n| client | peak RSS (MiB) |\n|---|---|\n");
+    for c in PROVIDERS.iter().flat_map(|p| [Contender::Ours(p), Contender::Upstream(p)]) {
+        let out = child(&["--rss", &c.label()], &[("BENCH_CA", server.ca_pem.clone()), ("BENCH_BASE", base.clone())]);
+        let _ = writeln!(md, "| {} | {:.1} |", c.label(), field(&out, "peak_kib=") / 1024.0);
+    }
+    print!("{md}");
+    report.markdown.push_str(&md);
+}
+
+async fn negotiated(server: &BenchServer, report: &mut Report) {
+    let mut md = String::from("\n## What each client negotiated (seen by the server)\n\n| client | port | version | cipher | group | ALPN |\n|---|---|---|---|---|---|\n");
+    for c in PROVIDERS.iter().flat_map(|p| [Contender::Ours(p), Contender::Upstream(p)]) {
+        for (port_name, addr) in [("h1", server.h1), ("h2", server.h2)] {
+            let client = c.build(&server.ca_pem);
+            let before = server.handshakes.lock().expect("lock").len();
+            let mut sink = Vec::new();
+            fetch(&client, &format!("https://localhost:{}/obj/16", addr.port()), None, &mut sink, false).await;
+            let h = server.handshakes.lock().expect("lock").get(before).cloned();
+            if let Some(h) = h {
+                let _ = writeln!(md, "| {} | {port_name} | {} | {} | {} | {} |", c.label(), h.version, h.cipher, h.group, h.alpn);
+            }
+        }
+    }
+    print!("{md}");
+    report.markdown.push_str(&md);
+}
+
+fn chart(report: &Report) -> String {
+    // A grouped bar chart of median throughput, hand-drawn SVG (no font or raster dependency).
+    let scenarios = ["h1 single", "h1 8x8MiB", "h2 single", "h2 8x8MiB"];
+    let labels: Vec<String> = throughput_contenders().iter().map(|c| c.label()).collect();
+    let colors = ["#1f77b4", "#aec7e8", "#2ca02c", "#98df8a", "#d62728", "#ff9896", "#7f7f7f"];
+    let max = report.throughput.values().copied().fold(1.0, f64::max);
+    let (width, height, left, bottom, top) = (900.0, 420.0, 60.0, 60.0, 40.0);
+    let plot_h = height - bottom - top;
+    let group_w = (width - left - 20.0) / scenarios.len() as f64;
+    let bar_w = group_w / (labels.len() as f64 + 1.0);
+    let mut svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{}\" font-family=\"sans-serif\" font-size=\"11\">\n\
+         <text x=\"{left}\" y=\"20\" font-size=\"14\">Median download throughput, Gb/s (higher is better)</text>\n",
+        height + 20.0 * labels.len() as f64 / 2.0
+    );
+    for tick in 0..=4 {
+        let v = max * tick as f64 / 4.0;
+        let y = top + plot_h - plot_h * tick as f64 / 4.0;
+        let _ = writeln!(svg, "<line x1=\"{left}\" x2=\"{}\" y1=\"{y:.1}\" y2=\"{y:.1}\" stroke=\"#ddd\"/><text x=\"5\" y=\"{:.1}\">{v:.1}</text>", width - 20.0, y + 4.0);
+    }
+    for (g, scenario) in scenarios.iter().enumerate() {
+        let gx = left + g as f64 * group_w;
+        let _ = writeln!(svg, "<text x=\"{:.1}\" y=\"{:.1}\">{scenario}</text>", gx + bar_w, height - bottom + 18.0);
+        for (i, label) in labels.iter().enumerate() {
+            let value = report.throughput.get(&(scenario.to_string(), label.clone())).copied().unwrap_or(0.0);
+            let h = plot_h * value / max;
+            let _ = writeln!(
+                svg,
+                "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{h:.1}\" fill=\"{}\"><title>{label}: {value:.2} Gb/s</title></rect>",
+                gx + bar_w * (i as f64 + 0.5),
+                top + plot_h - h,
+                bar_w * 0.9,
+                colors[i % colors.len()]
+            );
+        }
+    }
+    for (i, label) in labels.iter().enumerate() {
+        let x = left + (i % 4) as f64 * 210.0;
+        let y = height - 20.0 + (i / 4) as f64 * 18.0;
+        let _ = writeln!(svg, "<rect x=\"{x}\" y=\"{:.1}\" width=\"10\" height=\"10\" fill=\"{}\"/><text x=\"{}\" y=\"{y:.1}\">{label}</text>", y - 9.0, colors[i % colors.len()], x + 14.0);
+    }
+    svg.push_str("</svg>\n");
+    svg
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
+    if let [flag, label] = args.as_slice() {
+        match flag.as_str() {
+            "--cold-start" => return cold_start_child(label),
+            "--rss" => return rss_child(label),
+            _ => {}
+        }
+    }
+    let wanted = |section: &str| args.is_empty() || args.iter().any(|a| a == section);
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("tokio");
+    let server = runtime.block_on(BenchServer::start());
+    let mut report = Report { markdown: String::new(), throughput: BTreeMap::new() };
+    let machine = machine_description();
+    println!("# smithy-tls benchmarks\n\nMachine: {machine}; client and server share it.");
+    if wanted("negotiated") {
+        runtime.block_on(negotiated(&server, &mut report));
+    }
+    if wanted("throughput") {
+        runtime.block_on(throughput(&server, &mut report));
+    }
+    if wanted("cold-start") {
+        cold_start(&server, &mut report);
+    }
+    if wanted("new-connections") {
+        runtime.block_on(new_connections(&server, &mut report));
+    }
+    if wanted("rss") {
+        rss(&server, &mut report);
+    }
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/benchmarks");
+    std::fs::create_dir_all(&dir).expect("mkdir docs/benchmarks");
+    let header = format!("# Benchmark results\n\nMachine: {machine}; client and server share it. Produced by `cargo bench -p smithy-tls-bench --bench compare`; see ../BENCHMARKS.md.\n");
+    std::fs::write(dir.join("results.md"), format!("{header}{}", report.markdown)).expect("write results.md");
+    if !report.throughput.is_empty() {
+        std::fs::write(dir.join("throughput.svg"), chart(&report)).expect("write chart");
+    }
+    println!("\nwrote {}", dir.display());
+}
