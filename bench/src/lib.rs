@@ -186,6 +186,7 @@ impl BenchServer {
 pub fn components() -> RuntimeComponents {
     RuntimeComponentsBuilder::for_tests()
         .with_sleep_impl(Some(SharedAsyncSleep::new(TokioSleep::new())))
+        .with_time_source(Some(aws_smithy_async::time::SharedTimeSource::new(aws_smithy_async::time::SystemTimeSource::new())))
         .build()
         .expect("components")
 }
