@@ -6,7 +6,7 @@
 //! ```
 //!
 //! Sections (pass names as arguments to run a subset): `throughput`, `cold-start`,
-//! `new-connections`, `rss`, `negotiated`. Results are printed and written to
+//! `new-connections`, `rss`, `negotiated`, `syscalls` (needs strace). Results are printed and written to
 //! `docs/benchmarks/` (markdown tables and an SVG chart).
 
 use std::collections::BTreeMap;
@@ -87,6 +87,16 @@ fn throughput_contenders() -> Vec<Contender> {
     all
 }
 
+/// The contenders the throughput section measures: all, or those whose label contains
+/// BENCH_ONLY (comma-separated substrings).
+fn selected_throughput_contenders() -> Vec<Contender> {
+    let only = std::env::var("BENCH_ONLY").unwrap_or_default();
+    throughput_contenders()
+        .into_iter()
+        .filter(|c| only.is_empty() || only.split(',').any(|o| c.label().contains(o)))
+        .collect()
+}
+
 fn connection_contenders() -> Vec<Contender> {
     let mut all = Vec::new();
     for p in PROVIDERS {
@@ -115,7 +125,7 @@ async fn throughput(server: &BenchServer, report: &mut Report) {
     let runs = env_number("BENCH_RUNS", 5);
     let total = env_number("BENCH_MIB", 1024) << 20;
     let part = 8u64 << 20;
-    let contenders = throughput_contenders();
+    let contenders = selected_throughput_contenders();
     let clients: Vec<(Contender, SharedHttpClient)> = contenders.iter().map(|c| (*c, c.build(&server.ca_pem))).collect();
     let scenarios: [(&str, bool, usize); 4] = [("h1 single", false, 1), ("h1 8x8MiB", false, 8), ("h2 single", true, 1), ("h2 8x8MiB", true, 8)];
     let mut results: BTreeMap<(String, String), Vec<f64>> = BTreeMap::new();
@@ -148,18 +158,20 @@ async fn throughput(server: &BenchServer, report: &mut Report) {
             .collect();
         let _ = writeln!(md, "| {} | {} |", contender.label(), cells.join(" | "));
     }
+    let tp = report.throughput.clone();
+    let t = |scenario: &str, label: &str| tp.get(&(scenario.to_owned(), label.to_owned())).copied().unwrap_or(f64::NAN);
     md.push_str("\n### Ratios ours / upstream (median)\n\n| provider | h1 single | h1 8x8MiB | h2 single | h2 8x8MiB | our h2 / our h1 (single, 8x) |\n|---|---|---|---|---|---|\n");
     for p in PROVIDERS {
         let ours = Contender::Ours(p).label();
         let theirs = Contender::Upstream(p).label();
         let ratios: Vec<String> = scenarios
             .iter()
-            .map(|(s, _, _)| format!("{:.2}", report.throughput[&(s.to_string(), ours.clone())] / report.throughput[&(s.to_string(), theirs.clone())]))
+            .map(|(s, _, _)| format!("{:.2}", t(s, &ours) / t(s, &theirs)))
             .collect();
         let h2_vs_h1 = format!(
             "{:.2}, {:.2}",
-            report.throughput[&("h2 single".to_owned(), ours.clone())] / report.throughput[&("h1 single".to_owned(), ours.clone())],
-            report.throughput[&("h2 8x8MiB".to_owned(), ours.clone())] / report.throughput[&("h1 8x8MiB".to_owned(), ours.clone())]
+            t("h2 single", &ours) / t("h1 single", &ours),
+            t("h2 8x8MiB", &ours) / t("h1 8x8MiB", &ours)
         );
         let _ = writeln!(md, "| {p} | {} | {h2_vs_h1} |", ratios.join(" | "));
     }
@@ -168,8 +180,8 @@ async fn throughput(server: &BenchServer, report: &mut Report) {
     let _ = writeln!(
         md,
         "\nOur s2n-tls / our rustls-aws-lc: h1 single {:.2}, h1 8x {:.2}.",
-        report.throughput[&("h1 single".to_owned(), s2n.clone())] / report.throughput[&("h1 single".to_owned(), awslc.clone())],
-        report.throughput[&("h1 8x8MiB".to_owned(), s2n)] / report.throughput[&("h1 8x8MiB".to_owned(), awslc)]
+        t("h1 single", &s2n) / t("h1 single", &awslc),
+        t("h1 8x8MiB", &s2n) / t("h1 8x8MiB", &awslc)
     );
     print!("{md}");
     report.markdown.push_str(&md);
@@ -202,6 +214,88 @@ fn rss_child(label: &str) {
     let client = contender.build(&ca);
     runtime.block_on(download(&client, &base, total, 8, 8 << 20));
     println!("RSS peak_kib={}", peak_rss_kib().unwrap_or(0));
+}
+
+/// Child-process mode: one download of BENCH_MIB from BENCH_BASE with `parallel` streams.
+fn download_child(label: &str, parallel: &str) {
+    let contender = Contender::parse(label).unwrap_or_else(|| panic!("unknown contender {label}"));
+    let ca = std::env::var("BENCH_CA").expect("BENCH_CA");
+    let base = std::env::var("BENCH_BASE").expect("BENCH_BASE");
+    let total = env_number("BENCH_MIB", 1024) << 20;
+    let parallel: usize = parallel.parse().expect("parallel");
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("tokio");
+    let client = contender.build(&ca);
+    let elapsed = runtime.block_on(download(&client, &base, total, parallel, 8 << 20));
+    println!("DOWNLOAD secs={:.3} gbps={:.2}", elapsed.as_secs_f64(), gbps(total, elapsed));
+}
+
+/// Syscalls per MiB received, counted by strace in a child process doing one download.
+fn syscalls(server: &BenchServer, report: &mut Report) {
+    let mib = env_number("BENCH_SYSCALL_MIB", 256);
+    let base = format!("https://localhost:{}", server.h1.port());
+    let mut md = format!(
+        "\n## System calls per MiB received (strace -f -c, one {mib} MiB download over HTTP/1.1, whole client process)\n\n| client | streams | read-side calls / MiB | write-side calls / MiB | all calls / MiB | most frequent / MiB |\n|---|---|---|---|---|---|\n"
+    );
+    let exe = std::env::current_exe().expect("current exe");
+    for c in [Contender::Ours("s2n-tls"), Contender::Upstream("s2n-tls"), Contender::Ours("rustls-aws-lc"), Contender::Upstream("rustls-aws-lc")] {
+        for parallel in ["1", "8"] {
+            let out_file = std::env::temp_dir().join(format!("smithy-tls-strace-{}.txt", std::process::id()));
+            let status = Command::new("strace")
+                .args(["-f", "-c", "-o"])
+                .arg(&out_file)
+                .arg(&exe)
+                .args(["--download", &c.label(), parallel])
+                .env("BENCH_CA", &server.ca_pem)
+                .env("BENCH_BASE", &base)
+                .env("BENCH_MIB", mib.to_string())
+                .output();
+            let Ok(status) = status else {
+                md.push_str("| strace not available | | | | |\n");
+                print!("{md}");
+                report.markdown.push_str(&md);
+                return;
+            };
+            assert!(status.status.success(), "strace child failed: {}", String::from_utf8_lossy(&status.stderr));
+            let text = std::fs::read_to_string(&out_file).unwrap_or_default();
+            let _ = std::fs::remove_file(&out_file);
+            let mut reads = 0.0;
+            let mut writes = 0.0;
+            let mut total = 0.0;
+            let mut by_name: Vec<(f64, String)> = Vec::new();
+            for line in text.lines() {
+                let cols: Vec<&str> = line.split_whitespace().collect();
+                if cols.len() < 5 || cols[0].parse::<f64>().is_err() {
+                    continue;
+                }
+                let calls: f64 = cols[3].parse().unwrap_or(0.0);
+                let name = cols.last().copied().unwrap_or("");
+                total += calls;
+                if name != "total" {
+                    by_name.push((calls, name.to_owned()));
+                }
+                if matches!(name, "read" | "recvfrom" | "readv" | "recvmsg") {
+                    reads += calls;
+                }
+                if matches!(name, "write" | "sendto" | "writev" | "sendmsg") {
+                    writes += calls;
+                }
+            }
+            let per = |x: f64| x / mib as f64;
+            by_name.sort_by(|a, b| b.0.total_cmp(&a.0));
+            let top: Vec<String> = by_name.iter().take(4).map(|(n, name)| format!("{name} {:.0}", per(*n))).collect();
+            let _ = writeln!(
+                md,
+                "| {} | {parallel} | {:.1} | {:.1} | {:.1} | {} |",
+                c.label(),
+                per(reads),
+                per(writes),
+                per(total),
+                top.join(", ")
+            );
+        }
+    }
+    print!("{md}");
+    report.markdown.push_str(&md);
 }
 
 fn child(args: &[&str], envs: &[(&str, String)]) -> String {
@@ -369,6 +463,11 @@ fn chart(report: &Report) -> String {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
+    if let [flag, label, parallel] = args.as_slice() {
+        if flag == "--download" {
+            return download_child(label, parallel);
+        }
+    }
     if let [flag, label] = args.as_slice() {
         match flag.as_str() {
             "--cold-start" => return cold_start_child(label),
@@ -396,6 +495,22 @@ fn main() {
     }
     if wanted("rss") {
         rss(&server, &mut report);
+    }
+    if let Ok(label) = std::env::var("BENCH_PROFILE") {
+        // Diagnostic aid, not part of the report: `perf record` one single-stream download.
+        let base = format!("https://localhost:{}", server.h1.port());
+        let exe = std::env::current_exe().expect("current exe");
+        let status = Command::new("perf")
+            .args(["record", "-g", "-o", "/tmp/smithy-tls-bench.perf.data", "--"])
+            .arg(&exe)
+            .args(["--download", &label, "1"])
+            .env("BENCH_CA", &server.ca_pem)
+            .env("BENCH_BASE", &base)
+            .status();
+        println!("perf record: {status:?} → /tmp/smithy-tls-bench.perf.data");
+    }
+    if wanted("syscalls") {
+        syscalls(&server, &mut report);
     }
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/benchmarks");
     std::fs::create_dir_all(&dir).expect("mkdir docs/benchmarks");

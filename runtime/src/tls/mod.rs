@@ -203,7 +203,28 @@ macro_rules! delegate {
 }
 
 impl AsyncRead for MaybeTlsStream {
-    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        // s2n-tls hands out at most one record per read; hyper then sees many small reads,
+        // never grows its buffer, and wakes the body's reader once per record. Drain every
+        // record s2n-tls already holds into the caller's buffer instead.
+        #[cfg(all(feature = "s2n-tls", unix))]
+        if let MaybeTlsStream::S2n(s) = self.as_mut().get_mut() {
+            let mut s = Pin::new(&mut **s);
+            let start = buf.filled().len();
+            std::task::ready!(s.as_mut().poll_read(cx, buf))?;
+            if buf.filled().len() == start {
+                return Poll::Ready(Ok(())); // end of stream
+            }
+            while buf.remaining() > 0 {
+                let before = buf.filled().len();
+                match s.as_mut().poll_read(cx, buf) {
+                    Poll::Ready(Ok(())) if buf.filled().len() > before => continue,
+                    // End of stream or an error: reported by the next call, after this data.
+                    _ => break,
+                }
+            }
+            return Poll::Ready(Ok(()));
+        }
         delegate!(self, s => s.poll_read(cx, buf))
     }
 }
