@@ -1,0 +1,97 @@
+//! For each TLS provider: a fixture crate shaped like a generated client is rewritten with a
+//! policy whose host rule picks that provider, compiled against the runtime crate, and its
+//! installed client serves a request from a local TLS server.
+
+use std::path::Path;
+use std::process::Command;
+
+use smithy_tls_e2e::support::{Alpn, TestCa, TestServer};
+use smithy_tls_e2e::{repo_root, run, scratch_root, smithy_tls_binary};
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read dir") {
+        let entry = entry.expect("entry");
+        let name = entry.file_name();
+        if name == "target" {
+            continue;
+        }
+        if entry.file_type().expect("type").is_dir() {
+            copy_dir(&entry.path(), &to.join(&name));
+        } else {
+            std::fs::copy(entry.path(), to.join(&name)).expect("copy");
+        }
+    }
+}
+
+fn policy(provider: &str) -> String {
+    format!(
+        r#"name = "probe-{provider}"
+
+[runtime]
+version = "0.1"
+path = "smithy-default-tls"
+
+[[rule]]
+name = "wasm"
+cfg = 'cfg(target_family = "wasm")'
+provider = "none"
+
+[[rule]]
+name = "host"
+cfg = 'cfg(any(target_os = "linux", target_os = "macos"))'
+provider = "{provider}"
+roots = "native"
+
+[fallback]
+name = "elsewhere"
+provider = "rustls-ring"
+roots = "native"
+"#
+    )
+}
+
+#[test]
+fn each_provider_wires_builds_and_serves() {
+    let tree = scratch_root().join("fixture-tree");
+    let _ = std::fs::remove_dir_all(&tree);
+    copy_dir(&repo_root().join("tests/fixtures/wired-client"), &tree.join("fixture-wired-client"));
+    let runtime = repo_root().join("runtime");
+    for part in ["src", "Cargo.toml"] {
+        let from = runtime.join(part);
+        if from.is_dir() {
+            copy_dir(&from, &tree.join("smithy-default-tls").join(part));
+        } else {
+            std::fs::copy(&from, tree.join("smithy-default-tls").join(part)).expect("copy manifest");
+        }
+    }
+    std::fs::write(
+        tree.join("Cargo.toml"),
+        "# Scratch tree made by tests/tests/fixture_providers.rs; not committed.\n[workspace]\nresolver = \"2\"\nmembers = [\"fixture-wired-client\"]\n",
+    )
+    .expect("workspace manifest");
+    let smithy_tls = smithy_tls_binary();
+    let ca = TestCa::new("fixture probe CA");
+    let bundle = tree.join("ca.pem");
+    std::fs::write(&bundle, &ca.pem).expect("CA bundle");
+    let runtime = tokio::runtime::Runtime::new().expect("tokio");
+    let server = runtime.block_on(TestServer::start(&ca.leaf(&["localhost"]), Alpn::H2AndHttp1));
+
+    for provider in ["rustls-aws-lc", "rustls-ring", "s2n-tls"] {
+        let policy_path = tree.join(format!("policy-{provider}.toml"));
+        std::fs::write(&policy_path, policy(provider)).expect("policy");
+        run(Command::new(&smithy_tls).arg("apply").arg("--policy").arg(&policy_path).arg(&tree));
+        let manifest = std::fs::read_to_string(tree.join("fixture-wired-client/Cargo.toml")).expect("manifest");
+        assert!(manifest.contains(&format!("features = [\"{provider}\", \"native\"]")), "{provider}: {manifest}");
+        let out = run(Command::new(env!("CARGO"))
+            .current_dir(&tree)
+            .env("CARGO_TARGET_DIR", scratch_root().join("target"))
+            .env("PROBE_URL", server.url("/"))
+            .env("PROBE_PROVIDER", provider)
+            .env("SSL_CERT_FILE", &bundle)
+            .args(["test", "-q", "-p", "fixture-wired-client", "--test", "probe", "--", "--nocapture"]));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(stdout.contains(&format!("PROBE provider={provider} ok")), "{provider}:\n{stdout}");
+        println!("fixture wired with {provider}: built and served a request");
+    }
+}
