@@ -151,10 +151,14 @@ pub fn discover(root: &Path, runtime_package: &str) -> Result<Discovery, Discove
             crates.push(DiscoveredCrate { name, dir, rel_dir, kind: CrateKind::AwsConfig });
             continue;
         }
-        let looks_like_client = facts.smithy_runtime_key.is_some();
+        // Generated clients carry `[package.metadata.smithy]`; older ones (2023) depend on
+        // aws-smithy-client instead of aws-smithy-runtime.
+        let looks_like_client = facts.smithy_runtime_key.is_some()
+            || text.contains("[package.metadata.smithy]")
+            || text.contains("aws-smithy-client");
         let config_rs = dir.join("src/config.rs");
         if !config_rs.is_file() {
-            if looks_like_client && text.contains("[package.metadata.smithy]") {
+            if looks_like_client {
                 skipped.push(skip("generated crate without src/config.rs: an unknown layout", true));
             } else {
                 skipped.push(skip("not a generated client", false));

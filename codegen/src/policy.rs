@@ -136,7 +136,7 @@ pub fn parse_policy(source: PolicySource) -> Result<ParsedPolicy, Diagnostics> {
             None
         }
         None => {
-            let end = source.text.len();
+            let end = source.text.trim_end().len();
             parser.push(
                 parser
                     .diag("P005", "the policy has no `[fallback]` rule", end..end)

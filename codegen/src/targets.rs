@@ -160,7 +160,7 @@ fn exclusive(own: Option<&str>, earlier: &[String]) -> String {
         (Some(own), true) => own.to_owned(),
         (Some(own), false) => {
             // Splice a leading all(..) so the result reads all(a, b, not(..)), not all(all(a, b), not(..)).
-            let own = own.strip_prefix("all(").and_then(|rest| rest.strip_suffix(')')).filter(|inner| balanced(inner)).unwrap_or(own);
+            let own = own.strip_prefix("all(").and_then(|rest| rest.strip_suffix(')')).filter(|inner| !inner.trim().is_empty() && balanced(inner)).unwrap_or(own);
             format!("all({own}, not({}))", any_of(earlier))
         }
         (None, true) => "all()".to_owned(),

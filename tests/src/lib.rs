@@ -93,10 +93,12 @@ pub struct SdkTree {
 }
 
 /// Fetches `published` (name, version requirement) and everything they depend on from the
-/// registry into a fresh tree at `root`, with the consumer application, ready for `smithy-tls`.
-pub fn prepare_sdk_tree(root: &Path, published: &[(&str, &str)], with_consumer: bool) -> SdkTree {
+/// registry into a fresh tree at `root`, ready for `smithy-tls`. `members` (crates of the tree)
+/// become workspace members so their own tests can run; `with_consumer` adds the consumer app.
+pub fn prepare_sdk_tree(root: &Path, published: &[(&str, &str)], members: &[&str], with_consumer: bool) -> SdkTree {
     let fetch = root.with_extension("fetch");
     let _ = std::fs::remove_dir_all(root);
+    let _ = std::fs::remove_dir_all(&fetch); // a fresh resolution every time: no stale lock file
     std::fs::create_dir_all(fetch.join("src")).expect("mkdir fetch");
     let deps: String = published.iter().map(|(n, v)| format!("{n} = \"{v}\"\n")).collect();
     std::fs::write(
@@ -109,22 +111,34 @@ pub fn prepare_sdk_tree(root: &Path, published: &[(&str, &str)], with_consumer: 
         .current_dir(&fetch)
         .args(["metadata", "--format-version", "1"]));
     let metadata: serde_json::Value = serde_json::from_slice(&out.stdout).expect("cargo metadata JSON");
-    let mut crates = BTreeMap::new();
+    // name → [(version, source dir)]; a crate needed at two semver-incompatible versions (0.x
+    // runtime crates across SDK eras) gets one directory per version.
+    let mut found: BTreeMap<String, Vec<(String, PathBuf)>> = BTreeMap::new();
     for package in metadata["packages"].as_array().expect("packages") {
         let name = package["name"].as_str().expect("name");
         if !is_sdk_crate(name) {
             continue;
         }
         let version = package["version"].as_str().expect("version").to_owned();
-        if crates.contains_key(name) {
-            panic!("two versions of {name} in the fetched graph; pin the published versions");
-        }
         let manifest = PathBuf::from(package["manifest_path"].as_str().expect("manifest_path"));
-        copy_dir(manifest.parent().expect("crate dir"), &root.join(name), &["target"]);
-        crates.insert(name.to_owned(), version);
+        found.entry(name.to_owned()).or_default().push((version, manifest.parent().expect("crate dir").to_path_buf()));
+    }
+    let mut crates = BTreeMap::new();
+    let mut patches = String::new();
+    for (name, versions) in &found {
+        for (version, dir) in versions {
+            let (key, dir_name) = if versions.len() == 1 {
+                (name.clone(), name.clone())
+            } else {
+                (format!("{name}-{}", version.replace('.', "-")), format!("{name}-{version}"))
+            };
+            copy_dir(dir, &root.join(&dir_name), &["target"]);
+            patches.push_str(&format!("{key} = {{ path = \"{dir_name}\", package = \"{name}\" }}\n"));
+            crates.insert(dir_name, version.clone());
+        }
     }
     copy_dir(&repo_root().join("runtime"), &root.join("smithy-default-tls"), &["target", "tests", "examples"]);
-    let mut members = vec!["\"aws-sdk-sts\"".to_owned()];
+    let mut members: Vec<String> = members.iter().map(|m| format!("\"{m}\"")).collect();
     if with_consumer {
         let consumer = repo_root().join("tests/e2e-consumer");
         std::fs::create_dir_all(root.join("consumer/src")).expect("mkdir consumer");
@@ -132,7 +146,6 @@ pub fn prepare_sdk_tree(root: &Path, published: &[(&str, &str)], with_consumer: 
         std::fs::copy(consumer.join("src/main.rs"), root.join("consumer/src/main.rs")).expect("consumer main");
         members.push("\"consumer\"".to_owned());
     }
-    let patches: String = crates.keys().map(|n| format!("{n} = {{ path = \"{n}\" }}\n")).collect();
     std::fs::write(
         root.join("Cargo.toml"),
         format!(

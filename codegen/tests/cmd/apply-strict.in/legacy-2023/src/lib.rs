@@ -1,0 +1,2 @@
+//! An old client.
+pub mod config;

@@ -1,0 +1,870 @@
+//! Every policy check reports a stable code, the line and column it points at, and a message
+//! and help that say what is wrong and what to do. Parse-time checks (P001–P010) come from
+//! `policy::parse_policy`; target-level checks (P011–P013) from `targets::compile`.
+//!
+//! Every policy text below starts on line 1 (no leading newline), so the line numbers in the
+//! assertions can be read straight off the text.
+
+use smithy_tls_codegen::diag::{Diagnostic, Diagnostics, Severity};
+use smithy_tls_codegen::model::{CompiledPolicy, Provider, Roots};
+use smithy_tls_codegen::policy::{parse_policy, ParsedPolicy, PolicySource};
+use smithy_tls_codegen::targets;
+
+const FILE: &str = "policies/bad.toml";
+
+fn source(text: &str) -> PolicySource {
+    PolicySource { path: FILE.into(), text: text.to_owned() }
+}
+
+fn parse(text: &str) -> Result<ParsedPolicy, Diagnostics> {
+    parse_policy(source(text))
+}
+
+/// Diagnostics of a policy that must fail to parse.
+fn parse_errors(text: &str) -> Vec<Diagnostic> {
+    match parse(text) {
+        Ok(parsed) => panic!("expected parse errors, but the policy parsed: {:?}", parsed.policy),
+        Err(d) => {
+            assert!(d.has_errors(), "Err without an error-severity diagnostic:\n{d}");
+            d.0
+        }
+    }
+}
+
+/// Diagnostics of a policy that parses but must fail to compile.
+fn compile_errors(text: &str) -> Vec<Diagnostic> {
+    let parsed = parse(text).unwrap_or_else(|d| panic!("expected the policy to parse:\n{d}"));
+    match targets::compile(&parsed) {
+        Ok(_) => panic!("expected compile errors, but the policy compiled"),
+        Err(d) => d.0,
+    }
+}
+
+fn compiled(text: &str) -> CompiledPolicy {
+    let parsed = parse(text).unwrap_or_else(|d| panic!("expected the policy to parse:\n{d}"));
+    targets::compile(&parsed).unwrap_or_else(|d| panic!("expected the policy to compile:\n{d}"))
+}
+
+/// The one diagnostic with `code`; fails when there are none or several.
+fn only<'a>(diags: &'a [Diagnostic], code: &str) -> &'a Diagnostic {
+    let found: Vec<&Diagnostic> = diags.iter().filter(|d| d.code == code).collect();
+    assert_eq!(found.len(), 1, "expected exactly one {code}, got:\n{}", Diagnostics(diags.to_vec()));
+    found[0]
+}
+
+/// Checks one diagnostic's code, location (1-based line and column), and message/help fragments.
+#[track_caller]
+fn check(d: &Diagnostic, code: &str, line: usize, column: usize, message: &str, help: &str) {
+    assert_eq!(d.code, code, "code of:\n{d}");
+    assert_eq!(d.severity, Severity::Error, "severity of:\n{d}");
+    assert_eq!(d.file.to_str(), Some(FILE), "file of:\n{d}");
+    assert_eq!((d.line, d.column), (line, column), "line:column of:\n{d}");
+    assert!(d.message.contains(message), "message {:?} lacks {message:?}", d.message);
+    let h = d.help.as_deref().unwrap_or_default();
+    assert!(h.contains(help), "help {h:?} lacks {help:?}");
+    // The rendered form carries the same location.
+    assert!(d.to_string().contains(&format!("--> {FILE}:{line}:{column}\n")), "rendered:\n{d}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parse-time checks
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn p001_invalid_toml_points_at_the_syntax_error() {
+    let text = r#"name = "t"
+[runtime
+version = "0.1"
+"#;
+    let diags = parse_errors(text);
+    assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
+    // Right after `[runtime`, where the `]` is missing.
+    check(&diags[0], "P001", 2, 9, "not valid TOML", "fix the TOML syntax");
+    assert!(diags[0].message.contains("expected `]`"), "{}", diags[0].message);
+    assert_eq!(diags[0].source_line, "[runtime");
+}
+
+#[test]
+fn p001_duplicate_key_is_invalid_toml() {
+    let text = r#"name = "t"
+name = "u"
+
+[runtime]
+version = "0.1"
+
+[fallback]
+name = "elsewhere"
+provider = "rustls-ring"
+roots = "webpki"
+"#;
+    let diags = parse_errors(text);
+    let d = only(&diags, "P001");
+    assert_eq!(d.line, 2, "{d}");
+    assert!(d.message.contains("duplicate key"), "{}", d.message);
+}
+
+#[test]
+fn p002_unknown_top_level_key() {
+    let text = r#"name = "t"
+colour = "blue"
+
+[runtime]
+version = "0.1"
+
+[fallback]
+name = "elsewhere"
+provider = "rustls-ring"
+roots = "webpki"
+"#;
+    let diags = parse_errors(text);
+    assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
+    check(&diags[0], "P002", 2, 1, "unknown key `colour` in the top level", "allowed keys here: name, description, runtime, features, rule, fallback");
+    // The marker covers the key, not the value.
+    assert_eq!(diags[0].width, "colour".len());
+}
+
+#[test]
+fn p002_unknown_key_inside_a_rule() {
+    let text = r#"name = "t"
+
+[runtime]
+version = "0.1"
+
+[[rule]]
+name = "linux"
+cfg = 'target_os = "linux"'
+provider = "rustls-ring"
+roots = "webpki"
+priority = 1
+
+[fallback]
+name = "elsewhere"
+provider = "rustls-ring"
+roots = "webpki"
+"#;
+    let diags = parse_errors(text);
+    assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
+    check(&diags[0], "P002", 11, 1, "unknown key `priority` in [[rule]]", "allowed keys here: name, cfg, provider, roots");
+}
+
+#[test]
+fn p002_cfg_is_not_allowed_in_the_fallback() {
+    let text = r#"name = "t"
+
+[runtime]
+version = "0.1"
+
+[fallback]
+name = "elsewhere"
+cfg = 'unix'
+provider = "rustls-ring"
+roots = "webpki"
+"#;
+    let diags = parse_errors(text);
+    check(only(&diags, "P002"), "P002", 8, 1, "unknown key `cfg` in [fallback]", "allowed keys here: name, provider, roots");
+}
+
+#[test]
+fn p003_unknown_provider() {
+    let text = r#"name = "t"
+
+[runtime]
+version = "0.1"
+
+[[rule]]
+name = "linux"
+cfg = 'target_os = "linux"'
+provider = "openssl"
+roots = "webpki"
+
+[fallback]
+name = "elsewhere"
+provider = "rustls-ring"
+roots = "webpki"
+"#;
+    let diags = parse_errors(text);
+    assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
+    check(&diags[0], "P003", 9, 12, "unknown provider `openssl`", "use one of: rustls-aws-lc, rustls-ring, s2n-tls, none");
+    // The marker covers the whole quoted value.
+    assert_eq!(diags[0].width, "\"openssl\"".len());
+}
+
+#[test]
+fn p003_unknown_roots() {
+    let text = r#"name = "t"
+
+[runtime]
+version = "0.1"
+
+[[rule]]
+name = "linux"
+cfg = 'target_os = "linux"'
+provider = "rustls-ring"
+roots = "mozilla"
+
+[fallback]
+name = "elsewhere"
+provider = "rustls-ring"
+roots = "webpki"
+"#;
+    let diags = parse_errors(text);
+    assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
+    check(&diags[0], "P003", 10, 9, "unknown roots `mozilla`", "use one of: native, webpki");
+}
+
+#[test]
+fn p004_missing_roots_for_a_provider() {
+    let text = r#"name = "t"
+
+[runtime]
+version = "0.1"
+
+[[rule]]
+name = "linux"
+cfg = 'target_os = "linux"'
+provider = "rustls-ring"
+
+[fallback]
+name = "elsewhere"
+provider = "rustls-ring"
+roots = "webpki"
+"#;
+    let diags = parse_errors(text);
+    assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
+    // Points at the rule's table header.
+    check(&diags[0], "P004", 6, 1, "missing `roots` in [[rule]]", "add roots = \"native\" | \"webpki\"");
+    assert_eq!(diags[0].source_line, "[[rule]]");
+}
+
+#[test]
+fn p004_missing_roots_in_the_fallback() {
+    let text = r#"name = "t"
+
+[runtime]
+version = "0.1"
+
+[fallback]
+name = "elsewhere"
+provider = "rustls-aws-lc"
+"#;
+    let diags = parse_errors(text);
+    check(only(&diags, "P004"), "P004", 6, 1, "missing `roots` in [fallback]", "roots = \"native\"");
+}
+
+#[test]
+fn p004_missing_runtime_table_points_at_the_start() {
+    let text = r#"name = "t"
+
+[fallback]
+name = "elsewhere"
+provider = "none"
+"#;
+    let diags = parse_errors(text);
+    assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
+    check(&diags[0], "P004", 1, 1, "missing `[runtime]` table", "add `[runtime]` with `version = \"...\"`");
+}
+
+#[test]
+fn p007_absolute_runtime_path() {
+    let text = r#"name = "t"
+
+[runtime]
+version = "0.1"
+path = "/opt/smithy-default-tls"
+
+[fallback]
+name = "elsewhere"
+provider = "none"
+"#;
+    let diags = parse_errors(text);
+    assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
+    check(&diags[0], "P007", 5, 8, "`path` must be relative to the SDK root", "path = \"smithy-default-tls\"");
+}
+
+#[test]
+fn p005_missing_fallback_points_at_the_end_of_the_file() {
+    let text = r#"name = "t"
+
+[runtime]
+version = "0.1"
+
+[[rule]]
+name = "linux"
+cfg = 'target_os = "linux"'
+provider = "rustls-ring"
+roots = "webpki"
+"#;
+    let diags = parse_errors(text);
+    assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
+    // Just after the last character of the file (not on the empty line past its final newline).
+    check(&diags[0], "P005", 10, 17, "no `[fallback]` rule", "add a `[fallback]` table");
+}
+
+#[test]
+fn p006_duplicate_rule_names() {
+    let text = r#"name = "t"
+
+[runtime]
+version = "0.1"
+
+[[rule]]
+name = "wasm"
+cfg = 'target_family = "wasm"'
+provider = "none"
+
+[[rule]]
+name = "wasm"
+cfg = 'target_os = "linux"'
+provider = "rustls-ring"
+roots = "native"
+
+[fallback]
+name = "elsewhere"
+provider = "rustls-ring"
+roots = "webpki"
+"#;
+    let diags = parse_errors(text);
+    assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
+    // Points at the second use.
+    check(&diags[0], "P006", 11, 1, "rule name `wasm` is used twice", "give every rule a distinct name");
+}
+
+#[test]
+fn p006_fallback_reusing_a_rule_name() {
+    let text = r#"name = "t"
+
+[runtime]
+version = "0.1"
+
+[[rule]]
+name = "linux"
+cfg = 'target_os = "linux"'
+provider = "rustls-ring"
+roots = "native"
+
+[fallback]
+name = "linux"
+provider = "rustls-ring"
+roots = "webpki"
+"#;
+    let diags = parse_errors(text);
+    let d = only(&diags, "P006");
+    check(d, "P006", 12, 1, "rule name `linux` is used twice", "distinct name");
+    assert_eq!(d.source_line, "[fallback]");
+}
+
+#[test]
+fn p008_roots_with_provider_none() {
+    let text = r#"name = "t"
+
+[runtime]
+version = "0.1"
+
+[[rule]]
+name = "wasm"
+cfg = 'target_family = "wasm"'
+provider = "none"
+roots = "webpki"
+
+[fallback]
+name = "elsewhere"
+provider = "rustls-ring"
+roots = "webpki"
+"#;
+    let diags = parse_errors(text);
+    assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
+    check(&diags[0], "P008", 10, 9, "`roots` has no meaning with provider \"none\"", "remove `roots` from this rule");
+}
+
+#[test]
+fn p009_platform_verifier_is_not_supported_yet() {
+    let text = r#"name = "t"
+
+[runtime]
+version = "0.1"
+
+[[rule]]
+name = "apple"
+cfg = 'target_vendor = "apple"'
+provider = "rustls-ring"
+roots = "platform-verifier"
+
+[fallback]
+name = "elsewhere"
+provider = "rustls-ring"
+roots = "webpki"
+"#;
+    let diags = parse_errors(text);
+    assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
+    check(&diags[0], "P009", 10, 9, "\"platform-verifier\" is not supported", "use \"native\"");
+    assert_eq!(diags[0].width, "\"platform-verifier\"".len());
+}
+
+/// A one-rule policy whose rule has `cfg = <cfg>` on line 8, column 7 (the opening quote). The
+/// fallback gives no client, so the policy compiles whenever the rule's cfg matches no wasm target.
+fn with_cfg(cfg: &str) -> String {
+    format!(
+        r#"name = "t"
+
+[runtime]
+version = "0.1"
+
+[[rule]]
+name = "r"
+cfg = {cfg}
+provider = "rustls-ring"
+roots = "webpki"
+
+[fallback]
+name = "elsewhere"
+provider = "none"
+"#
+    )
+}
+
+#[test]
+fn p010_cfg_syntax_error() {
+    let diags = parse_errors(&with_cfg(r#"'all(target_os = "linux"'"#));
+    assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
+    let d = &diags[0];
+    check(d, "P010", 8, 7, "invalid cfg predicate", "write a Rust cfg predicate over target_* keys");
+    // The message quotes what was written; the marker covers the whole value.
+    assert!(d.message.contains(r#"`all(target_os = "linux"`"#), "{}", d.message);
+    assert_eq!(d.width, r#"'all(target_os = "linux"'"#.len());
+}
+
+#[test]
+fn p010_feature_is_not_a_target_key() {
+    let diags = parse_errors(&with_cfg(r#"'all(target_os = "linux", feature = "x")'"#));
+    assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
+    check(&diags[0], "P010", 8, 7, "`feature` cannot decide a target's TLS stack", "target_* keys");
+    assert!(diags[0].message.contains("target_os, target_family, target_env"), "{}", diags[0].message);
+}
+
+#[test]
+fn p010_test_flag_is_not_a_target_property() {
+    let diags = parse_errors(&with_cfg("'any(test, unix)'"));
+    assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
+    check(&diags[0], "P010", 8, 7, "`test` is not a target property", "target_* keys");
+}
+
+#[test]
+fn p010_other_malformed_predicates() {
+    for (cfg, fragment) in [
+        ("'debug_assertions'", "`debug_assertions` is not a target property"),
+        (r#"'not(unix, windows)'"#, "not(...) takes exactly one predicate"),
+        (r#"'either(unix, windows)'"#, "unknown combinator `either`"),
+        (r#"'target_os = linux'"#, "must be a string literal"),
+        (r#"'cfg(unix, windows)'"#, "cfg(...) takes exactly one predicate"),
+    ] {
+        let diags = parse_errors(&with_cfg(cfg));
+        let d = only(&diags, "P010");
+        assert_eq!((d.line, d.column), (8, 7), "{cfg}:\n{d}");
+        assert!(d.message.contains(fragment), "{cfg}: message {:?} lacks {fragment:?}", d.message);
+    }
+}
+
+#[test]
+fn several_parse_errors_are_reported_together_in_file_order() {
+    let text = r#"name = "t"
+
+[runtime]
+version = "0.1"
+
+[[rule]]
+name = "linux"
+cfg = 'target_os = "linux"'
+provider = "openssl"
+roots = "mozilla"
+
+[fallback]
+name = "elsewhere"
+provider = "rustls-ring"
+roots = "webpki"
+"#;
+    let diags = parse_errors(text);
+    let located: Vec<(&str, usize, usize)> = diags.iter().map(|d| (d.code, d.line, d.column)).collect();
+    assert_eq!(located, [("P003", 9, 12), ("P003", 10, 9)]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Target-level checks
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn p011_rule_shadowed_by_one_earlier_rule_names_it() {
+    let text = r#"name = "t"
+
+[runtime]
+version = "0.1"
+
+[[rule]]
+name = "wasm"
+cfg = 'target_family = "wasm"'
+provider = "none"
+
+[[rule]]
+name = "unix"
+cfg = 'unix'
+provider = "rustls-ring"
+roots = "native"
+
+[[rule]]
+name = "linux-gnu"
+cfg = 'all(target_os = "linux", target_env = "gnu")'
+provider = "rustls-aws-lc"
+roots = "native"
+
+[fallback]
+name = "elsewhere"
+provider = "rustls-ring"
+roots = "webpki"
+"#;
+    let diags = compile_errors(text);
+    assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
+    let d = &diags[0];
+    check(d, "P011", 19, 7, "rule `linux-gnu` can never match", "move this rule above the rules that cover it");
+    assert!(d.message.contains("earlier rules (unix) already cover all"), "{}", d.message);
+    // `wasm` does not overlap linux-gnu, so it is not named as covering it.
+    assert!(!d.message.contains("wasm"), "{}", d.message);
+}
+
+#[test]
+fn p011_rule_shadowed_by_two_earlier_rules_names_both() {
+    let text = r#"name = "t"
+
+[runtime]
+version = "0.1"
+
+[[rule]]
+name = "wasm"
+cfg = 'target_family = "wasm"'
+provider = "none"
+
+[[rule]]
+name = "linux"
+cfg = 'target_os = "linux"'
+provider = "rustls-ring"
+roots = "native"
+
+[[rule]]
+name = "apple"
+cfg = 'target_vendor = "apple"'
+provider = "rustls-ring"
+roots = "native"
+
+[[rule]]
+name = "linux-or-mac"
+cfg = 'any(target_os = "linux", target_os = "macos")'
+provider = "rustls-aws-lc"
+roots = "native"
+
+[fallback]
+name = "elsewhere"
+provider = "rustls-ring"
+roots = "webpki"
+"#;
+    let diags = compile_errors(text);
+    assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
+    check(&diags[0], "P011", 25, 7, "rule `linux-or-mac` can never match: earlier rules (wasm, linux, apple)", "remove it");
+}
+
+#[test]
+fn p012_rule_matching_no_builtin_target() {
+    let text = r#"name = "t"
+
+[runtime]
+version = "0.1"
+
+[[rule]]
+name = "wasm"
+cfg = 'target_family = "wasm"'
+provider = "none"
+
+[[rule]]
+name = "mac"
+cfg = 'cfg(target_os = "darwin")'
+provider = "rustls-aws-lc"
+roots = "native"
+
+[fallback]
+name = "elsewhere"
+provider = "rustls-ring"
+roots = "webpki"
+"#;
+    let diags = compile_errors(text);
+    assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
+    check(&diags[0], "P012", 13, 7, "rule `mac` matches no builtin rustc target", "target_os = \"macos\", not \"darwin\"");
+}
+
+#[test]
+fn p013_s2n_tls_on_windows() {
+    let text = r#"name = "t"
+
+[runtime]
+version = "0.1"
+
+[[rule]]
+name = "wasm"
+cfg = 'target_family = "wasm"'
+provider = "none"
+
+[[rule]]
+name = "windows"
+cfg = 'target_os = "windows"'
+provider = "s2n-tls"
+roots = "native"
+
+[fallback]
+name = "elsewhere"
+provider = "rustls-ring"
+roots = "webpki"
+"#;
+    let diags = compile_errors(text);
+    assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
+    let d = &diags[0];
+    check(d, "P013", 14, 12, "provider `s2n-tls` of rule `windows` cannot serve", "s2n-tls builds only for Linux and macOS");
+    assert!(d.message.contains("x86_64-pc-windows-msvc") || d.message.contains(" more"), "{}", d.message);
+    assert!(d.message.contains("aarch64-pc-windows-msvc"), "{}", d.message);
+}
+
+#[test]
+fn p013_s2n_tls_on_linux_and_macos_is_fine() {
+    let text = r#"name = "t"
+
+[runtime]
+version = "0.1"
+
+[[rule]]
+name = "wasm"
+cfg = 'target_family = "wasm"'
+provider = "none"
+
+[[rule]]
+name = "s2n"
+cfg = 'any(target_os = "linux", target_os = "macos")'
+provider = "s2n-tls"
+roots = "native"
+
+[fallback]
+name = "elsewhere"
+provider = "rustls-ring"
+roots = "webpki"
+"#;
+    let c = compiled(text);
+    assert!(c.rules[1].targets.contains(&"x86_64-unknown-linux-gnu".to_owned()));
+    assert!(c.rules[1].targets.contains(&"aarch64-apple-darwin".to_owned()));
+}
+
+#[test]
+fn p013_any_provider_on_wasm() {
+    for provider in ["rustls-aws-lc", "rustls-ring", "s2n-tls"] {
+        let text = format!(
+            r#"name = "t"
+
+[runtime]
+version = "0.1"
+
+[[rule]]
+name = "browser"
+cfg = 'target_arch = "wasm32"'
+provider = "{provider}"
+roots = "webpki"
+
+[fallback]
+name = "elsewhere"
+provider = "rustls-ring"
+roots = "webpki"
+"#
+        );
+        let diags = compile_errors(&text);
+        // The rule on wasm32, and the fallback on the remaining wasm targets (wasm64, …).
+        let on_rule: Vec<&Diagnostic> = diags.iter().filter(|d| d.line == 9).collect();
+        assert_eq!(on_rule.len(), 1, "{provider}:\n{}", Diagnostics(diags.clone()));
+        check(on_rule[0], "P013", 9, 12, &format!("provider `{provider}` of rule `browser` cannot serve"), "wasm targets have no sockets");
+        assert!(on_rule[0].message.contains("wasm32-unknown-unknown"), "{}", on_rule[0].message);
+    }
+}
+
+#[test]
+fn p013_fallback_without_a_wasm_rule() {
+    let text = r#"name = "t"
+
+[runtime]
+version = "0.1"
+
+[fallback]
+name = "everywhere"
+provider = "rustls-aws-lc"
+roots = "native"
+"#;
+    let diags = compile_errors(text);
+    assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
+    check(&diags[0], "P013", 8, 12, "provider `rustls-aws-lc` of rule `everywhere` cannot serve", "use provider \"none\"");
+    // Four targets are named, the rest counted.
+    assert!(diags[0].message.contains(" more"), "{}", diags[0].message);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The rendered layout
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn snapshot_rendered_diagnostic_with_two_digit_line() {
+    let text = r#"name = "t"
+
+[runtime]
+version = "0.1"
+
+[[rule]]
+name = "wasm"
+cfg = 'target_family = "wasm"'
+provider = "none"
+
+[[rule]]
+name = "unix"
+cfg = 'unix'
+provider = "rustls-ring"
+roots = "native"
+
+[[rule]]
+name = "linux-gnu"
+cfg = 'all(target_os = "linux", target_env = "gnu")'
+provider = "rustls-aws-lc"
+roots = "native"
+
+[fallback]
+name = "elsewhere"
+provider = "rustls-ring"
+roots = "webpki"
+"#;
+    let diags = compile_errors(text);
+    // The target count follows cfg-expr's builtin list; the layout is what is pinned here.
+    insta::with_settings!({ filters => vec![(r"cover all \d+ of", "cover all [N] of")] }, {
+        insta::assert_snapshot!(only(&diags, "P011").to_string());
+    });
+}
+
+#[test]
+fn snapshot_rendered_diagnostics_list() {
+    let text = r#"name = "t"
+
+[runtime]
+version = "0.1"
+
+[[rule]]
+name = "linux"
+cfg = 'target_os = "linux"'
+provider = "openssl"
+roots = "mozilla"
+
+[fallback]
+name = "elsewhere"
+provider = "rustls-ring"
+roots = "webpki"
+"#;
+    let Err(diags) = parse(text) else { panic!("expected errors") };
+    insta::assert_snapshot!(diags.to_string());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Accepted spellings
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn cfg_wrapper_is_optional() {
+    let wrapped = compiled(&with_cfg(r#"'cfg(target_os = "windows")'"#));
+    let bare = compiled(&with_cfg(r#"'target_os = "windows"'"#));
+    assert_eq!(wrapped.policy.rules[0].cfg.as_deref(), Some(r#"target_os = "windows""#));
+    assert_eq!(wrapped.policy.rules, bare.policy.rules);
+    assert_eq!(wrapped.rules, bare.rules);
+    assert_eq!(wrapped.rules[0].predicate, r#"target_os = "windows""#);
+    assert!(wrapped.rules[0].targets.contains(&"x86_64-pc-windows-msvc".to_owned()));
+}
+
+#[test]
+fn whitespace_is_normalised() {
+    let messy = compiled(&with_cfg(r#"'cfg(  all( target_os="linux" ,target_env  =  "gnu" ) )'"#));
+    let tidy = compiled(&with_cfg(r#"'all(target_os = "linux", target_env = "gnu")'"#));
+    assert_eq!(messy.policy.rules[0].cfg.as_deref(), Some(r#"all(target_os = "linux", target_env = "gnu")"#));
+    assert_eq!(messy.rules, tidy.rules);
+    // The file differs, so its hash does; the rules do not.
+    assert_ne!(messy.policy.content_hash, tidy.policy.content_hash);
+}
+
+#[test]
+fn double_quoted_cfg_with_escapes_is_accepted() {
+    let c = compiled(&with_cfg(r#""any(target_os = \"macos\", target_os = \"ios\")""#));
+    assert_eq!(c.policy.rules[0].cfg.as_deref(), Some(r#"any(target_os = "macos", target_os = "ios")"#));
+}
+
+#[test]
+fn later_rules_are_compiled_exclusive_of_earlier_ones() {
+    let text = r#"name = "t"
+
+[runtime]
+version = "0.1"
+
+[[rule]]
+name = "wasm"
+cfg = 'target_family = "wasm"'
+provider = "none"
+
+[[rule]]
+name = "linux-gnu"
+cfg = 'all(target_os = "linux", target_env = "gnu")'
+provider = "s2n-tls"
+roots = "native"
+
+[fallback]
+name = "elsewhere"
+provider = "rustls-aws-lc"
+roots = "webpki"
+"#;
+    let c = compiled(text);
+    let predicates: Vec<&str> = c.rules.iter().map(|r| r.predicate.as_str()).collect();
+    assert_eq!(
+        predicates,
+        [
+            r#"target_family = "wasm""#,
+            r#"all(target_os = "linux", target_env = "gnu", not(target_family = "wasm"))"#,
+            r#"not(any(target_family = "wasm", all(target_os = "linux", target_env = "gnu")))"#,
+        ]
+    );
+    assert_eq!(c.policy.fallback.roots, Some(Roots::Webpki));
+    assert_eq!(c.rules[1].provider, Provider::S2nTls);
+}
+
+/// `all()` is true for every target (as in rustc); as a later rule it takes every target that the
+/// earlier rules left, and must not be reported as unreachable.
+#[test]
+fn empty_all_as_a_later_rule_takes_the_rest() {
+    let text = r#"name = "t"
+
+[runtime]
+version = "0.1"
+
+[[rule]]
+name = "wasm"
+cfg = 'target_family = "wasm"'
+provider = "none"
+
+[[rule]]
+name = "rest"
+cfg = 'all()'
+provider = "rustls-ring"
+roots = "native"
+
+[fallback]
+name = "elsewhere"
+provider = "rustls-ring"
+roots = "webpki"
+"#;
+    let parsed = parse(text).unwrap();
+    // The fallback is left with nothing, which is not an error (only [[rule]]s are checked).
+    let c = targets::compile(&parsed).unwrap_or_else(|d| panic!("{}", d.0.iter().take(3).map(|d| d.to_string()).collect::<Vec<_>>().join("\n\n")));
+    let wasm = c.rules[0].targets.len();
+    assert_eq!(c.rules[1].targets.len() + wasm, targets::builtin_target_count());
+    assert!(c.rules[2].targets.is_empty());
+    assert!(c.rules[1].targets.contains(&"x86_64-unknown-linux-gnu".to_owned()));
+}
