@@ -158,7 +158,9 @@ pub fn discover(root: &Path, runtime_package: &str) -> Result<Discovery, Discove
             || text.contains("aws-smithy-client");
         let config_rs = dir.join("src/config.rs");
         if !config_rs.is_file() {
-            if looks_like_client {
+            // Runtime crates (aws-types, aws-runtime, aws-smithy-*) carry the same metadata but
+            // have no service config: only a crate named like a client is refused here.
+            if looks_like_client && name.starts_with("aws-sdk-") {
                 skipped.push(skip("generated crate without src/config.rs: an unknown layout", true));
             } else {
                 skipped.push(skip("not a generated client", false));

@@ -13,6 +13,24 @@ use crate::diag::Diagnostics;
 use crate::model::{CompiledPolicy, CompiledRule, Provider};
 use crate::policy::ParsedPolicy;
 
+/// Well-known targets: named in generated docs when a rule serves them, and the targets whose
+/// dependency graphs the end-to-end tests check for every preset.
+pub const NOTABLE_TARGETS: &[&str] = &[
+    "x86_64-unknown-linux-gnu",
+    "aarch64-unknown-linux-gnu",
+    "x86_64-unknown-linux-musl",
+    "aarch64-apple-darwin",
+    "x86_64-apple-darwin",
+    "x86_64-pc-windows-msvc",
+    "x86_64-pc-windows-gnu",
+    "aarch64-linux-android",
+    "aarch64-apple-ios",
+    "armv7-unknown-linux-gnueabihf",
+    "riscv64gc-unknown-linux-gnu",
+    "wasm32-unknown-unknown",
+    "wasm32-wasip2",
+];
+
 /// cfg keys a policy may test: those that are fixed per target and known to the builtin list.
 const TARGET_KEYS: &[&str] = &[
     "target_os",

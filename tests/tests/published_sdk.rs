@@ -14,18 +14,9 @@ use smithy_tls_codegen::{policy, presets, targets};
 use smithy_tls_e2e::support::TestCa;
 use smithy_tls_e2e::{prepare_sdk_tree, run, scratch_root, smithy_tls_binary, tail, MockAws, PUBLISHED};
 
-/// Targets whose dependency graph is checked for every preset.
-const GRAPH_TARGETS: &[&str] = &[
-    "x86_64-unknown-linux-gnu",
-    "aarch64-unknown-linux-gnu",
-    "x86_64-unknown-linux-musl",
-    "aarch64-apple-darwin",
-    "x86_64-apple-darwin",
-    "x86_64-pc-windows-msvc",
-    "x86_64-pc-windows-gnu",
-    "aarch64-linux-android",
-    "wasm32-unknown-unknown",
-];
+/// Targets whose dependency graph is checked for every preset (linux gnu x86_64/aarch64, musl,
+/// macOS both, Windows msvc and gnu, Android, iOS, 32-bit ARM, RISC-V, wasm32 unknown and wasip2).
+const GRAPH_TARGETS: &[&str] = targets::NOTABLE_TARGETS;
 
 /// Presets whose consumer is built and run here. Every preset is applied and graph-checked.
 fn presets_to_run() -> Vec<&'static str> {

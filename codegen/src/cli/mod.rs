@@ -42,7 +42,11 @@ pub enum Command {
     /// Show which rule, provider and roots every builtin target gets (or one target, and why).
     Explain(ExplainArgs),
     /// List the embedded policy presets.
-    Presets,
+    Presets {
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
 }
 
 /// Where the policy comes from.
@@ -156,20 +160,60 @@ pub(crate) fn stdout_is_terminal() -> bool {
 
 /// Parses the process arguments and runs the command.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    run(Cli::parse())
+}
+
+/// Runs the command line `args` (the first item is the program name), as the binary would.
+///
+/// ```
+/// let code = smithy_tls_codegen::cli::run_args(["smithy-tls", "presets"]);
+/// assert_eq!(code, std::process::ExitCode::SUCCESS);
+/// ```
+pub fn run_args<I, T>(args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    match Cli::try_parse_from(args) {
+        Ok(cli) => run(cli),
+        Err(e) => {
+            let _ = e.print();
+            ExitCode::from(if e.use_stderr() { EXIT_ERROR } else { EXIT_OK })
+        }
+    }
+}
+
+fn run(cli: Cli) -> ExitCode {
     match cli.command {
         Command::Apply(args) => rewrite::run(rewrite::Mode::Apply, args),
         Command::Check(args) => rewrite::run(rewrite::Mode::Check, args),
         Command::Diff(args) => rewrite::run(rewrite::Mode::Diff, args),
         Command::Explain(args) => explain::run(args),
-        Command::Presets => {
-            for (name, text) in presets::PRESETS {
-                let description = text
-                    .lines()
-                    .find_map(|l| l.strip_prefix("description = "))
-                    .map(|d| d.trim_matches('"'))
-                    .unwrap_or("");
-                println!("{name:<18} {description}");
+        Command::Presets { format } => {
+            let described: Vec<(&str, &str)> = presets::PRESETS
+                .iter()
+                .map(|(name, text)| {
+                    let description = text
+                        .lines()
+                        .find_map(|l| l.strip_prefix("description = "))
+                        .map(|d| d.trim_matches('"'))
+                        .unwrap_or("");
+                    (*name, description)
+                })
+                .collect();
+            match format {
+                Format::Human => {
+                    for (name, description) in described {
+                        println!("{name:<18} {description}");
+                    }
+                }
+                Format::Json => {
+                    let doc: Vec<_> = described
+                        .iter()
+                        .map(|(name, description)| serde_json::json!({ "name": name, "description": description }))
+                        .collect();
+                    println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+                }
             }
             ExitCode::from(EXIT_OK)
         }

@@ -93,7 +93,12 @@ impl RustlsBackend {
             return Err(Error::NoTrustRoots);
         }
 
-        let mut config = ClientConfig::builder_with_provider(Arc::new(crypto_provider(settings.provider)?))
+        let crypto = crypto_provider(settings.provider)?;
+        // Draw once from the provider's RNG here, on the warm-up thread: aws-lc seeds its DRBG
+        // (CPU-jitter entropy, tens of milliseconds) on first use, and the first handshake
+        // should not be the one to pay for it.
+        let _ = crypto.secure_random.fill(&mut [0u8; 32]);
+        let mut config = ClientConfig::builder_with_provider(Arc::new(crypto))
             .with_protocol_versions(PROTOCOL_VERSIONS)
             .map_err(tls_error)?
             .with_root_certificates(roots)

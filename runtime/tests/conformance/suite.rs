@@ -337,3 +337,34 @@ async fn session_resumption_can_be_disabled() {
     }
     assert_eq!(server.stats.resumed.lock().unwrap().clone(), vec![false, false]);
 }
+
+#[cfg(feature = "webpki")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webpki_roots_load_and_do_not_trust_a_private_ca() {
+    let ca = TestCa::new("private CA");
+    let server = server(&ca, Alpn::Http1Only).await;
+    let client = SmithyTlsClient::builder()
+        .provider(PROVIDER)
+        .trust_roots(smithy_default_tls::TrustRoots::Webpki)
+        .build()
+        .expect("client");
+    let err = call(&client, &no_timeouts(), get(&server.url("/"))).await.expect_err("private CA is not a public root");
+    let handshake = find_in_chain::<TlsHandshakeError>(&err).unwrap_or_else(|| panic!("{}", error_chain(&err)));
+    assert_eq!(handshake.kind(), HandshakeFailure::Certificate(CertificateProblem::UnknownIssuer), "{}", error_chain(&err));
+}
+
+#[cfg(feature = "webpki")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webpki_roots_plus_extra_pem_trust_both() {
+    let ca = TestCa::new("private CA");
+    let server = server(&ca, Alpn::Http1Only).await;
+    let client = SmithyTlsClient::builder()
+        .provider(PROVIDER)
+        .trust_roots(smithy_default_tls::TrustRoots::Webpki)
+        .extra_root_pem(&ca.pem)
+        .unwrap()
+        .build()
+        .expect("client");
+    let response = call(&client, &no_timeouts(), get(&server.url("/"))).await.expect("extra PEM on top of webpki");
+    assert_eq!(response.status().as_u16(), 200);
+}

@@ -22,6 +22,9 @@ impl Intercept for ReportConnection {
         _components: &RuntimeComponents,
         _cfg: &mut ConfigBag,
     ) -> Result<(), BoxError> {
+        #[cfg(not(feature = "report-connections"))]
+        let _ = context;
+        #[cfg(feature = "report-connections")]
         match context.response().extension::<smithy_default_tls::ConnectionInfo>() {
             Some(info) => {
                 let tls = info.tls.as_ref();
