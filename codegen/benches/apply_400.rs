@@ -65,6 +65,7 @@ fn main() {
         let started = Instant::now();
         let discovery = discover(tree.path(), &compiled.policy.runtime.package).expect("discover");
         let planned = plan(&compiled, &discovery).expect("plan");
+        let planned_at = started.elapsed();
         let written = write_plan(&planned).expect("write");
         let apply = started.elapsed();
         assert_eq!(planned.crates.len(), CRATES);
@@ -74,7 +75,13 @@ fn main() {
         let again = plan(&compiled, &discovery).expect("plan");
         let check = started.elapsed();
         assert!(again.is_up_to_date(), "check after apply must find nothing to change");
-        println!("Run:{run} apply_secs:{:.3} files_written:{written} check_secs:{:.3}", apply.as_secs_f64(), check.as_secs_f64());
+        println!(
+            "Run:{run} apply_secs:{:.3} (plan {:.3}, write {:.3}) files_written:{written} check_secs:{:.3}",
+            apply.as_secs_f64(),
+            planned_at.as_secs_f64(),
+            (apply - planned_at).as_secs_f64(),
+            check.as_secs_f64()
+        );
         apply_times.push(apply);
         check_times.push(check);
     }

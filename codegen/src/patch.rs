@@ -228,6 +228,111 @@ fn count_module_decls(file: &syn::File) -> usize {
 /// functions or calls to choose from; [`PatchError::InvalidResult`] if the result fails
 /// validation (a bug).
 pub fn patch_service_config(path: &Path, text: &str) -> Result<String, PatchError> {
+    // Fast path: a generated config.rs runs to thousands of lines, and the function we edit is
+    // a few dozen. Parse and patch just that function when it can be cut out unambiguously;
+    // anything unusual (or any error, for exact diagnostics) goes through the whole file.
+    if let Some(range) = function_extent(text, SERVICE_CONFIG_FN) {
+        if let Ok(patched) = patch_service_config_whole(path, &text[range.clone()]) {
+            let mut out = String::with_capacity(text.len() + patched.len() - range.len());
+            out.push_str(&text[..range.start]);
+            out.push_str(&patched);
+            out.push_str(&text[range.end..]);
+            return Ok(out);
+        }
+    }
+    patch_service_config_whole(path, text)
+}
+
+/// The byte range of the item `fn name` (from the start of its line to its closing brace), found
+/// without parsing the file; `None` unless the name occurs exactly once as `fn name` and its body
+/// braces balance under a lexer that skips comments, strings and character literals.
+fn function_extent(text: &str, name: &str) -> Option<std::ops::Range<usize>> {
+    let needle = format!("fn {name}");
+    let mut hits = text.match_indices(&needle).filter(|(i, _)| {
+        let after = text[i + needle.len()..].chars().next();
+        !matches!(after, Some(c) if c.is_alphanumeric() || c == '_')
+    });
+    let (at, _) = hits.next()?;
+    if hits.next().is_some() {
+        return None;
+    }
+    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let bytes = text.as_bytes();
+    let mut i = at + needle.len();
+    let mut depth = 0usize;
+    let mut opened = false;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                i = text[i..].find('\n').map_or(bytes.len(), |n| i + n);
+                continue;
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                let mut nesting = 1;
+                i += 2;
+                while i < bytes.len() && nesting > 0 {
+                    if bytes[i] == b'/' && bytes.get(i + 1) == Some(&b'*') {
+                        nesting += 1;
+                        i += 2;
+                    } else if bytes[i] == b'*' && bytes.get(i + 1) == Some(&b'/') {
+                        nesting -= 1;
+                        i += 2;
+                    } else {
+                        i += 1;
+                    }
+                }
+                continue;
+            }
+            b'r' if matches!(bytes.get(i + 1), Some(b'"') | Some(b'#')) && (i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_')) => {
+                let hashes = bytes[i + 1..].iter().take_while(|&&b| b == b'#').count();
+                if bytes.get(i + 1 + hashes) != Some(&b'"') {
+                    i += 1;
+                    continue;
+                }
+                let close = format!("\"{}", "#".repeat(hashes));
+                let body = i + 2 + hashes;
+                i = text[body..].find(&close).map(|n| body + n + close.len())?;
+                continue;
+            }
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+                continue;
+            }
+            b'\'' => {
+                // A char literal ('x', '\n', '\u{..}') or a lifetime ('a): skip only the former.
+                if bytes.get(i + 1) == Some(&b'\\') {
+                    i = text[i + 2..].find('\'').map(|n| i + 2 + n + 1)?;
+                    continue;
+                }
+                let next = text[i + 1..].chars().next()?;
+                if text[i + 1 + next.len_utf8()..].starts_with('\'') {
+                    i += 2 + next.len_utf8();
+                    continue;
+                }
+            }
+            b'{' => {
+                depth += 1;
+                opened = true;
+            }
+            b'}' => {
+                depth = depth.checked_sub(1)?;
+                if opened && depth == 0 {
+                    return Some(start..i + 1);
+                }
+            }
+            b';' if !opened => return None, // a declaration without a body
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+fn patch_service_config_whole(path: &Path, text: &str) -> Result<String, PatchError> {
     let src = Source::new(path, text);
     let file = src.parse()?;
     let anchor = match locate_service_config(&src, &file)? {
@@ -322,6 +427,16 @@ pub fn patch_service_config(path: &Path, text: &str) -> Result<String, PatchErro
 /// calls qualify (exactly the cases where [`patch_service_config`] fails for a reason other than
 /// a missing anchor).
 pub fn find_service_config_anchor(path: &Path, text: &str) -> Result<Option<AnchorInfo>, PatchError> {
+    if let Some(range) = function_extent(text, SERVICE_CONFIG_FN) {
+        if let Ok(Some(info)) = find_service_config_anchor_whole(path, &text[range.clone()]) {
+            let line_offset = text[..range.start].matches('\n').count();
+            return Ok(Some(AnchorInfo { line: info.line + line_offset, ..info }));
+        }
+    }
+    find_service_config_anchor_whole(path, text)
+}
+
+fn find_service_config_anchor_whole(path: &Path, text: &str) -> Result<Option<AnchorInfo>, PatchError> {
     let src = Source::new(path, text);
     let file = src.parse()?;
     Ok(match locate_service_config(&src, &file)? {
@@ -886,6 +1001,30 @@ impl<'a> Source<'a> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn function_extent_skips_braces_in_strings_comments_and_chars() {
+        let text = "// fn other() {\nconst A: &str = \"}\";\npub(crate) fn base_client_runtime_plugins(x: u8) -> u8 {\n    let s = \"{ not a brace\";\n    let r = r#\"}}\"#;\n    let c = '}';\n    let l: &'static str = \"x\";\n    /* } /* nested } */ */\n    if x > 0 { x } else { 0 }\n}\nfn after() {}\n";
+        let range = super::function_extent(text, "base_client_runtime_plugins").expect("found");
+        let item = &text[range];
+        assert!(item.starts_with("pub(crate) fn base_client_runtime_plugins"), "{item}");
+        assert!(item.ends_with("else { 0 }\n}"), "{item}");
+        syn::parse_file(item).expect("the extent is a whole item");
+        assert_eq!(super::function_extent("fn base_client_runtime_plugins();", "base_client_runtime_plugins"), None);
+        assert_eq!(super::function_extent("fn base_client_runtime_plugins() {} fn base_client_runtime_plugins() {}", "base_client_runtime_plugins"), None);
+        assert_eq!(super::function_extent("fn base_client_runtime_plugins_x() {}", "base_client_runtime_plugins"), None);
+    }
+
+    #[test]
+    fn fast_path_matches_the_whole_file_path_on_real_files() {
+        for dir in registry_crates("aws-sdk-sts") {
+            if let Some((path, text)) = real(&dir, "src/config.rs") {
+                let fast = patch_service_config(&path, &text);
+                let whole = patch_service_config_whole(&path, &text);
+                assert_eq!(fast, whole, "{}", path.display());
+            }
+        }
+    }
+
     use super::*;
     use std::path::PathBuf;
 

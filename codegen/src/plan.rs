@@ -102,11 +102,36 @@ pub fn plan(compiled: &CompiledPolicy, discovery: &Discovery) -> Result<Plan, Ve
         Ok(m) => m,
         Err(e) => return Err(vec![e.into()]),
     };
+    // Crates are independent: plan them on every core, then collect in discovery order.
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8);
+    let chunk = discovery.crates.len().div_ceil(workers).max(1);
+    let results: Vec<Result<Vec<FileChange>, PlanError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = discovery
+            .crates
+            .chunks(chunk)
+            .map(|batch| {
+                let module = &module;
+                scope.spawn(move || {
+                    batch
+                        .iter()
+                        .map(|krate| plan_crate(compiled, module, &krate.dir, &krate.rel_dir, krate.kind))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| match h.join() {
+                Ok(results) => results,
+                Err(panic) => std::panic::resume_unwind(panic),
+            })
+            .collect()
+    });
     let mut crates = Vec::new();
     let mut errors = Vec::new();
     let mut skipped = discovery.skipped.clone();
-    for krate in &discovery.crates {
-        match plan_crate(compiled, &module, &krate.dir, &krate.rel_dir, krate.kind) {
+    for (krate, result) in discovery.crates.iter().zip(results) {
+        match result {
             Ok(changes) => crates.push(CratePlan { name: krate.name.clone(), dir: krate.dir.clone(), kind: krate.kind, changes }),
             // The crate's code has a shape the tool cannot wire: leave it untouched and say why.
             Err(PlanError::Patch(e @ (PatchError::AnchorNotFound { .. } | PatchError::Ambiguous { .. }))) => {
