@@ -9,6 +9,7 @@ pub mod discover;
 pub mod emit;
 pub mod manifest;
 pub mod model;
+pub mod parallel;
 pub mod patch;
 pub mod plan;
 pub mod policy;

@@ -103,29 +103,8 @@ pub fn plan(compiled: &CompiledPolicy, discovery: &Discovery) -> Result<Plan, Ve
         Err(e) => return Err(vec![e.into()]),
     };
     // Crates are independent: plan them on every core, then collect in discovery order.
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8);
-    let chunk = discovery.crates.len().div_ceil(workers).max(1);
-    let results: Vec<Result<Vec<FileChange>, PlanError>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = discovery
-            .crates
-            .chunks(chunk)
-            .map(|batch| {
-                let module = &module;
-                scope.spawn(move || {
-                    batch
-                        .iter()
-                        .map(|krate| plan_crate(compiled, module, &krate.dir, &krate.rel_dir, krate.kind))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| match h.join() {
-                Ok(results) => results,
-                Err(panic) => std::panic::resume_unwind(panic),
-            })
-            .collect()
+    let results = crate::parallel::map_in_order(&discovery.crates, |krate| {
+        plan_crate(compiled, &module, &krate.dir, &krate.rel_dir, krate.kind)
     });
     let mut crates = Vec::new();
     let mut errors = Vec::new();

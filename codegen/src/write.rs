@@ -65,21 +65,7 @@ fn stage(change: &FileChange) -> Result<PathBuf, std::io::Error> {
 pub fn write_plan(plan: &Plan) -> Result<usize, WriteError> {
     let changes: Vec<&FileChange> = plan.changes().collect();
     // Stage on every core (file creation dominates on large trees), then rename in order.
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8);
-    let chunk = changes.len().div_ceil(workers).max(1);
-    let results: Vec<Result<PathBuf, std::io::Error>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = changes
-            .chunks(chunk)
-            .map(|batch| scope.spawn(move || batch.iter().map(|c| stage(c)).collect::<Vec<_>>()))
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| match h.join() {
-                Ok(results) => results,
-                Err(panic) => std::panic::resume_unwind(panic),
-            })
-            .collect()
-    });
+    let results: Vec<Result<PathBuf, std::io::Error>> = crate::parallel::map_in_order(&changes, |c| stage(c));
     let mut staged = Vec::with_capacity(changes.len());
     let mut failure = None;
     for (change, result) in changes.iter().zip(results) {

@@ -12,23 +12,18 @@ use cfg_expr::targets::{get_builtin_target_by_triple, TargetInfo};
 use smithy_tls_codegen::model::CompiledPolicy;
 use smithy_tls_codegen::{policy, presets, targets};
 
-/// Targets that must be compared: if rustc or cfg-expr lacks one of these, the test fails.
-const REQUIRED: &[&str] = &[
-    "x86_64-unknown-linux-gnu",
-    "aarch64-unknown-linux-gnu",
-    "x86_64-unknown-linux-musl",
-    "aarch64-apple-darwin",
-    "x86_64-apple-darwin",
-    "x86_64-pc-windows-msvc",
-    "x86_64-pc-windows-gnu",
-    "i686-pc-windows-msvc",
-    "aarch64-linux-android",
-    "wasm32-unknown-unknown",
-    "armv7-unknown-linux-gnueabihf",
-    "riscv64gc-unknown-linux-gnu",
-    "x86_64-unknown-freebsd",
-    "aarch64-apple-ios",
-];
+/// Targets that must be compared besides `targets::NOTABLE_TARGETS` (minus wasm32-wasip2, which
+/// is optional below): if rustc or cfg-expr lacks one of these, the test fails.
+const REQUIRED_EXTRA: &[&str] = &["i686-pc-windows-msvc", "x86_64-unknown-freebsd"];
+
+fn required() -> Vec<&'static str> {
+    targets::NOTABLE_TARGETS
+        .iter()
+        .copied()
+        .filter(|t| *t != "wasm32-wasip2")
+        .chain(REQUIRED_EXTRA.iter().copied())
+        .collect()
+}
 
 /// More targets, compared when both rustc and cfg-expr know them (skipped with a note otherwise).
 const OPTIONAL: &[&str] = &[
@@ -136,8 +131,9 @@ fn presets_pick_the_same_rule_as_rustc_would() {
 
     let mut compared = Vec::new();
     let mut problems = Vec::new();
-    for &triple in REQUIRED.iter().chain(OPTIONAL) {
-        let required = REQUIRED.contains(&triple);
+    let must = required();
+    for triple in must.iter().copied().chain(OPTIONAL.iter().copied()) {
+        let required = must.contains(&triple);
         let info = get_builtin_target_by_triple(triple);
         match (rustc_knows(triple), info) {
             (true, Some(info)) => {
