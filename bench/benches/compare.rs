@@ -509,6 +509,22 @@ fn main() {
     if wanted("rss") {
         rss(&server, &mut report);
     }
+    if let Ok(labels) = std::env::var("BENCH_CPU") {
+        // Diagnostic aid: client-process CPU seconds for one single-stream download per label.
+        let base = format!("https://localhost:{}", server.h1.port());
+        let exe = std::env::current_exe().expect("current exe");
+        for label in labels.split(',') {
+            let out = Command::new("/usr/bin/time")
+                .args(["-f", "CPU user=%U sys=%S wall=%e"])
+                .arg(&exe)
+                .args(["--download", label, "1"])
+                .env("BENCH_CA", &server.ca_pem)
+                .env("BENCH_BASE", &base)
+                .output()
+                .expect("time");
+            println!("{label}: {} {}", String::from_utf8_lossy(&out.stdout).trim(), String::from_utf8_lossy(&out.stderr).trim());
+        }
+    }
     if let Ok(label) = std::env::var("BENCH_PROFILE") {
         // Diagnostic aid, not part of the report: `perf record` one single-stream download.
         let base = format!("https://localhost:{}", server.h1.port());

@@ -144,6 +144,8 @@ pub fn prepare_sdk_tree(root: &Path, published: &[(&str, &str)], members: &[&str
         std::fs::create_dir_all(root.join("consumer/src")).expect("mkdir consumer");
         std::fs::copy(consumer.join("Cargo.toml.in"), root.join("consumer/Cargo.toml")).expect("consumer manifest");
         std::fs::copy(consumer.join("src/main.rs"), root.join("consumer/src/main.rs")).expect("consumer main");
+        std::fs::create_dir_all(root.join("consumer/src/bin")).expect("mkdir consumer bin");
+        std::fs::copy(consumer.join("src/bin/cold.rs"), root.join("consumer/src/bin/cold.rs")).expect("consumer cold");
         members.push("\"consumer\"".to_owned());
     }
     std::fs::write(
