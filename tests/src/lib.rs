@@ -264,3 +264,22 @@ impl MockAws {
         MockAws { addr, stats, task }
     }
 }
+
+/// A command for a consumer binary, with an environment that holds only what an SDK user's
+/// would for this test: credentials and region from the environment, the endpoint of `mock`,
+/// no profile files, IMDS off, and `bundle` as the trust store (SSL_CERT_FILE).
+pub fn consumer_command(binary: &Path, mock: &MockAws, scratch: &Path, bundle: &Path) -> Command {
+    let mut cmd = Command::new(binary);
+    cmd.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", scratch)
+        .env("AWS_ACCESS_KEY_ID", "AKIDE2E")
+        .env("AWS_SECRET_ACCESS_KEY", "e2e-secret")
+        .env("AWS_REGION", "us-east-1")
+        .env("AWS_ENDPOINT_URL", format!("https://localhost:{}", mock.addr.port()))
+        .env("AWS_EC2_METADATA_DISABLED", "true")
+        .env("AWS_CONFIG_FILE", scratch.join("no-config"))
+        .env("AWS_SHARED_CREDENTIALS_FILE", scratch.join("no-credentials"))
+        .env("SSL_CERT_FILE", bundle);
+    cmd
+}

@@ -52,15 +52,7 @@ fn sdk_shaped_cold_start_unmodified_vs_platform_default() {
     let mut samples: Vec<Vec<(f64, f64, f64)>> = vec![Vec::new(); binaries.len()];
     for _ in 0..runs {
         for (i, (_, binary)) in binaries.iter().enumerate() {
-            let out = Command::new(binary)
-                .env_clear()
-                .env("HOME", &scratch)
-                .env("AWS_ACCESS_KEY_ID", "AKIDCOLD")
-                .env("AWS_SECRET_ACCESS_KEY", "cold-secret")
-                .env("AWS_REGION", "us-east-1")
-                .env("AWS_ENDPOINT_URL", format!("https://localhost:{}", mock.addr.port()))
-                .env("AWS_EC2_METADATA_DISABLED", "true")
-                .env("SSL_CERT_FILE", &bundle)
+            let out = smithy_tls_e2e::consumer_command(binary, &mock, &scratch, &bundle)
                 .output()
                 .expect("run");
             let text = String::from_utf8_lossy(&out.stdout);

@@ -79,18 +79,7 @@ fn run_consumer(tree: &Path, binary: &Path, compiled: &CompiledPolicy, host: &st
     let runtime = tokio::runtime::Runtime::new().expect("tokio");
     let mock = runtime.block_on(MockAws::start(&ca));
     let started = Instant::now();
-    let out = Command::new(binary)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", &scratch)
-        .env("AWS_ACCESS_KEY_ID", "AKIDE2E")
-        .env("AWS_SECRET_ACCESS_KEY", "e2e-secret")
-        .env("AWS_REGION", "us-east-1")
-        .env("AWS_ENDPOINT_URL", format!("https://localhost:{}", mock.addr.port()))
-        .env("AWS_EC2_METADATA_DISABLED", "true")
-        .env("AWS_CONFIG_FILE", scratch.join("no-config"))
-        .env("AWS_SHARED_CREDENTIALS_FILE", scratch.join("no-credentials"))
-        .env("SSL_CERT_FILE", &bundle)
+    let out = smithy_tls_e2e::consumer_command(binary, &mock, &scratch, &bundle)
         .output()
         .expect("run consumer");
     let elapsed = started.elapsed();
