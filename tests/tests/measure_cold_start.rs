@@ -8,6 +8,7 @@
 //! cargo test -p smithy-tls-e2e --test measure_cold_start -- --ignored --nocapture
 //! ```
 
+use std::path::Path;
 use std::process::Command;
 
 use smithy_tls_e2e::support::TestCa;
@@ -49,6 +50,15 @@ fn sdk_shaped_cold_start_unmodified_vs_platform_default() {
     std::fs::write(&bundle, &ca.pem).expect("CA");
     let runtime = tokio::runtime::Runtime::new().expect("tokio");
     let mock = runtime.block_on(MockAws::start(&ca));
+    if let Ok(out_file) = std::env::var("COLD_PERF") {
+        // Diagnostic aid: one run of each binary under `perf record` (files <COLD_PERF>-<variant>).
+        for (variant, binary) in &binaries {
+            let mut cmd = smithy_tls_e2e::consumer_command(Path::new("perf"), &mock, &scratch, &bundle);
+            cmd.args(["record", "-F", "20000", "-g", "-o"]).arg(format!("{out_file}-{variant}")).arg("--").arg(binary);
+            let out = cmd.output().expect("perf");
+            println!("perf {variant}: {} {}", String::from_utf8_lossy(&out.stdout).trim(), out.status);
+        }
+    }
     let mut samples: Vec<Vec<(f64, f64, f64)>> = vec![Vec::new(); binaries.len()];
     for _ in 0..runs {
         for (i, (_, binary)) in binaries.iter().enumerate() {
