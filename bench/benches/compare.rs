@@ -544,7 +544,10 @@ fn main() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/benchmarks");
     std::fs::create_dir_all(&dir).expect("mkdir docs/benchmarks");
     let header = format!("# Benchmark results\n\nMachine: {machine}; client and server share it. Produced by `cargo bench -p smithy-tls-bench --bench compare`; see ../BENCHMARKS.md.\n");
-    std::fs::write(dir.join("results.md"), format!("{header}{}", report.markdown)).expect("write results.md");
+    // Diagnostic-only runs (BENCH_PROFILE, BENCH_CPU) produce no report: keep the last one.
+    if !report.markdown.is_empty() {
+        std::fs::write(dir.join("results.md"), format!("{header}{}", report.markdown)).expect("write results.md");
+    }
     if !report.throughput.is_empty() {
         std::fs::write(dir.join("throughput.svg"), chart(&report)).expect("write chart");
     }
