@@ -126,8 +126,10 @@ async fn throughput(server: &BenchServer, report: &mut Report) {
     let total = env_number("BENCH_MIB", 1024) << 20;
     let part = 8u64 << 20;
     let contenders = selected_throughput_contenders();
-    let clients: Vec<(Contender, SharedHttpClient)> = contenders.iter().map(|c| (*c, c.build(&server.ca_pem))).collect();
-    let scenarios: [(&str, bool, usize); 4] = [("h1 single", false, 1), ("h1 8x8MiB", false, 8), ("h2 single", true, 1), ("h2 8x8MiB", true, 8)];
+    let clients: Vec<(Contender, SharedHttpClient)> =
+        contenders.iter().map(|c| (*c, c.build(&server.ca_pem))).collect();
+    let scenarios: [(&str, bool, usize); 4] =
+        [("h1 single", false, 1), ("h1 8x8MiB", false, 8), ("h2 single", true, 1), ("h2 8x8MiB", true, 8)];
     let mut results: BTreeMap<(String, String), Vec<f64>> = BTreeMap::new();
     println!("\n## Throughput: {} MiB to RAM per run, {runs} runs, clients interleaved round-robin", total >> 20);
     for (scenario, h2, parallel) in scenarios {
@@ -164,10 +166,8 @@ async fn throughput(server: &BenchServer, report: &mut Report) {
     for p in PROVIDERS {
         let ours = Contender::Ours(p).label();
         let theirs = Contender::Upstream(p).label();
-        let ratios: Vec<String> = scenarios
-            .iter()
-            .map(|(s, _, _)| format!("{:.2}", t(s, &ours) / t(s, &theirs)))
-            .collect();
+        let ratios: Vec<String> =
+            scenarios.iter().map(|(s, _, _)| format!("{:.2}", t(s, &ours) / t(s, &theirs))).collect();
         let h2_vs_h1 = format!(
             "{:.2}, {:.2}",
             t("h2 single", &ours) / t("h1 single", &ours),
@@ -241,7 +241,12 @@ fn syscalls(server: &BenchServer, report: &mut Report) {
         "\n## System calls per MiB received (strace -f -c, one {mib} MiB download over HTTP/1.1, whole client process)\n\n| client | streams | read-side calls / MiB | write-side calls / MiB | all calls / MiB | most frequent / MiB |\n|---|---|---|---|---|---|\n"
     );
     let exe = std::env::current_exe().expect("current exe");
-    for c in [Contender::Ours("s2n-tls"), Contender::Upstream("s2n-tls"), Contender::Ours("rustls-aws-lc"), Contender::Upstream("rustls-aws-lc")] {
+    for c in [
+        Contender::Ours("s2n-tls"),
+        Contender::Upstream("s2n-tls"),
+        Contender::Ours("rustls-aws-lc"),
+        Contender::Upstream("rustls-aws-lc"),
+    ] {
         for parallel in ["1", "8"] {
             let out_file = std::env::temp_dir().join(format!("smithy-tls-strace-{}.txt", std::process::id()));
             let status = Command::new("strace")
@@ -327,7 +332,8 @@ fn cold_start(server: &BenchServer, report: &mut Report) {
 fn cold_start_with_gap(server: &BenchServer, report: &mut Report, gap_ms: u64) {
     let runs = env_number("BENCH_COLD_RUNS", 15);
     let url = format!("https://localhost:{}/obj/1024", server.h1.port());
-    let contenders: Vec<Contender> = PROVIDERS.iter().flat_map(|p| [Contender::Ours(p), Contender::Upstream(p)]).collect();
+    let contenders: Vec<Contender> =
+        PROVIDERS.iter().flat_map(|p| [Contender::Ours(p), Contender::Upstream(p)]).collect();
     let mut samples: BTreeMap<String, Vec<(f64, f64, f64)>> = BTreeMap::new();
     println!("\n## Cold start: fresh process, build client, {gap_ms} ms of other start-up work, one request ({runs} runs each, interleaved)");
     for _ in 0..runs {
@@ -335,7 +341,11 @@ fn cold_start_with_gap(server: &BenchServer, report: &mut Report, gap_ms: u64) {
             let started = Instant::now();
             let out = child(
                 &["--cold-start", &c.label()],
-                &[("BENCH_CA", server.ca_pem.clone()), ("BENCH_URL", url.clone()), ("BENCH_COLD_GAP_MS", gap_ms.to_string())],
+                &[
+                    ("BENCH_CA", server.ca_pem.clone()),
+                    ("BENCH_URL", url.clone()),
+                    ("BENCH_COLD_GAP_MS", gap_ms.to_string()),
+                ],
             );
             let wall = started.elapsed().as_secs_f64() * 1e3;
             let construct = field(&out, "construct_us=") / 1e3;
@@ -365,7 +375,8 @@ fn cold_start_with_gap(server: &BenchServer, report: &mut Report, gap_ms: u64) {
     md.push_str("\n| provider | ours / upstream (construction + first request, median) |\n|---|---|\n");
     for p in PROVIDERS {
         let total = |label: String| median(&samples[&label].iter().map(|x| x.0 + x.1).collect::<Vec<_>>());
-        let _ = writeln!(md, "| {p} | {:.2} |", total(Contender::Ours(p).label()) / total(Contender::Upstream(p).label()));
+        let _ =
+            writeln!(md, "| {p} | {:.2} |", total(Contender::Ours(p).label()) / total(Contender::Upstream(p).label()));
     }
     print!("{md}");
     report.markdown.push_str(&md);
@@ -394,7 +405,11 @@ async fn new_connections(server: &BenchServer, report: &mut Report) {
     }
     md.push_str("\n| provider | ours / upstream |\n|---|---|\n");
     for p in PROVIDERS {
-        let _ = writeln!(md, "| {p} | {:.2} |", rates[&Contender::Ours(p).label()] / rates[&Contender::Upstream(p).label()]);
+        let _ = writeln!(
+            md,
+            "| {p} | {:.2} |",
+            rates[&Contender::Ours(p).label()] / rates[&Contender::Upstream(p).label()]
+        );
     }
     print!("{md}");
     report.markdown.push_str(&md);
@@ -402,7 +417,9 @@ async fn new_connections(server: &BenchServer, report: &mut Report) {
 
 fn rss(server: &BenchServer, report: &mut Report) {
     let base = format!("https://localhost:{}", server.h1.port());
-    let mut md = String::from("\n## Peak RSS during the 8-way download (fresh process, h1)\n\n| client | peak RSS (MiB) |\n|---|---|\n");
+    let mut md = String::from(
+        "\n## Peak RSS during the 8-way download (fresh process, h1)\n\n| client | peak RSS (MiB) |\n|---|---|\n",
+    );
     for c in PROVIDERS.iter().flat_map(|p| [Contender::Ours(p), Contender::Upstream(p)]) {
         let out = child(&["--rss", &c.label()], &[("BENCH_CA", server.ca_pem.clone()), ("BENCH_BASE", base.clone())]);
         let _ = writeln!(md, "| {} | {:.1} |", c.label(), field(&out, "peak_kib=") / 1024.0);
@@ -421,7 +438,15 @@ async fn negotiated(server: &BenchServer, report: &mut Report) {
             fetch(&client, &format!("https://localhost:{}/obj/16", addr.port()), None, &mut sink, false).await;
             let h = server.handshakes.lock().expect("lock").get(before).cloned();
             if let Some(h) = h {
-                let _ = writeln!(md, "| {} | {port_name} | {} | {} | {} | {} |", c.label(), h.version, h.cipher, h.group, h.alpn);
+                let _ = writeln!(
+                    md,
+                    "| {} | {port_name} | {} | {} | {} | {} |",
+                    c.label(),
+                    h.version,
+                    h.cipher,
+                    h.group,
+                    h.alpn
+                );
             }
         }
     }
@@ -522,7 +547,11 @@ fn main() {
                 .env("BENCH_BASE", &base)
                 .output()
                 .expect("time");
-            println!("{label}: {} {}", String::from_utf8_lossy(&out.stdout).trim(), String::from_utf8_lossy(&out.stderr).trim());
+            println!(
+                "{label}: {} {}",
+                String::from_utf8_lossy(&out.stdout).trim(),
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
         }
     }
     if let Ok(label) = std::env::var("BENCH_PROFILE") {

@@ -20,7 +20,7 @@ use hyper_util::rt::{TokioExecutor, TokioIo};
 
 /// The certificate authority and server identities (shared with the runtime's tests).
 #[path = "../../runtime/tests/support/mod.rs"]
-#[allow(dead_code, unreachable_pub)]
+#[allow(unreachable_pub)]
 pub mod support;
 
 /// What one TLS handshake negotiated, seen from the server.
@@ -95,7 +95,10 @@ fn parse_range(header: Option<&http::HeaderValue>, len: u64) -> Option<(u64, u64
     (start <= end && end < len).then_some((start, end))
 }
 
-async fn serve(req: http::Request<hyper::body::Incoming>, block: Bytes) -> Result<http::Response<SliceBody>, Infallible> {
+async fn serve(
+    req: http::Request<hyper::body::Incoming>,
+    block: Bytes,
+) -> Result<http::Response<SliceBody>, Infallible> {
     let len: u64 = req.uri().path().strip_prefix("/obj/").and_then(|n| n.parse().ok()).unwrap_or(0);
     let (status, start, end) = match parse_range(req.headers().get("range"), len) {
         Some((a, b)) => (206, a, b),
@@ -120,12 +123,16 @@ impl BenchServer {
         let handshakes: Arc<Mutex<Vec<Negotiated>>> = Arc::default();
         let mut addrs = Vec::new();
         for alpn in [vec![b"http/1.1".to_vec()], vec![b"h2".to_vec(), b"http/1.1".to_vec()]] {
-            let mut config = rustls::ServerConfig::builder_with_provider(Arc::new(rustls::crypto::aws_lc_rs::default_provider()))
-                .with_safe_default_protocol_versions()
-                .expect("versions")
-                .with_no_client_auth()
-                .with_single_cert(identity.chain.clone(), rustls::pki_types::PrivateKeyDer::Pkcs8(identity.key.clone_key()))
-                .expect("certificate");
+            let mut config =
+                rustls::ServerConfig::builder_with_provider(Arc::new(rustls::crypto::aws_lc_rs::default_provider()))
+                    .with_safe_default_protocol_versions()
+                    .expect("versions")
+                    .with_no_client_auth()
+                    .with_single_cert(
+                        identity.chain.clone(),
+                        rustls::pki_types::PrivateKeyDer::Pkcs8(identity.key.clone_key()),
+                    )
+                    .expect("certificate");
             config.alpn_protocols = alpn;
             config.send_tls13_tickets = 2;
             let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
@@ -145,10 +152,19 @@ impl BenchServer {
                             let (_, conn) = tls.get_ref();
                             handshakes.lock().expect("lock").push(Negotiated {
                                 version: conn.protocol_version().map(|v| format!("{v:?}")).unwrap_or_default(),
-                                cipher: conn.negotiated_cipher_suite().map(|s| format!("{:?}", s.suite())).unwrap_or_default(),
-                                group: conn.negotiated_key_exchange_group().map(|g| format!("{:?}", g.name())).unwrap_or_default(),
+                                cipher: conn
+                                    .negotiated_cipher_suite()
+                                    .map(|s| format!("{:?}", s.suite()))
+                                    .unwrap_or_default(),
+                                group: conn
+                                    .negotiated_key_exchange_group()
+                                    .map(|g| format!("{:?}", g.name()))
+                                    .unwrap_or_default(),
                                 resumed: matches!(conn.handshake_kind(), Some(rustls::HandshakeKind::Resumed)),
-                                alpn: conn.alpn_protocol().map(|p| String::from_utf8_lossy(p).into_owned()).unwrap_or_default(),
+                                alpn: conn
+                                    .alpn_protocol()
+                                    .map(|p| String::from_utf8_lossy(p).into_owned())
+                                    .unwrap_or_default(),
                             });
                         }
                         let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
@@ -186,14 +202,22 @@ impl BenchServer {
 pub fn components() -> RuntimeComponents {
     RuntimeComponentsBuilder::for_tests()
         .with_sleep_impl(Some(SharedAsyncSleep::new(TokioSleep::new())))
-        .with_time_source(Some(aws_smithy_async::time::SharedTimeSource::new(aws_smithy_async::time::SystemTimeSource::new())))
+        .with_time_source(Some(aws_smithy_async::time::SharedTimeSource::new(
+            aws_smithy_async::time::SystemTimeSource::new(),
+        )))
         .build()
         .expect("components")
 }
 
 /// GET `url` (optionally a byte range) through `client` the way an SDK does, copying the body
 /// into `sink` as it arrives. Returns the number of bytes received.
-pub async fn fetch(client: &SharedHttpClient, url: &str, range: Option<(u64, u64)>, sink: &mut Vec<u8>, close: bool) -> u64 {
+pub async fn fetch(
+    client: &SharedHttpClient,
+    url: &str,
+    range: Option<(u64, u64)>,
+    sink: &mut Vec<u8>,
+    close: bool,
+) -> u64 {
     let connector = client.http_connector(&HttpConnectorSettings::default(), &components());
     let mut request = http::Request::get(url);
     if let Some((a, b)) = range {
@@ -236,7 +260,8 @@ pub async fn download(client: &SharedHttpClient, base: &str, total: u64, paralle
         assert_eq!(got, total);
         return elapsed;
     }
-    let parts: Vec<(u64, u64)> = (0..total.div_ceil(part)).map(|i| (i * part, ((i + 1) * part).min(total) - 1)).collect();
+    let parts: Vec<(u64, u64)> =
+        (0..total.div_ceil(part)).map(|i| (i * part, ((i + 1) * part).min(total) - 1)).collect();
     let queue = Arc::new(Mutex::new(parts.into_iter()));
     let mut workers = Vec::new();
     for _ in 0..parallel {
@@ -272,14 +297,21 @@ pub fn median(values: &[f64]) -> f64 {
 /// The peak resident set size of this process, from /proc (Linux), in KiB.
 pub fn peak_rss_kib() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    status.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
 /// One line describing the machine, for reports.
 pub fn machine_description() -> String {
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
-        .and_then(|c| c.lines().find_map(|l| l.strip_prefix("model name")).map(|v| v.trim_start_matches([' ', '\t', ':']).to_owned()))
+        .and_then(|c| {
+            c.lines()
+                .find_map(|l| l.strip_prefix("model name"))
+                .map(|v| v.trim_start_matches([' ', '\t', ':']).to_owned())
+        })
         .unwrap_or_else(|| "unknown CPU".to_owned());
     let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0);
     let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();

@@ -26,7 +26,8 @@ fn write_crate(root: &Path, index: usize) {
         .expect("fixture manifest")
         .replace("fixture-sdk-alpha", &format!("aws-sdk-synthetic{index:03}"));
     std::fs::write(dir.join("Cargo.toml"), manifest).expect("write manifest");
-    std::fs::write(dir.join("src/lib.rs"), std::fs::read_to_string(fixture.join("src/lib.rs")).expect("lib")).expect("write lib");
+    std::fs::write(dir.join("src/lib.rs"), std::fs::read_to_string(fixture.join("src/lib.rs")).expect("lib"))
+        .expect("write lib");
     let mut config = std::fs::read_to_string(fixture.join("src/config.rs")).expect("config");
     // Pad to the size of a real generated config.rs: builder setters with docs.
     for i in 0..120 {
@@ -52,7 +53,10 @@ fn main() {
     let lines_per_config = {
         let scratch = tempfile::tempdir().expect("tempdir");
         write_crate(scratch.path(), 0);
-        std::fs::read_to_string(scratch.path().join("aws-sdk-synthetic000/src/config.rs")).expect("read").lines().count()
+        std::fs::read_to_string(scratch.path().join("aws-sdk-synthetic000/src/config.rs"))
+            .expect("read")
+            .lines()
+            .count()
     };
     println!("synthetic tree: {CRATES} crates, config.rs of {lines_per_config} lines each; {RUNS} runs");
     let mut apply_times = Vec::new();

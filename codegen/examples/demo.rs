@@ -32,7 +32,9 @@ fn main() -> ExitCode {
     let preset: Vec<String> = std::env::args().skip(1).collect();
     let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
     let example = manifest_dir.join("tests/fixtures/trees");
-    let target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| manifest_dir.parent().unwrap_or(manifest_dir).join("target"));
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| manifest_dir.parent().unwrap_or(manifest_dir).join("target"));
     let sdk = target.join("smithy-tls-demo/sdk");
     let _ = std::fs::remove_dir_all(&sdk);
     if let Err(e) = copy_tree(&example, &sdk) {

@@ -135,8 +135,9 @@ mod tests {
     fn renders_file_line_column_snippet_and_help() {
         let text = "a = 1\nprovider = \"openssl\"\n";
         let start = text.find("\"openssl\"").unwrap();
-        let d = Diagnostic::error("P003", "unknown provider `openssl`", Path::new("policy.toml"), text, start..start + 9)
-            .with_help("use one of: rustls-aws-lc, rustls-ring, s2n-tls, none");
+        let d =
+            Diagnostic::error("P003", "unknown provider `openssl`", Path::new("policy.toml"), text, start..start + 9)
+                .with_help("use one of: rustls-aws-lc, rustls-ring, s2n-tls, none");
         assert_eq!(
             d.to_string(),
             "error[P003]: unknown provider `openssl`\n --> policy.toml:2:12\n  |\n2 | provider = \"openssl\"\n  |            ^^^^^^^^^\n  = help: use one of: rustls-aws-lc, rustls-ring, s2n-tls, none"

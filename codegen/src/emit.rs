@@ -106,7 +106,8 @@ pub fn render_module(compiled: &CompiledPolicy) -> Result<String, EmitError> {
         let predicate = predicate_tokens(rule)?;
         let provider = format_ident!("{}", rule.provider.runtime_variant().unwrap_or("RustlsAwsLc"));
         let roots = format_ident!("{}", rule.roots.map_or("Native", |r| r.runtime_variant()));
-        let note = format!(" Rule `{}`: {} with {} roots.", rule.name, rule.provider, rule.roots.map_or("-", |r| r.name()));
+        let note =
+            format!(" Rule `{}`: {} with {} roots.", rule.name, rule.provider, rule.roots.map_or("-", |r| r.name()));
         selections.push(quote! {
             #[doc = #note]
             #[cfg(all(feature = "default-https-client", #predicate))]

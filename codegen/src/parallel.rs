@@ -12,10 +12,8 @@ pub fn map_in_order<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync
     let chunk = items.len().div_ceil(workers).max(1);
     let work = &work;
     std::thread::scope(|scope| {
-        let handles: Vec<_> = items
-            .chunks(chunk)
-            .map(|batch| scope.spawn(move || batch.iter().map(work).collect::<Vec<R>>()))
-            .collect();
+        let handles: Vec<_> =
+            items.chunks(chunk).map(|batch| scope.spawn(move || batch.iter().map(work).collect::<Vec<R>>())).collect();
         handles
             .into_iter()
             .flat_map(|h| match h.join() {

@@ -156,10 +156,7 @@ pub fn patch_crate_root(path: &Path, text: &str) -> Result<String, PatchError> {
             };
             let end = src.end_of(end_span)?;
             let indent = src.indent_of_line_at(src.start_of(m.mod_token.span)?);
-            let lines = [
-                format!("{indent}// {MARKER} {CRATE_ROOT_NOTE}"),
-                format!("{indent}pub mod {MODULE_NAME};"),
-            ];
+            let lines = [format!("{indent}// {MARKER} {CRATE_ROOT_NOTE}"), format!("{indent}pub mod {MODULE_NAME};")];
             if src.rest_is_ignorable(end) {
                 src.lines_after_line_of(end, &lines)
             } else {
@@ -179,29 +176,23 @@ pub fn patch_crate_root(path: &Path, text: &str) -> Result<String, PatchError> {
                 insert.push_str(nl);
             }
             insert.push_str(&format!("// {MARKER} {CRATE_ROOT_NOTE}{nl}pub mod {MODULE_NAME};{nl}"));
-            Edit {
-                at: text.len(),
-                text: insert,
-            }
+            Edit { at: text.len(), text: insert }
         }
     };
     let out = apply(text, vec![edit]);
     let patched = src.reparse(&out)?;
     let count = count_module_decls(&patched);
     if count != 1 {
-        return Err(src.invalid(format!(
-            "expected exactly one top-level `mod {MODULE_NAME}` after patching, found {count}"
-        )));
+        return Err(
+            src.invalid(format!("expected exactly one top-level `mod {MODULE_NAME}` after patching, found {count}"))
+        );
     }
     Ok(out)
 }
 
 /// Number of top-level `mod default_http_client` items.
 fn count_module_decls(file: &syn::File) -> usize {
-    file.items
-        .iter()
-        .filter(|item| matches!(item, syn::Item::Mod(m) if m.ident == MODULE_NAME))
-        .count()
+    file.items.iter().filter(|item| matches!(item, syn::Item::Mod(m) if m.ident == MODULE_NAME)).count()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -283,7 +274,9 @@ fn function_extent(text: &str, name: &str) -> Option<std::ops::Range<usize>> {
                 }
                 continue;
             }
-            b'r' if matches!(bytes.get(i + 1), Some(b'"') | Some(b'#')) && (i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_')) => {
+            b'r' if matches!(bytes.get(i + 1), Some(b'"') | Some(b'#'))
+                && (i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_')) =>
+            {
                 let hashes = bytes[i + 1..].iter().take_while(|&&b| b == b'#').count();
                 if bytes.get(i + 1 + hashes) != Some(&b'"') {
                     i += 1;
@@ -372,10 +365,7 @@ fn patch_service_config_whole(path: &Path, text: &str) -> Result<String, PatchEr
     let close = src.end_of(anchor.close_paren)?;
     let edit = if src.starts_its_line(dot) {
         let indent = src.indent_of_line_at(dot);
-        let lines = [
-            format!("{indent}// {MARKER} {SERVICE_CONFIG_NOTE}"),
-            format!("{indent}{hook}"),
-        ];
+        let lines = [format!("{indent}// {MARKER} {SERVICE_CONFIG_NOTE}"), format!("{indent}{hook}")];
         if src.rest_is_ignorable(close) {
             src.lines_after_line_of(close, &lines)
         } else {
@@ -386,16 +376,10 @@ fn patch_service_config_whole(path: &Path, text: &str) -> Result<String, PatchEr
                 insert.push_str(nl);
                 insert.push_str(line);
             }
-            Edit {
-                at: close,
-                text: insert,
-            }
+            Edit { at: close, text: insert }
         }
     } else {
-        Edit {
-            at: close,
-            text: format!(" /* {MARKER} {SERVICE_CONFIG_NOTE} */ {hook}"),
-        }
+        Edit { at: close, text: format!(" /* {MARKER} {SERVICE_CONFIG_NOTE} */ {hook}") }
     };
     let out = apply(text, vec![edit]);
 
@@ -441,14 +425,8 @@ fn find_service_config_anchor_whole(path: &Path, text: &str) -> Result<Option<An
     let file = src.parse()?;
     Ok(match locate_service_config(&src, &file)? {
         ServiceConfigState::NoFunction | ServiceConfigState::NoAnchor { .. } => None,
-        ServiceConfigState::AlreadyPatched { line } => Some(AnchorInfo {
-            line,
-            already_patched: true,
-        }),
-        ServiceConfigState::Anchor(anchor) => Some(AnchorInfo {
-            line: anchor.line,
-            already_patched: false,
-        }),
+        ServiceConfigState::AlreadyPatched { line } => Some(AnchorInfo { line, already_patched: true }),
+        ServiceConfigState::Anchor(anchor) => Some(AnchorInfo { line: anchor.line, already_patched: false }),
     })
 }
 
@@ -497,9 +475,7 @@ fn locate_service_config(src: &Source<'_>, file: &syn::File) -> Result<ServiceCo
         return Ok(ServiceConfigState::AlreadyPatched { line });
     }
     match calls.anchors.as_slice() {
-        [] => Ok(ServiceConfigState::NoAnchor {
-            fn_line: fn_span.start().line,
-        }),
+        [] => Ok(ServiceConfigState::NoAnchor { fn_line: fn_span.start().line }),
         [one] => Ok(ServiceConfigState::Anchor(ServiceAnchor {
             line: anchor_line(one),
             dot: one.dot_token.spans[0],
@@ -566,10 +542,7 @@ impl<'ast> Visit<'ast> for ChainCalls<'ast> {
 }
 
 fn chain_calls(block: &syn::Block) -> ChainCalls<'_> {
-    let mut calls = ChainCalls {
-        anchors: Vec::new(),
-        hooks: Vec::new(),
-    };
+    let mut calls = ChainCalls { anchors: Vec::new(), hooks: Vec::new() };
     calls.visit_block(block);
     calls
 }
@@ -659,10 +632,7 @@ pub fn patch_aws_config_loader(path: &Path, text: &str) -> Result<String, PatchE
 
     let mut edits = Vec::new();
     if needs_mut {
-        edits.push(Edit {
-            at: src.start_of(receiver.self_token.span)?,
-            text: "mut ".to_owned(),
-        });
+        edits.push(Edit { at: src.start_of(receiver.self_token.span)?, text: "mut ".to_owned() });
     }
     if !has_hook {
         let open = src.end_of(load.block.brace_token.span.open())?;
@@ -704,10 +674,7 @@ pub fn patch_aws_config_loader(path: &Path, text: &str) -> Result<String, PatchE
                 Ok(())
             }
         }
-        other => Err(format!(
-            "expected one `ConfigLoader::load` after patching, found {}",
-            other.len()
-        )),
+        other => Err(format!("expected one `ConfigLoader::load` after patching, found {}", other.len())),
     };
     ok.map_err(|message| src.invalid(message))?;
     Ok(out)
@@ -763,10 +730,7 @@ impl<'ast> Visit<'ast> for LoaderSearch<'ast> {
 }
 
 fn find_loader(file: &syn::File) -> LoaderSearch<'_> {
-    let mut search = LoaderSearch {
-        loads: Vec::new(),
-        structs: Vec::new(),
-    };
+    let mut search = LoaderSearch { loads: Vec::new(), structs: Vec::new() };
     search.visit_file(file);
     search
 }
@@ -782,9 +746,7 @@ fn type_is_named(ty: &syn::Type, name: &str) -> bool {
 }
 
 fn has_named_field(s: &syn::ItemStruct, name: &str) -> bool {
-    s.fields
-        .iter()
-        .any(|f| f.ident.as_ref().is_some_and(|ident| ident == name))
+    s.fields.iter().any(|f| f.ident.as_ref().is_some_and(|ident| ident == name))
 }
 
 /// Number of calls of a path ending in `default_http_client::default_http_client` in `block`.
@@ -842,29 +804,16 @@ struct Source<'a> {
 
 impl<'a> Source<'a> {
     fn new(path: &'a Path, text: &'a str) -> Self {
-        let base = if text.starts_with('\u{feff}') {
-            '\u{feff}'.len_utf8()
-        } else {
-            0
-        };
+        let base = if text.starts_with('\u{feff}') { '\u{feff}'.len_utf8() } else { 0 };
         let mut line_starts = vec![base];
         line_starts.extend(text.char_indices().filter(|&(_, c)| c == '\n').map(|(i, _)| i + 1));
-        Source {
-            path,
-            text,
-            base,
-            line_starts,
-        }
+        Source { path, text, base, line_starts }
     }
 
     fn parse(&self) -> Result<syn::File, PatchError> {
         syn::parse_file(&self.text[self.base..]).map_err(|e| {
             let at = e.span().start();
-            let (line, column) = if at.line == 0 {
-                (self.line_starts.len(), 1)
-            } else {
-                (at.line, at.column + 1)
-            };
+            let (line, column) = if at.line == 0 { (self.line_starts.len(), 1) } else { (at.line, at.column + 1) };
             let lexes = self.text[self.base..].parse::<proc_macro2::TokenStream>().is_ok();
             let message = if lexes {
                 e.to_string()
@@ -873,12 +822,7 @@ impl<'a> Source<'a> {
                  character or block comment)"
                     .to_owned()
             };
-            PatchError::Parse {
-                path: self.path.to_owned(),
-                line,
-                column,
-                message,
-            }
+            PatchError::Parse { path: self.path.to_owned(), line, column, message }
         })
     }
 
@@ -891,10 +835,7 @@ impl<'a> Source<'a> {
     }
 
     fn invalid(&self, message: String) -> PatchError {
-        PatchError::InvalidResult {
-            path: self.path.to_owned(),
-            message,
-        }
+        PatchError::InvalidResult { path: self.path.to_owned(), message }
     }
 
     /// `"\r\n"` if the file uses CRLF line endings, else `"\n"`.
@@ -938,10 +879,7 @@ impl<'a> Source<'a> {
     /// Byte offset of the start of the line containing `offset`.
     fn line_start(&self, offset: usize) -> usize {
         let idx = self.line_starts.partition_point(|&start| start <= offset);
-        self.line_starts
-            .get(idx.saturating_sub(1))
-            .copied()
-            .unwrap_or(self.base)
+        self.line_starts.get(idx.saturating_sub(1)).copied().unwrap_or(self.base)
     }
 
     /// Byte offset of the `\n` ending the line containing `offset`, if any.
@@ -990,10 +928,7 @@ impl<'a> Source<'a> {
                     text.push_str(nl);
                     text.push_str(line);
                 }
-                Edit {
-                    at: self.text.len(),
-                    text,
-                }
+                Edit { at: self.text.len(), text }
             }
         }
     }
@@ -1010,8 +945,17 @@ mod tests {
         assert!(item.ends_with("else { 0 }\n}"), "{item}");
         syn::parse_file(item).expect("the extent is a whole item");
         assert_eq!(super::function_extent("fn base_client_runtime_plugins();", "base_client_runtime_plugins"), None);
-        assert_eq!(super::function_extent("fn base_client_runtime_plugins() {} fn base_client_runtime_plugins() {}", "base_client_runtime_plugins"), None);
-        assert_eq!(super::function_extent("fn base_client_runtime_plugins_x() {}", "base_client_runtime_plugins"), None);
+        assert_eq!(
+            super::function_extent(
+                "fn base_client_runtime_plugins() {} fn base_client_runtime_plugins() {}",
+                "base_client_runtime_plugins"
+            ),
+            None
+        );
+        assert_eq!(
+            super::function_extent("fn base_client_runtime_plugins_x() {}", "base_client_runtime_plugins"),
+            None
+        );
     }
 
     #[test]
@@ -1075,16 +1019,8 @@ mod tests {
         assert_ne!(out, input, "{name}: nothing was inserted");
         syn::parse_file(out.trim_start_matches('\u{feff}'))
             .unwrap_or_else(|e| panic!("{name}: output does not parse: {e}"));
-        assert_eq!(
-            out.matches(hook).count(),
-            input.matches(hook).count() + 1,
-            "{name}: hook count"
-        );
-        assert_eq!(
-            f(&fx(name), &out).as_deref(),
-            Ok(out.as_str()),
-            "{name}: not idempotent"
-        );
+        assert_eq!(out.matches(hook).count(), input.matches(hook).count() + 1, "{name}: hook count");
+        assert_eq!(f(&fx(name), &out).as_deref(), Ok(out.as_str()), "{name}: not idempotent");
         out
     }
 
@@ -1110,12 +1046,7 @@ mod tests {
     #[test]
     fn crate_root_without_mods_appends_after_inner_attributes() {
         let input = fixture("lib_no_mods.rs");
-        let out = patch_ok(
-            patch_crate_root,
-            "lib_no_mods.rs",
-            &input,
-            "pub mod default_http_client;",
-        );
+        let out = patch_ok(patch_crate_root, "lib_no_mods.rs", &input, "pub mod default_http_client;");
         assert!(out.starts_with(&input));
         snapshot("crate_root_no_mods", &out);
 
@@ -1164,11 +1095,7 @@ mod tests {
         let input = format!("\u{feff}{}", fixture("lib_root.rs").replace('\n', "\r\n"));
         let out = patch_ok(patch_crate_root, "lib_root.rs", &input, "pub mod default_http_client;");
         assert!(out.starts_with('\u{feff}'));
-        assert_eq!(
-            out.matches('\n').count(),
-            out.matches("\r\n").count(),
-            "mixed line endings"
-        );
+        assert_eq!(out.matches('\n').count(), out.matches("\r\n").count(), "mixed line endings");
         assert_eq!(inserted_lines(&input, &out).map(|l| l.len()), Some(2));
     }
 
@@ -1179,10 +1106,7 @@ mod tests {
         let input = fixture("config_formatted.rs");
         assert_eq!(
             find_service_config_anchor(&fx("config_formatted.rs"), &input),
-            Ok(Some(AnchorInfo {
-                line: 19,
-                already_patched: false
-            }))
+            Ok(Some(AnchorInfo { line: 19, already_patched: false }))
         );
         let out = patch_ok(patch_service_config, "config_formatted.rs", &input, SERVICE_HOOK);
         let indent = " ".repeat(24);
@@ -1200,10 +1124,7 @@ mod tests {
         assert_eq!(lines[at + 1].trim(), "// user config");
         assert_eq!(
             find_service_config_anchor(&fx("config_formatted.rs"), &out),
-            Ok(Some(AnchorInfo {
-                line: 19,
-                already_patched: true
-            }))
+            Ok(Some(AnchorInfo { line: 19, already_patched: true }))
         );
         snapshot("service_config_formatted", &out);
     }
@@ -1236,10 +1157,7 @@ mod tests {
         let input = fixture("config_use_import.rs");
         assert_eq!(
             find_service_config_anchor(&fx("config_use_import.rs"), &input),
-            Ok(Some(AnchorInfo {
-                line: 9,
-                already_patched: false
-            }))
+            Ok(Some(AnchorInfo { line: 9, already_patched: false }))
         );
         let out = patch_ok(patch_service_config, "config_use_import.rs", &input, SERVICE_HOOK);
         // The anchor is the last call: the `;` moves after the hook.
@@ -1255,11 +1173,7 @@ mod tests {
     fn service_config_crlf_bom_and_tabs() {
         let input = format!("\u{feff}{}", fixture("config_formatted.rs").replace('\n', "\r\n"));
         let out = patch_ok(patch_service_config, "config_formatted.rs", &input, SERVICE_HOOK);
-        assert_eq!(
-            out.matches('\n').count(),
-            out.matches("\r\n").count(),
-            "mixed line endings"
-        );
+        assert_eq!(out.matches('\n').count(), out.matches("\r\n").count(), "mixed line endings");
         assert_eq!(inserted_lines(&input, &out).map(|l| l.len()), Some(2));
 
         let input = "fn base_client_runtime_plugins() -> P {\n\tP::new()\n\t\t.with_client_plugins(default_plugins(x))\n\t\t.with_client_plugin(y)\n}\n";
@@ -1281,10 +1195,7 @@ mod tests {
             matches!(&err, PatchError::AnchorNotFound { what, .. } if what.contains("base_client_runtime_plugins"))
         );
         let msg = err.to_string();
-        assert!(
-            msg.starts_with("fixtures/config_no_fn.rs: cannot find fn `base_client_runtime_plugins`"),
-            "{msg}"
-        );
+        assert!(msg.starts_with("fixtures/config_no_fn.rs: cannot find fn `base_client_runtime_plugins`"), "{msg}");
         assert!(msg.contains("leave this crate out of the policy"), "{msg}");
         assert_eq!(find_service_config_anchor(&fx("config_no_fn.rs"), &input), Ok(None));
     }
@@ -1303,54 +1214,28 @@ mod tests {
     fn service_config_two_candidates_is_ambiguous() {
         let input = fixture("config_two_anchors.rs");
         let err = patch_service_config(&fx("config_two_anchors.rs"), &input).unwrap_err();
-        assert!(
-            matches!(&err, PatchError::Ambiguous { lines, .. } if *lines == vec![4, 7]),
-            "{err:?}"
-        );
+        assert!(matches!(&err, PatchError::Ambiguous { lines, .. } if *lines == vec![4, 7]), "{err:?}");
         let msg = err.to_string();
-        assert!(
-            msg.starts_with("fixtures/config_two_anchors.rs: lines 4, 7: found 2 candidates"),
-            "{msg}"
-        );
-        assert_eq!(
-            find_service_config_anchor(&fx("config_two_anchors.rs"), &input),
-            Err(err)
-        );
+        assert!(msg.starts_with("fixtures/config_two_anchors.rs: lines 4, 7: found 2 candidates"), "{msg}");
+        assert_eq!(find_service_config_anchor(&fx("config_two_anchors.rs"), &input), Err(err));
 
         let two_fns = "fn base_client_runtime_plugins() {}\nmod m {\n    fn base_client_runtime_plugins() {}\n}\n";
         let err = patch_service_config(&fx("two.rs"), two_fns).unwrap_err();
-        assert!(
-            matches!(&err, PatchError::Ambiguous { lines, .. } if *lines == vec![1, 3]),
-            "{err:?}"
-        );
+        assert!(matches!(&err, PatchError::Ambiguous { lines, .. } if *lines == vec![1, 3]), "{err:?}");
     }
 
     #[test]
     fn service_config_syntax_error() {
         let input = fixture("config_syntax_error.rs");
         let err = patch_service_config(&fx("config_syntax_error.rs"), &input).unwrap_err();
-        let PatchError::Parse { line, column, .. } = &err else {
-            panic!("{err:?}")
-        };
+        let PatchError::Parse { line, column, .. } = &err else { panic!("{err:?}") };
         assert_eq!(*line, 4, "{err}");
         assert!(*column > 1);
         let msg = err.to_string();
-        assert!(
-            msg.starts_with(&format!("fixtures/config_syntax_error.rs:4:{column}: cannot parse")),
-            "{msg}"
-        );
-        assert_eq!(
-            find_service_config_anchor(&fx("config_syntax_error.rs"), &input),
-            Err(err.clone())
-        );
-        assert!(matches!(
-            patch_crate_root(&fx("x.rs"), &input),
-            Err(PatchError::Parse { line: 4, .. })
-        ));
-        assert!(matches!(
-            patch_aws_config_loader(&fx("x.rs"), &input),
-            Err(PatchError::Parse { line: 4, .. })
-        ));
+        assert!(msg.starts_with(&format!("fixtures/config_syntax_error.rs:4:{column}: cannot parse")), "{msg}");
+        assert_eq!(find_service_config_anchor(&fx("config_syntax_error.rs"), &input), Err(err.clone()));
+        assert!(matches!(patch_crate_root(&fx("x.rs"), &input), Err(PatchError::Parse { line: 4, .. })));
+        assert!(matches!(patch_aws_config_loader(&fx("x.rs"), &input), Err(PatchError::Parse { line: 4, .. })));
         // Lexer errors point at the mismatched closer, or at the unclosed opener.
         let err = patch_service_config(&fx("lex.rs"), "fn a() {\n    let b = (1, 2;\n    c\n}\n").unwrap_err();
         assert!(
@@ -1367,10 +1252,7 @@ mod tests {
         assert_eq!(patch_service_config(&fx("c.rs"), input).as_deref(), Ok(input));
         assert_eq!(
             find_service_config_anchor(&fx("c.rs"), input),
-            Ok(Some(AnchorInfo {
-                line: 2,
-                already_patched: true
-            }))
+            Ok(Some(AnchorInfo { line: 2, already_patched: true }))
         );
     }
 
@@ -1399,11 +1281,7 @@ mod tests {
     fn loader_already_mut_self_with_tabs_nested() {
         let input = fixture("loader_mut_self.rs");
         let out = patch_ok(patch_aws_config_loader, "loader_mut_self.rs", &input, LOADER_HOOK);
-        assert_eq!(
-            inserted_lines(&input, &out).map(|l| l.len()),
-            Some(4),
-            "receiver must stay as is"
-        );
+        assert_eq!(inserted_lines(&input, &out).map(|l| l.len()), Some(4), "receiver must stay as is");
         assert!(out.contains("\t\t\t\tif self.http_client.is_none() {\n\t\t\t\t\tself.http_client ="));
         snapshot("loader_mut_self", &out);
     }
@@ -1439,17 +1317,11 @@ mod tests {
 
         // `load(&self)`, trait impls and non-async `load` do not qualify.
         let input = "impl ConfigLoader { async fn load(&self) {} fn load2(self) {} }\nimpl Load for ConfigLoader { async fn load(self) {} }\n";
-        assert!(matches!(
-            patch_aws_config_loader(&fx("l.rs"), input),
-            Err(PatchError::AnchorNotFound { .. })
-        ));
+        assert!(matches!(patch_aws_config_loader(&fx("l.rs"), input), Err(PatchError::AnchorNotFound { .. })));
 
         let input = "#[cfg(a)]\nimpl ConfigLoader {\n    async fn load(self) {}\n}\n#[cfg(not(a))]\nimpl ConfigLoader {\n    async fn load(self) {}\n}\n";
         let err = patch_aws_config_loader(&fx("l.rs"), input).unwrap_err();
-        assert!(
-            matches!(&err, PatchError::Ambiguous { lines, .. } if *lines == vec![3, 7]),
-            "{err:?}"
-        );
+        assert!(matches!(&err, PatchError::Ambiguous { lines, .. } if *lines == vec![3, 7]), "{err:?}");
     }
 
     // ----- robustness ------------------------------------------------------------------------
@@ -1484,9 +1356,8 @@ mod tests {
         for index in std::fs::read_dir(src).into_iter().flatten().flatten() {
             for dir in std::fs::read_dir(index.path()).into_iter().flatten().flatten() {
                 let name = dir.file_name().to_string_lossy().into_owned();
-                let is_version = name
-                    .strip_prefix(&prefix)
-                    .is_some_and(|v| v.starts_with(|c: char| c.is_ascii_digit()));
+                let is_version =
+                    name.strip_prefix(&prefix).is_some_and(|v| v.starts_with(|c: char| c.is_ascii_digit()));
                 if is_version {
                     found.push(dir.path());
                 }
@@ -1515,12 +1386,7 @@ mod tests {
         let out = f(path, input).unwrap_or_else(|e| panic!("{e}"));
         syn::parse_file(&out).unwrap_or_else(|e| panic!("{}: output does not parse: {e}", path.display()));
         assert_eq!(out.matches(hook).count(), 1, "{}: hook count", path.display());
-        assert_eq!(
-            f(path, &out).as_deref(),
-            Ok(out.as_str()),
-            "{}: not idempotent",
-            path.display()
-        );
+        assert_eq!(f(path, &out).as_deref(), Ok(out.as_str()), "{}: not idempotent", path.display());
         let comparable = match undo {
             Some((from, to)) => out.replacen(from, to, 1),
             None => out.clone(),
@@ -1528,11 +1394,7 @@ mod tests {
         let inserted = inserted_lines(input, &comparable)
             .unwrap_or_else(|| panic!("{}: output is not the input plus inserted lines", path.display()));
         assert_eq!(inserted.len(), expected_inserted, "{}: {inserted:#?}", path.display());
-        assert!(
-            inserted[0].trim_start().starts_with("// smithy-tls:"),
-            "{}",
-            path.display()
-        );
+        assert!(inserted[0].trim_start().starts_with("// smithy-tls:"), "{}", path.display());
         println!("ok: {}", path.display());
     }
 

@@ -111,11 +111,17 @@ pub fn plan(compiled: &CompiledPolicy, discovery: &Discovery) -> Result<Plan, Ve
     let mut skipped = discovery.skipped.clone();
     for (krate, result) in discovery.crates.iter().zip(results) {
         match result {
-            Ok(changes) => crates.push(CratePlan { name: krate.name.clone(), dir: krate.dir.clone(), kind: krate.kind, changes }),
-            // The crate's code has a shape the tool cannot wire: leave it untouched and say why.
-            Err(PlanError::Patch(e @ (PatchError::AnchorNotFound { .. } | PatchError::Ambiguous { .. }))) => {
-                skipped.push(SkippedCrate { name: krate.name.clone(), dir: krate.dir.clone(), reason: e.to_string(), unsupported: true })
+            Ok(changes) => {
+                crates.push(CratePlan { name: krate.name.clone(), dir: krate.dir.clone(), kind: krate.kind, changes })
             }
+            // The crate's code has a shape the tool cannot wire: leave it untouched and say why.
+            Err(PlanError::Patch(e @ (PatchError::AnchorNotFound { .. } | PatchError::Ambiguous { .. }))) => skipped
+                .push(SkippedCrate {
+                    name: krate.name.clone(),
+                    dir: krate.dir.clone(),
+                    reason: e.to_string(),
+                    unsupported: true,
+                }),
             Err(e) => errors.push(e),
         }
     }
@@ -142,7 +148,11 @@ fn plan_crate(
     let manifest = read(&manifest_path)?;
     let edit = ManifestEdit {
         compiled,
-        runtime: RuntimeDepSpec { package: &runtime.package, version: &runtime.version, path: relative_path.as_deref() },
+        runtime: RuntimeDepSpec {
+            package: &runtime.package,
+            version: &runtime.version,
+            path: relative_path.as_deref(),
+        },
         legacy_rustls: compiled.policy.legacy_rustls,
     };
     let updated = edit_manifest(&manifest_path, &manifest, &edit)?;

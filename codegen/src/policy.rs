@@ -151,10 +151,17 @@ pub fn parse_policy(source: PolicySource) -> Result<ParsedPolicy, Diagnostics> {
     let all_names = rules.iter().map(|r| r.name.as_str()).chain(fallback.as_ref().map(|(r, _)| r.name.as_str()));
     for (i, rule_name) in all_names.enumerate() {
         if seen.contains(&rule_name) {
-            let span = spans.get(i).map(|s| s.table.clone()).or_else(|| fallback.as_ref().map(|(_, s)| s.table.clone()));
+            let span =
+                spans.get(i).map(|s| s.table.clone()).or_else(|| fallback.as_ref().map(|(_, s)| s.table.clone()));
             parser.diagnostics.push(
-                Diagnostic::error("P006", format!("rule name `{rule_name}` is used twice"), &source.path, &source.text, span.unwrap_or(0..0))
-                    .with_help("give every rule a distinct name"),
+                Diagnostic::error(
+                    "P006",
+                    format!("rule name `{rule_name}` is used twice"),
+                    &source.path,
+                    &source.text,
+                    span.unwrap_or(0..0),
+                )
+                .with_help("give every rule a distinct name"),
             );
         }
         seen.push(rule_name);
@@ -168,11 +175,7 @@ pub fn parse_policy(source: PolicySource) -> Result<ParsedPolicy, Diagnostics> {
     };
     spans.push(fallback_span);
     let content_hash = format!("{:x}", Sha256::digest(source.text.as_bytes()));
-    Ok(ParsedPolicy {
-        policy: Policy { name, runtime, legacy_rustls, rules, fallback, content_hash },
-        source,
-        spans,
-    })
+    Ok(ParsedPolicy { policy: Policy { name, runtime, legacy_rustls, rules, fallback, content_hash }, source, spans })
 }
 
 struct Parser<'a> {
@@ -258,7 +261,9 @@ impl Parser<'_> {
                 if Path::new(p).is_absolute() || p.contains('\\') {
                     let d = self
                         .diag("P007", "`path` must be relative to the SDK root, with `/` separators", span)
-                        .with_help("e.g. path = \"smithy-default-tls\" when the runtime crate sits beside the SDK crates");
+                        .with_help(
+                            "e.g. path = \"smithy-default-tls\" when the runtime crate sits beside the SDK crates",
+                        );
                     self.push(d);
                 }
                 Some(p.trim_end_matches('/').to_owned())
@@ -292,7 +297,8 @@ impl Parser<'_> {
 
     fn rule(&mut self, table: &Table, with_cfg: bool) -> Option<(Rule, RuleSpans)> {
         let where_ = if with_cfg { "[[rule]]" } else { "[fallback]" };
-        let allowed: &[&str] = if with_cfg { &["name", "cfg", "provider", "roots"] } else { &["name", "provider", "roots"] };
+        let allowed: &[&str] =
+            if with_cfg { &["name", "cfg", "provider", "roots"] } else { &["name", "provider", "roots"] };
         self.check_keys(table, allowed, where_);
         let table_span = table.span().unwrap_or(0..0);
         let name = self.required_str(table, "name", table_span.clone(), where_);
@@ -321,9 +327,9 @@ impl Parser<'_> {
         let provider = match self.string_value(table, "provider", where_) {
             None => {
                 if table.get("provider").is_none() {
-                    let d = self.diag("P004", format!("missing `provider` in {where_}"), table_span.clone()).with_help(
-                        "add provider = \"rustls-aws-lc\" | \"rustls-ring\" | \"s2n-tls\" | \"none\"",
-                    );
+                    let d = self
+                        .diag("P004", format!("missing `provider` in {where_}"), table_span.clone())
+                        .with_help("add provider = \"rustls-aws-lc\" | \"rustls-ring\" | \"s2n-tls\" | \"none\"");
                     self.push(d);
                 }
                 None

@@ -19,10 +19,10 @@ pub const DEFAULT_PRESET: &str = "platform-default";
 /// assert!(smithy_tls_codegen::presets::preset("nope").is_none());
 /// ```
 pub fn preset(name: &str) -> Option<PolicySource> {
-    PRESETS.iter().find(|(n, _)| *n == name).map(|(n, text)| PolicySource {
-        path: format!("<preset:{n}>").into(),
-        text: (*text).to_owned(),
-    })
+    PRESETS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(n, text)| PolicySource { path: format!("<preset:{n}>").into(), text: (*text).to_owned() })
 }
 
 /// Every preset's name.

@@ -124,9 +124,7 @@ pub fn matches(predicate: &str, target: &TargetInfo) -> bool {
 /// flag lines). Used to check the builtin list against the compiler.
 pub fn matches_rustc_cfg(predicate: &str, rustc_cfg: &str) -> Result<bool, String> {
     let expr = Expression::parse(predicate).map_err(|e| e.to_string())?;
-    let has = |key: &str, value: &str| {
-        rustc_cfg.lines().any(|l| l.trim() == format!("{key}=\"{value}\""))
-    };
+    let has = |key: &str, value: &str| rustc_cfg.lines().any(|l| l.trim() == format!("{key}=\"{value}\""));
     Ok(expr.eval(|p| match p {
         Predicate::Target(tp) => match tp {
             TargetPredicate::Os(v) => has("target_os", v.as_str()),
@@ -178,7 +176,11 @@ fn exclusive(own: Option<&str>, earlier: &[String]) -> String {
         (Some(own), true) => own.to_owned(),
         (Some(own), false) => {
             // Splice a leading all(..) so the result reads all(a, b, not(..)), not all(all(a, b), not(..)).
-            let own = own.strip_prefix("all(").and_then(|rest| rest.strip_suffix(')')).filter(|inner| !inner.trim().is_empty() && balanced(inner)).unwrap_or(own);
+            let own = own
+                .strip_prefix("all(")
+                .and_then(|rest| rest.strip_suffix(')'))
+                .filter(|inner| !inner.trim().is_empty() && balanced(inner))
+                .unwrap_or(own);
             format!("all({own}, not({}))", any_of(earlier))
         }
         (None, true) => "all()".to_owned(),
@@ -224,7 +226,9 @@ pub fn compile(parsed: &ParsedPolicy) -> Result<CompiledPolicy, Diagnostics> {
             } else {
                 let covering: Vec<&str> = all_rules[..index]
                     .iter()
-                    .filter(|r| ALL_BUILTINS.iter().any(|t| matches(own, t) && r.cfg.as_deref().is_some_and(|c| matches(c, t))))
+                    .filter(|r| {
+                        ALL_BUILTINS.iter().any(|t| matches(own, t) && r.cfg.as_deref().is_some_and(|c| matches(c, t)))
+                    })
                     .map(|r| r.name.as_str())
                     .collect();
                 parsed
@@ -288,7 +292,12 @@ pub fn compile(parsed: &ParsedPolicy) -> Result<CompiledPolicy, Diagnostics> {
                 parsed
                     .diagnostic(
                         "P015",
-                        format!("target {} is served by {} rules ({})", target.triple.as_str(), serving.len(), serving.join(", ")),
+                        format!(
+                            "target {} is served by {} rules ({})",
+                            target.triple.as_str(),
+                            serving.len(),
+                            serving.join(", ")
+                        ),
                         span,
                     )
                     .with_help("this is a bug in smithy-tls: please report it with the policy file"),
@@ -323,7 +332,12 @@ pub fn matrix(compiled: &CompiledPolicy) -> Vec<MatrixRow> {
         for target in &rule.targets {
             rows.insert(
                 target,
-                MatrixRow { target: target.clone(), rule: rule.name.clone(), provider: rule.provider, roots: rule.roots },
+                MatrixRow {
+                    target: target.clone(),
+                    rule: rule.name.clone(),
+                    provider: rule.provider,
+                    roots: rule.roots,
+                },
             );
         }
     }
@@ -352,7 +366,12 @@ pub fn explain(compiled: &CompiledPolicy, triple: &str) -> Option<Explanation> {
         if hit {
             return Some(Explanation {
                 target: triple.to_owned(),
-                row: MatrixRow { target: triple.to_owned(), rule: rule.name.clone(), provider: rule.provider, roots: rule.roots },
+                row: MatrixRow {
+                    target: triple.to_owned(),
+                    rule: rule.name.clone(),
+                    provider: rule.provider,
+                    roots: rule.roots,
+                },
                 considered,
             });
         }

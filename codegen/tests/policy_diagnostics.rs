@@ -118,7 +118,14 @@ roots = "webpki"
 "#;
     let diags = parse_errors(text);
     assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
-    check(&diags[0], "P002", 2, 1, "unknown key `colour` in the top level", "allowed keys here: name, description, runtime, features, rule, fallback");
+    check(
+        &diags[0],
+        "P002",
+        2,
+        1,
+        "unknown key `colour` in the top level",
+        "allowed keys here: name, description, runtime, features, rule, fallback",
+    );
     // The marker covers the key, not the value.
     assert_eq!(diags[0].width, "colour".len());
 }
@@ -144,7 +151,14 @@ roots = "webpki"
 "#;
     let diags = parse_errors(text);
     assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
-    check(&diags[0], "P002", 11, 1, "unknown key `priority` in [[rule]]", "allowed keys here: name, cfg, provider, roots");
+    check(
+        &diags[0],
+        "P002",
+        11,
+        1,
+        "unknown key `priority` in [[rule]]",
+        "allowed keys here: name, cfg, provider, roots",
+    );
 }
 
 #[test]
@@ -161,7 +175,14 @@ provider = "rustls-ring"
 roots = "webpki"
 "#;
     let diags = parse_errors(text);
-    check(only(&diags, "P002"), "P002", 8, 1, "unknown key `cfg` in [fallback]", "allowed keys here: name, provider, roots");
+    check(
+        only(&diags, "P002"),
+        "P002",
+        8,
+        1,
+        "unknown key `cfg` in [fallback]",
+        "allowed keys here: name, provider, roots",
+    );
 }
 
 #[test]
@@ -184,7 +205,14 @@ roots = "webpki"
 "#;
     let diags = parse_errors(text);
     assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
-    check(&diags[0], "P003", 9, 12, "unknown provider `openssl`", "use one of: rustls-aws-lc, rustls-ring, s2n-tls, none");
+    check(
+        &diags[0],
+        "P003",
+        9,
+        12,
+        "unknown provider `openssl`",
+        "use one of: rustls-aws-lc, rustls-ring, s2n-tls, none",
+    );
     // The marker covers the whole quoted value.
     assert_eq!(diags[0].width, "\"openssl\"".len());
 }
@@ -566,7 +594,14 @@ roots = "webpki"
 "#;
     let diags = compile_errors(text);
     assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
-    check(&diags[0], "P011", 25, 7, "rule `linux-or-mac` can never match: earlier rules (wasm, linux, apple)", "remove it");
+    check(
+        &diags[0],
+        "P011",
+        25,
+        7,
+        "rule `linux-or-mac` can never match: earlier rules (wasm, linux, apple)",
+        "remove it",
+    );
 }
 
 #[test]
@@ -594,7 +629,14 @@ roots = "webpki"
 "#;
     let diags = compile_errors(text);
     assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
-    check(&diags[0], "P012", 13, 7, "rule `mac` matches no builtin rustc target", "target_os = \"macos\", not \"darwin\"");
+    check(
+        &diags[0],
+        "P012",
+        13,
+        7,
+        "rule `mac` matches no builtin rustc target",
+        "target_os = \"macos\", not \"darwin\"",
+    );
 }
 
 #[test]
@@ -623,7 +665,14 @@ roots = "webpki"
     let diags = compile_errors(text);
     assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
     let d = &diags[0];
-    check(d, "P013", 14, 12, "provider `s2n-tls` of rule `windows` cannot serve", "s2n-tls builds only for Linux and macOS");
+    check(
+        d,
+        "P013",
+        14,
+        12,
+        "provider `s2n-tls` of rule `windows` cannot serve",
+        "s2n-tls builds only for Linux and macOS",
+    );
     assert!(d.message.contains("x86_64-pc-windows-msvc") || d.message.contains(" more"), "{}", d.message);
     assert!(d.message.contains("aarch64-pc-windows-msvc"), "{}", d.message);
 }
@@ -681,7 +730,14 @@ roots = "webpki"
         // The rule on wasm32, and the fallback on the remaining wasm targets (wasm64, …).
         let on_rule: Vec<&Diagnostic> = diags.iter().filter(|d| d.line == 9).collect();
         assert_eq!(on_rule.len(), 1, "{provider}:\n{}", Diagnostics(diags.clone()));
-        check(on_rule[0], "P013", 9, 12, &format!("provider `{provider}` of rule `browser` cannot serve"), "wasm targets have no sockets");
+        check(
+            on_rule[0],
+            "P013",
+            9,
+            12,
+            &format!("provider `{provider}` of rule `browser` cannot serve"),
+            "wasm targets have no sockets",
+        );
         assert!(on_rule[0].message.contains("wasm32-unknown-unknown"), "{}", on_rule[0].message);
     }
 }
@@ -700,7 +756,14 @@ roots = "native"
 "#;
     let diags = compile_errors(text);
     assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
-    check(&diags[0], "P013", 8, 12, "provider `rustls-aws-lc` of rule `everywhere` cannot serve", "use provider \"none\"");
+    check(
+        &diags[0],
+        "P013",
+        8,
+        12,
+        "provider `rustls-aws-lc` of rule `everywhere` cannot serve",
+        "use provider \"none\"",
+    );
     // Four targets are named, the rest counted.
     assert!(diags[0].message.contains(" more"), "{}", diags[0].message);
 }
@@ -862,7 +925,8 @@ roots = "webpki"
 "#;
     let parsed = parse(text).unwrap();
     // The fallback is left with nothing, which is not an error (only [[rule]]s are checked).
-    let c = targets::compile(&parsed).unwrap_or_else(|d| panic!("{}", d.0.iter().take(3).map(|d| d.to_string()).collect::<Vec<_>>().join("\n\n")));
+    let c = targets::compile(&parsed)
+        .unwrap_or_else(|d| panic!("{}", d.0.iter().take(3).map(|d| d.to_string()).collect::<Vec<_>>().join("\n\n")));
     let wasm = c.rules[0].targets.len();
     assert_eq!(c.rules[1].targets.len() + wasm, targets::builtin_target_count());
     assert!(c.rules[2].targets.is_empty());

@@ -11,7 +11,11 @@ fn compiled(name: &str) -> smithy_tls_codegen::model::CompiledPolicy {
 }
 
 fn provider_for(compiled: &smithy_tls_codegen::model::CompiledPolicy, triple: &str) -> Provider {
-    targets::matrix(compiled).into_iter().find(|r| r.target == triple).unwrap_or_else(|| panic!("{triple} missing")).provider
+    targets::matrix(compiled)
+        .into_iter()
+        .find(|r| r.target == triple)
+        .unwrap_or_else(|| panic!("{triple} missing"))
+        .provider
 }
 
 #[test]
@@ -38,7 +42,12 @@ fn platform_default_picks_per_platform() {
 #[test]
 fn portable_uses_ring_where_aws_lc_is_hard_to_build() {
     let c = compiled("portable");
-    for t in ["x86_64-pc-windows-gnu", "armv7-unknown-linux-gnueabihf", "riscv64gc-unknown-linux-gnu", "x86_64-unknown-linux-musl"] {
+    for t in [
+        "x86_64-pc-windows-gnu",
+        "armv7-unknown-linux-gnueabihf",
+        "riscv64gc-unknown-linux-gnu",
+        "x86_64-unknown-linux-musl",
+    ] {
         assert_eq!(provider_for(&c, t), Provider::RustlsRing, "{t}");
     }
     assert_eq!(provider_for(&c, "x86_64-unknown-linux-gnu"), Provider::RustlsAwsLc);

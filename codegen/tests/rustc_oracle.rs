@@ -76,13 +76,15 @@ fn rustc_output(args: &[&str]) -> Result<String, String> {
 }
 
 fn rustc_cfg(triple: &str) -> String {
-    rustc_output(&["--print", "cfg", "--target", triple]).unwrap_or_else(|e| panic!("rustc --print cfg --target {triple}: {e}"))
+    rustc_output(&["--print", "cfg", "--target", triple])
+        .unwrap_or_else(|e| panic!("rustc --print cfg --target {triple}: {e}"))
 }
 
 fn compiled_presets() -> Vec<CompiledPolicy> {
     presets::names()
         .map(|name| {
-            let parsed = policy::parse_policy(presets::preset(name).unwrap()).unwrap_or_else(|d| panic!("{name}:\n{d}"));
+            let parsed =
+                policy::parse_policy(presets::preset(name).unwrap()).unwrap_or_else(|d| panic!("{name}:\n{d}"));
             targets::compile(&parsed).unwrap_or_else(|d| panic!("{name}:\n{d}"))
         })
         .collect()

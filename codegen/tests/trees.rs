@@ -49,10 +49,8 @@ fn diff_of(plan: &Plan, root: &Path) -> String {
 }
 
 fn cases() -> Vec<String> {
-    let mut cases: Vec<String> = std::fs::read_dir(fixtures())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
+    let mut cases: Vec<String> =
+        std::fs::read_dir(fixtures()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     cases.sort();
     cases
 }
@@ -66,7 +64,10 @@ fn snapshot_diffs_for_every_fixture_and_preset() {
             let planned = plan_tree(root.path(), &compiled);
             let mut report = diff_of(&planned, root.path());
             for skipped in &planned.skipped {
-                report.push_str(&format!("skipped {} (unsupported: {}): {}\n", skipped.name, skipped.unsupported, skipped.reason));
+                report.push_str(&format!(
+                    "skipped {} (unsupported: {}): {}\n",
+                    skipped.name, skipped.unsupported, skipped.reason
+                ));
             }
             insta::with_settings!({
                 snapshot_suffix => format!("{case}@{preset}"),
@@ -93,7 +94,11 @@ fn apply_then_plan_is_a_no_op_and_deterministic() {
             assert_eq!(first, again, "{case}@{preset}: planning must be deterministic");
             write_plan(&first).unwrap();
             let after = plan_tree(root.path(), &compiled);
-            assert!(after.is_up_to_date(), "{case}@{preset}: second run must change nothing:\n{}", diff_of(&after, root.path()));
+            assert!(
+                after.is_up_to_date(),
+                "{case}@{preset}: second run must change nothing:\n{}",
+                diff_of(&after, root.path())
+            );
         }
     }
 }
@@ -106,17 +111,27 @@ fn switching_policy_rewrites_cleanly() {
         let b = compiled("portable");
         write_plan(&plan_tree(root.path(), &a)).unwrap();
         write_plan(&plan_tree(root.path(), &b)).unwrap();
-        let via_a: Vec<(PathBuf, String)> = std::fs::read_dir(root.path().join(case)).unwrap().map(|e| {
-            let p = e.unwrap().path();
-            let text = if p.is_file() { std::fs::read_to_string(&p).unwrap() } else { String::new() };
-            (p, text)
-        }).collect();
+        let via_a: Vec<(PathBuf, String)> = std::fs::read_dir(root.path().join(case))
+            .unwrap()
+            .map(|e| {
+                let p = e.unwrap().path();
+                let text = if p.is_file() { std::fs::read_to_string(&p).unwrap() } else { String::new() };
+                (p, text)
+            })
+            .collect();
         let direct = scratch(case);
         write_plan(&plan_tree(direct.path(), &b)).unwrap();
         for (path, text) in via_a {
-            if text.is_empty() { continue; }
+            if text.is_empty() {
+                continue;
+            }
             let other = direct.path().join(case).join(path.file_name().unwrap());
-            assert_eq!(text, std::fs::read_to_string(other).unwrap(), "{case}: {} differs after a policy switch", path.display());
+            assert_eq!(
+                text,
+                std::fs::read_to_string(other).unwrap(),
+                "{case}: {} differs after a policy switch",
+                path.display()
+            );
         }
         // And the sources hold exactly one hook each.
         let config = direct.path().join(case).join("src/config.rs");

@@ -184,12 +184,13 @@ fn connection_metadata(capture: &CaptureConnection) -> Option<ConnectionMetadata
     connected.get_extras(&mut extensions);
     let info = extensions.get::<ConnectionInfo>();
     let to_poison = capture.clone();
-    let mut builder = ConnectionMetadata::builder()
-        .proxied(connected.is_proxied())
-        .poison_fn(move || match to_poison.connection_metadata().as_ref() {
-            Some(connected) => connected.poison(),
-            None => tracing::trace!("no connection to poison"),
-        });
+    let mut builder = ConnectionMetadata::builder().proxied(connected.is_proxied()).poison_fn(move || match to_poison
+        .connection_metadata()
+        .as_ref()
+    {
+        Some(connected) => connected.poison(),
+        None => tracing::trace!("no connection to poison"),
+    });
     builder.set_remote_addr(info.and_then(|i| i.remote_addr));
     builder.set_local_addr(info.and_then(|i| i.local_addr));
     Some(builder.build())
@@ -303,7 +304,8 @@ impl Builder {
     pub fn extra_root_pem_file(mut self, path: impl AsRef<Path>) -> Result<Self, Error> {
         let path = path.as_ref();
         let origin = path.display().to_string();
-        let pem = std::fs::read(path).map_err(|e| Error::InvalidPem { origin: origin.clone(), reason: e.to_string() })?;
+        let pem =
+            std::fs::read(path).map_err(|e| Error::InvalidPem { origin: origin.clone(), reason: e.to_string() })?;
         self.extra_roots.add_pem(&origin, &pem)?;
         Ok(self)
     }

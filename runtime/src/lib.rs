@@ -47,7 +47,9 @@ mod tls;
 
 pub use client::{Builder, SmithyTlsClient, DEFAULT_POOL_IDLE_TIMEOUT};
 pub use connect::ConnectionInfo;
-pub use error::{CertificateProblem, ConnectTimeout, Error, HandshakeFailure, ReadTimeout, RootsError, TlsHandshakeError};
+pub use error::{
+    CertificateProblem, ConnectTimeout, Error, HandshakeFailure, ReadTimeout, RootsError, TlsHandshakeError,
+};
 pub use provider::TlsProvider;
 pub use roots::TrustRoots;
 pub use shared::{default_client_plugin, shared_client, shared_tls_client};

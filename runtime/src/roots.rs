@@ -98,10 +98,7 @@ impl ExtraRoots {
         use rustls_pki_types::pem::PemObject;
         let mut added = 0;
         for cert in CertificateDer::pem_slice_iter(pem) {
-            let cert = cert.map_err(|e| Error::InvalidPem {
-                origin: origin.to_owned(),
-                reason: e.to_string(),
-            })?;
+            let cert = cert.map_err(|e| Error::InvalidPem { origin: origin.to_owned(), reason: e.to_string() })?;
             self.certificates.push(cert.into_owned());
             added += 1;
         }

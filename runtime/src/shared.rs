@@ -34,7 +34,13 @@ pub fn shared_tls_client(provider: TlsProvider, roots: TrustRoots) -> SmithyTlsC
     registry
         .entry((provider, roots))
         .or_insert_with(|| {
-            let settings = TlsSettings { provider, roots: Some(roots), extra_roots: ExtraRoots::default(), enable_http2: true, session_resumption: true };
+            let settings = TlsSettings {
+                provider,
+                roots: Some(roots),
+                extra_roots: ExtraRoots::default(),
+                enable_http2: true,
+                session_resumption: true,
+            };
             SmithyTlsClient::from_settings(settings, DEFAULT_POOL_IDLE_TIMEOUT)
         })
         .clone()
@@ -68,7 +74,8 @@ pub fn shared_client(provider: TlsProvider, roots: TrustRoots) -> SharedHttpClie
 /// ```
 pub fn default_client_plugin(provider: TlsProvider, roots: TrustRoots) -> SharedRuntimePlugin {
     SharedRuntimePlugin::new(DefaultClientPlugin {
-        components: RuntimeComponentsBuilder::new("smithy_default_tls").with_http_client(Some(shared_client(provider, roots))),
+        components: RuntimeComponentsBuilder::new("smithy_default_tls")
+            .with_http_client(Some(shared_client(provider, roots))),
     })
 }
 

@@ -33,7 +33,8 @@ async fn native_roots_from_ssl_cert_file_and_one_shared_pool() {
         let mut ids = Vec::new();
         for _ in 0..4 {
             let client = shared_client(provider, TrustRoots::Native);
-            let response = call(&client, &settings, get(&server.url("/bytes/1000"))).await.expect("GET via native roots");
+            let response =
+                call(&client, &settings, get(&server.url("/bytes/1000"))).await.expect("GET via native roots");
             let info = response.extension::<ConnectionInfo>().cloned().expect("info");
             assert_eq!(info.tls.as_ref().map(|t| t.provider), Some(provider.name()));
             ids.push(info.id);

@@ -14,7 +14,8 @@ use std::sync::{Arc, Mutex};
 pub mod support;
 
 /// The published versions the harness fetches (pinned so runs are comparable).
-pub const PUBLISHED: &[(&str, &str)] = &[("aws-config", "=1.13.0"), ("aws-sdk-sts", "=1.124.0"), ("aws-sdk-s3", "=1.157.0")];
+pub const PUBLISHED: &[(&str, &str)] =
+    &[("aws-config", "=1.13.0"), ("aws-sdk-sts", "=1.124.0"), ("aws-sdk-s3", "=1.157.0")];
 
 /// The repository root.
 pub fn repo_root() -> PathBuf {
@@ -51,9 +52,14 @@ pub fn tail(text: &str, lines: usize) -> String {
 
 /// The `smithy-tls` binary, built from this workspace.
 pub fn smithy_tls_binary() -> PathBuf {
-    run(Command::new(env!("CARGO"))
-        .current_dir(repo_root())
-        .args(["build", "-q", "-p", "smithy-tls-codegen", "--bin", "smithy-tls"]));
+    run(Command::new(env!("CARGO")).current_dir(repo_root()).args([
+        "build",
+        "-q",
+        "-p",
+        "smithy-tls-codegen",
+        "--bin",
+        "smithy-tls",
+    ]));
     let target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| repo_root().join("target"));
     target.join("debug").join("smithy-tls")
 }
@@ -107,9 +113,7 @@ pub fn prepare_sdk_tree(root: &Path, published: &[(&str, &str)], members: &[&str
     )
     .expect("write fetch manifest");
     std::fs::write(fetch.join("src/lib.rs"), "").expect("write fetch lib");
-    let out = run(Command::new(env!("CARGO"))
-        .current_dir(&fetch)
-        .args(["metadata", "--format-version", "1"]));
+    let out = run(Command::new(env!("CARGO")).current_dir(&fetch).args(["metadata", "--format-version", "1"]));
     let metadata: serde_json::Value = serde_json::from_slice(&out.stdout).expect("cargo metadata JSON");
     // name → [(version, source dir)]; a crate needed at two semver-incompatible versions (0.x
     // runtime crates across SDK eras) gets one directory per version.
@@ -236,9 +240,11 @@ impl MockAws {
                             stats.requests.lock().expect("lock").push(format!("{method} {path}"));
                             let body = req.into_body().collect().await.map(|b| b.to_bytes()).unwrap_or_default();
                             let response = match (method.as_str(), path.as_str()) {
-                                ("POST", "/") if body.windows(17).any(|w| w == b"GetCallerIdentity") => http::Response::builder()
-                                    .header("content-type", "text/xml")
-                                    .body(full(CALLER_IDENTITY)),
+                                ("POST", "/") if body.windows(17).any(|w| w == b"GetCallerIdentity") => {
+                                    http::Response::builder()
+                                        .header("content-type", "text/xml")
+                                        .body(full(CALLER_IDENTITY))
+                                }
                                 ("PUT", p) if p.starts_with("/e2e-bucket/") => {
                                     objects.lock().expect("lock").insert(p.to_owned(), body);
                                     http::Response::builder().header("etag", "\"e2e\"").body(full(""))
@@ -248,7 +254,9 @@ impl MockAws {
                                         .header("content-length", data.len())
                                         .header("etag", "\"e2e\"")
                                         .body(full(data)),
-                                    None => http::Response::builder().status(404).body(full("<Error><Code>NoSuchKey</Code></Error>")),
+                                    None => http::Response::builder()
+                                        .status(404)
+                                        .body(full("<Error><Code>NoSuchKey</Code></Error>")),
                                 },
                                 _ => http::Response::builder().status(400).body(full("unexpected request")),
                             };

@@ -28,10 +28,14 @@ fn consumer_build_time_and_size_per_preset() {
         let target = scratch_root().join(format!("measure-target-{name}"));
         let _ = std::fs::remove_dir_all(&target);
         let started = Instant::now();
-        run(Command::new(env!("CARGO"))
-            .current_dir(&tree.root)
-            .env("CARGO_TARGET_DIR", &target)
-            .args(["build", "-q", "--release", "-p", "e2e-consumer", "--no-default-features"]));
+        run(Command::new(env!("CARGO")).current_dir(&tree.root).env("CARGO_TARGET_DIR", &target).args([
+            "build",
+            "-q",
+            "--release",
+            "-p",
+            "e2e-consumer",
+            "--no-default-features",
+        ]));
         let secs = started.elapsed().as_secs_f64();
         let size = std::fs::metadata(target.join("release/e2e-consumer")).expect("binary").len();
         println!("MEASURE variant={name} release_build_secs={secs:.0} binary_bytes={size}");

@@ -35,10 +35,16 @@ fn sdk_shaped_cold_start_unmodified_vs_platform_default() {
             run(Command::new(&smithy_tls).args(["apply", "--preset", variant]).arg(&tree.root));
         }
         let target = scratch_root().join("cold-target");
-        run(Command::new(env!("CARGO"))
-            .current_dir(&tree.root)
-            .env("CARGO_TARGET_DIR", &target)
-            .args(["build", "-q", "--release", "-p", "e2e-consumer", "--no-default-features", "--bin", "cold"]));
+        run(Command::new(env!("CARGO")).current_dir(&tree.root).env("CARGO_TARGET_DIR", &target).args([
+            "build",
+            "-q",
+            "--release",
+            "-p",
+            "e2e-consumer",
+            "--no-default-features",
+            "--bin",
+            "cold",
+        ]));
         let binary = tree.root.join(format!("cold-{variant}"));
         std::fs::copy(target.join("release/cold"), &binary).expect("copy binary");
         binaries.push((variant, binary));
@@ -62,12 +68,14 @@ fn sdk_shaped_cold_start_unmodified_vs_platform_default() {
     let mut samples: Vec<Vec<(f64, f64, f64)>> = vec![Vec::new(); binaries.len()];
     for _ in 0..runs {
         for (i, (_, binary)) in binaries.iter().enumerate() {
-            let out = smithy_tls_e2e::consumer_command(binary, &mock, &scratch, &bundle)
-                .output()
-                .expect("run");
+            let out = smithy_tls_e2e::consumer_command(binary, &mock, &scratch, &bundle).output().expect("run");
             let text = String::from_utf8_lossy(&out.stdout);
             assert!(out.status.success(), "{}: {}", binaries[i].0, String::from_utf8_lossy(&out.stderr));
-            samples[i].push((field(&text, "load_us=") / 1e3, field(&text, "first_call_us=") / 1e3, field(&text, "total_us=") / 1e3));
+            samples[i].push((
+                field(&text, "load_us=") / 1e3,
+                field(&text, "first_call_us=") / 1e3,
+                field(&text, "total_us=") / 1e3,
+            ));
         }
     }
     println!("\n| crates | aws-config load (ms) | first call (ms) | total (ms) |\n|---|---|---|---|");
@@ -77,7 +85,12 @@ fn sdk_shaped_cold_start_unmodified_vs_platform_default() {
         let mut sorted = total.clone();
         sorted.sort_by(|a, b| a.total_cmp(b));
         totals.push(sorted[sorted.len() / 2]);
-        println!("| {variant} | {} | {} | {} |", stats(s.iter().map(|x| x.0).collect()), stats(s.iter().map(|x| x.1).collect()), stats(total));
+        println!(
+            "| {variant} | {} | {} | {} |",
+            stats(s.iter().map(|x| x.0).collect()),
+            stats(s.iter().map(|x| x.1).collect()),
+            stats(total)
+        );
     }
     println!("\nplatform-default / unmodified (median total): {:.2}", totals[1] / totals[0]);
 }

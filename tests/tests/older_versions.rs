@@ -82,7 +82,8 @@ fn case(label: &str, published: &[(&str, &str)], expect: Expect) {
             let text = skipped["reason"].as_str().expect("reason");
             assert!(text.contains(reason), "{label}: reason must mention `{reason}`: {text}");
             assert!(before == snapshot(&crate_dir), "{label}: a refused crate must be left untouched");
-            let strict = Command::new(smithy_tls_binary()).args(["apply", "--strict"]).arg(&tree.root).output().expect("strict");
+            let strict =
+                Command::new(smithy_tls_binary()).args(["apply", "--strict"]).arg(&tree.root).output().expect("strict");
             assert_eq!(strict.status.code(), Some(2), "{label}: --strict makes it an error");
             println!("{label}: {krate} {version} refused: {text}");
         }
@@ -90,12 +91,20 @@ fn case(label: &str, published: &[(&str, &str)], expect: Expect) {
             let wired = tree_report["crates"].as_array().expect("crates").iter().any(|c| c["name"] == krate);
             assert!(wired, "{label}: {krate} {version} must be wired: {tree_report}");
             assert!(before != snapshot(&crate_dir), "{label}: wiring must change the crate");
-            let check_again = Command::new(smithy_tls_binary()).args(["check", "--preset", "platform-default"]).arg(&tree.root).output().expect("check");
+            let check_again = Command::new(smithy_tls_binary())
+                .args(["check", "--preset", "platform-default"])
+                .arg(&tree.root)
+                .output()
+                .expect("check");
             assert!(check_again.status.success(), "{label}: a second run must find nothing to change");
             match (compiles_before.expect("checked before"), check(&tree.root, krate)) {
                 (Ok(()), Ok(())) => println!("{label}: {krate} {version} wired and compiles"),
-                (Ok(()), Err(after)) => panic!("{label}: {krate} {version} compiled before the rewrite and not after:\n{after:#?}"),
-                (Err(before), Ok(())) => println!("{label}: {krate} {version} wired; compiles now (did not before: {} errors)", before.len()),
+                (Ok(()), Err(after)) => {
+                    panic!("{label}: {krate} {version} compiled before the rewrite and not after:\n{after:#?}")
+                }
+                (Err(before), Ok(())) => {
+                    println!("{label}: {krate} {version} wired; compiles now (did not before: {} errors)", before.len())
+                }
                 (Err(before), Err(after)) => {
                     let new: Vec<&String> = after.iter().filter(|e| !before.contains(e)).collect();
                     assert!(new.is_empty(), "{label}: the rewrite added compile errors: {new:?}");

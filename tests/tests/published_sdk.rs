@@ -49,7 +49,15 @@ fn cargo(tree: &Path) -> Command {
 
 fn check_graph(tree: &Path, compiled: &CompiledPolicy, target: &str) {
     let out = run(cargo(tree).args([
-        "tree", "-p", "e2e-consumer", "--target", target, "-e", "normal,features", "--prefix", "none",
+        "tree",
+        "-p",
+        "e2e-consumer",
+        "--target",
+        target,
+        "-e",
+        "normal,features",
+        "--prefix",
+        "none",
     ]));
     let text = String::from_utf8_lossy(&out.stdout);
     let has = |needle: &str| text.lines().any(|l| l.starts_with(needle));
@@ -79,15 +87,16 @@ fn run_consumer(tree: &Path, binary: &Path, compiled: &CompiledPolicy, host: &st
     let runtime = tokio::runtime::Runtime::new().expect("tokio");
     let mock = runtime.block_on(MockAws::start(&ca));
     let started = Instant::now();
-    let out = smithy_tls_e2e::consumer_command(binary, &mock, &scratch, &bundle)
-        .output()
-        .expect("run consumer");
+    let out = smithy_tls_e2e::consumer_command(binary, &mock, &scratch, &bundle).output().expect("run consumer");
     let elapsed = started.elapsed();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "consumer failed ({}):\n{stdout}\n{}", out.status, tail(&stderr, 40));
     let name = &compiled.policy.name;
-    assert!(stdout.contains("SDKCONFIG http_client=set"), "{name}: aws-config must default to the policy's client:\n{stdout}");
+    assert!(
+        stdout.contains("SDKCONFIG http_client=set"),
+        "{name}: aws-config must default to the policy's client:\n{stdout}"
+    );
     assert!(stdout.contains("STS account=123456789012"), "{name}:\n{stdout}");
     assert!(stdout.contains(&format!("S3 roundtrip bytes={} ok", 64 << 20)), "{name}:\n{stdout}");
     assert!(stdout.contains("DONE"), "{name}:\n{stdout}");
@@ -95,14 +104,21 @@ fn run_consumer(tree: &Path, binary: &Path, compiled: &CompiledPolicy, host: &st
     let conns: Vec<&str> = stdout.lines().filter(|l| l.starts_with("CONN ")).collect();
     assert!(conns.len() >= 3, "{name}: one CONN line per response expected:\n{stdout}");
     for line in &conns {
-        assert!(line.contains(&format!("provider={}", expected.name())), "{name}: expected {expected} for {host}: {line}");
+        assert!(
+            line.contains(&format!("provider={}", expected.name())),
+            "{name}: expected {expected} for {host}: {line}"
+        );
     }
     let ids: std::collections::BTreeSet<&str> =
         conns.iter().filter_map(|l| l.split_whitespace().find(|w| w.starts_with("id="))).collect();
     let connections = mock.stats.connections.load(Ordering::SeqCst);
     assert_eq!(ids.len(), 1, "{name}: STS and S3 clients must share one pool and connection: {conns:?}");
     assert_eq!(connections, 1, "{name}: the mock saw {connections} connections; one shared pool means one");
-    println!("E2E preset={name} provider={expected} run_secs={:.2} connections={connections} {}", elapsed.as_secs_f64(), conns[0]);
+    println!(
+        "E2E preset={name} provider={expected} run_secs={:.2} connections={connections} {}",
+        elapsed.as_secs_f64(),
+        conns[0]
+    );
 }
 
 #[test]
@@ -117,7 +133,8 @@ fn published_sdk_rewritten_built_and_run_per_preset() {
     let mut ran_sts_unit_tests = false;
     for preset in presets_to_run() {
         let compiled = compiled(preset);
-        let out = run(Command::new(&smithy_tls).args(["apply", "--preset", preset, "--format", "json"]).arg(&tree.root));
+        let out =
+            run(Command::new(&smithy_tls).args(["apply", "--preset", preset, "--format", "json"]).arg(&tree.root));
         let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("apply --format json");
         let wired: Vec<&str> = report["trees"][0]["crates"]
             .as_array()
@@ -135,8 +152,13 @@ fn published_sdk_rewritten_built_and_run_per_preset() {
             .filter(|s| s["unsupported"].as_bool() == Some(true))
             .collect();
         assert!(unsupported.is_empty(), "{preset}: unsupported crates: {unsupported:?}");
-        let check = Command::new(&smithy_tls).args(["check", "--preset", preset]).arg(&tree.root).output().expect("check");
-        assert!(check.status.success(), "{preset}: check after apply must pass:\n{}", String::from_utf8_lossy(&check.stdout));
+        let check =
+            Command::new(&smithy_tls).args(["check", "--preset", preset]).arg(&tree.root).output().expect("check");
+        assert!(
+            check.status.success(),
+            "{preset}: check after apply must pass:\n{}",
+            String::from_utf8_lossy(&check.stdout)
+        );
 
         for target in GRAPH_TARGETS {
             check_graph(&tree.root, &compiled, target);
@@ -160,7 +182,10 @@ fn published_sdk_rewritten_built_and_run_per_preset() {
             let out = run(cargo(&tree.root).args(["test", "-q", "-p", "aws-sdk-sts", "--lib"]));
             let summary = String::from_utf8_lossy(&out.stdout);
             assert!(summary.contains("test result: ok"), "aws-sdk-sts unit tests:\n{summary}");
-            println!("E2E aws-sdk-sts unit tests after rewrite ({preset}): ok in {:.1}s", started.elapsed().as_secs_f64());
+            println!(
+                "E2E aws-sdk-sts unit tests after rewrite ({preset}): ok in {:.1}s",
+                started.elapsed().as_secs_f64()
+            );
             ran_sts_unit_tests = true;
         }
     }

@@ -16,7 +16,9 @@ fn run_inner(args: &ExplainArgs) -> Result<ExitCode, Failure> {
     let compiled = load_policy(&args.policy)?;
     if let Some(triple) = &args.target {
         let explanation = explain(&compiled, triple).ok_or_else(|| {
-            Failure::new(format!("`{triple}` is not a builtin rustc target known to this tool; see `rustc --print target-list`"))
+            Failure::new(format!(
+                "`{triple}` is not a builtin rustc target known to this tool; see `rustc --print target-list`"
+            ))
         })?;
         match args.format {
             Format::Json => println!("{}", serde_json::to_string_pretty(&explanation).unwrap_or_default()),
@@ -28,7 +30,8 @@ fn run_inner(args: &ExplainArgs) -> Result<ExitCode, Failure> {
                     explanation.row.roots.map_or("-", |r| r.name())
                 );
                 for (name, cfg, hit) in &explanation.considered {
-                    let cfg = cfg.as_deref().map_or("(fallback: every other target)".to_owned(), |c| format!("cfg({c})"));
+                    let cfg =
+                        cfg.as_deref().map_or("(fallback: every other target)".to_owned(), |c| format!("cfg({c})"));
                     println!("  {} {name}: {cfg}", if *hit { "✔ matches" } else { "✘ no match" });
                 }
                 let rule = compiled.rules.iter().find(|r| r.name == explanation.row.rule);
@@ -51,15 +54,30 @@ fn run_inner(args: &ExplainArgs) -> Result<ExitCode, Failure> {
         }
         Format::Human => {
             let width = rows.iter().map(|r| r.target.len()).max().unwrap_or(6);
-            println!("policy `{}`: {} builtin targets, each served by exactly one rule", compiled.policy.name, rows.len());
+            println!(
+                "policy `{}`: {} builtin targets, each served by exactly one rule",
+                compiled.policy.name,
+                rows.len()
+            );
             println!();
             println!("{:width$}  {:<14} {:<8} rule", "target", "provider", "roots");
             for row in &rows {
-                println!("{:width$}  {:<14} {:<8} {}", row.target, row.provider.name(), row.roots.map_or("-", |r| r.name()), row.rule);
+                println!(
+                    "{:width$}  {:<14} {:<8} {}",
+                    row.target,
+                    row.provider.name(),
+                    row.roots.map_or("-", |r| r.name()),
+                    row.rule
+                );
             }
             println!();
             for rule in &compiled.rules {
-                println!("rule `{}`: {} target(s) → [target.'cfg({})'.dependencies]", rule.name, rule.targets.len(), rule.predicate);
+                println!(
+                    "rule `{}`: {} target(s) → [target.'cfg({})'.dependencies]",
+                    rule.name,
+                    rule.targets.len(),
+                    rule.predicate
+                );
             }
         }
     }

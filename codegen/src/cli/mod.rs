@@ -114,12 +114,10 @@ impl Failure {
 
 pub(crate) fn report_failure(format: Format, failure: Failure) -> ExitCode {
     match format {
-        Format::Human => {
-            match &failure.diagnostics {
-                Some(d) => eprintln!("{d}\n\nerror: {}", failure.message),
-                None => eprintln!("error: {}", failure.message),
-            }
-        }
+        Format::Human => match &failure.diagnostics {
+            Some(d) => eprintln!("{d}\n\nerror: {}", failure.message),
+            None => eprintln!("error: {}", failure.message),
+        },
         Format::Json => {
             let diagnostics = failure.diagnostics.map(|d| d.0).unwrap_or_default();
             let doc = serde_json::json!({ "ok": false, "error": failure.message, "diagnostics": diagnostics });
@@ -150,8 +148,10 @@ pub(crate) fn load_policy(args: &PolicyArgs) -> Result<CompiledPolicy, Failure> 
     let shown = source.path.display().to_string();
     let parsed = parse_policy(source)
         .map_err(|d| Failure { message: format!("{shown}: the policy is not valid"), diagnostics: Some(d) })?;
-    crate::targets::compile(&parsed)
-        .map_err(|d| Failure { message: format!("{shown}: the policy does not serve every target correctly"), diagnostics: Some(d) })
+    crate::targets::compile(&parsed).map_err(|d| Failure {
+        message: format!("{shown}: the policy does not serve every target correctly"),
+        diagnostics: Some(d),
+    })
 }
 
 pub(crate) fn stdout_is_terminal() -> bool {

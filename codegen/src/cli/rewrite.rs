@@ -112,7 +112,8 @@ fn run_inner(mode: Mode, args: &RewriteArgs) -> Result<ExitCode, Failure> {
                 let _ = write!(out, "{diff}");
             }
             let wired: usize = plans.iter().map(|(_, p)| p.crates.len()).sum();
-            let changed_crates: usize = plans.iter().map(|(_, p)| p.crates.iter().filter(|c| !c.changes.is_empty()).count()).sum();
+            let changed_crates: usize =
+                plans.iter().map(|(_, p)| p.crates.iter().filter(|c| !c.changes.is_empty()).count()).sum();
             for (_, p) in &plans {
                 for s in p.skipped.iter().filter(|s| s.unsupported) {
                     eprintln!("warning: left {} untouched: {}", s.name, s.reason);

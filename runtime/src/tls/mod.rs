@@ -134,11 +134,9 @@ impl LazyTlsBackend {
             return;
         }
         let this = Arc::clone(self);
-        let spawned = std::thread::Builder::new()
-            .name("smithy-tls-warm-up".into())
-            .spawn(move || {
-                let _ = this.prepare_blocking();
-            });
+        let spawned = std::thread::Builder::new().name("smithy-tls-warm-up".into()).spawn(move || {
+            let _ = this.prepare_blocking();
+        });
         if let Err(e) = spawned {
             // Not fatal: the first connection prepares instead.
             tracing::debug!(error = %e, "could not start TLS warm-up thread");

@@ -35,9 +35,7 @@ fn crypto_provider(provider: TlsProvider) -> Result<CryptoProvider, Error> {
         #[cfg(feature = "rustls-ring")]
         TlsProvider::RustlsRing => rustls::crypto::ring::default_provider(),
         #[allow(unreachable_patterns)]
-        other => {
-            return Err(Error::TlsConfig { provider: other.name(), reason: "not a rustls provider".to_owned() })
-        }
+        other => return Err(Error::TlsConfig { provider: other.name(), reason: "not a rustls provider".to_owned() }),
     })
 }
 
@@ -126,10 +124,7 @@ impl RustlsBackend {
         let info = TlsInfo {
             provider,
             protocol_version: conn.protocol_version().map(|v| format!("{v:?}")).unwrap_or_default(),
-            cipher_suite: conn
-                .negotiated_cipher_suite()
-                .map(|s| format!("{:?}", s.suite()))
-                .unwrap_or_default(),
+            cipher_suite: conn.negotiated_cipher_suite().map(|s| format!("{:?}", s.suite())).unwrap_or_default(),
             key_exchange_group: conn.negotiated_key_exchange_group().map(|g| format!("{:?}", g.name())),
             alpn: conn.alpn_protocol().map(|p| String::from_utf8_lossy(p).into_owned()),
             resumed: matches!(conn.handshake_kind(), Some(rustls::HandshakeKind::Resumed)),

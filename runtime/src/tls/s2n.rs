@@ -111,7 +111,8 @@ fn check_native_store() -> Result<(), RootsError> {
         details.push(format!("SSL_CERT_DIR={}: not a directory", Path::new(&dir).display()));
         return Err(RootsError::NativeUnreadable { details });
     }
-    const DEFAULTS: &[&str] = &["/etc/ssl/cert.pem", "/etc/ssl/certs", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/ca-bundle.pem"];
+    const DEFAULTS: &[&str] =
+        &["/etc/ssl/cert.pem", "/etc/ssl/certs", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/ca-bundle.pem"];
     if DEFAULTS.iter().any(|p| Path::new(p).exists()) {
         return Ok(());
     }
@@ -200,7 +201,11 @@ fn classify(e: s2n_tls::error::Error) -> TlsHandshakeError {
         _ if e.kind() == ErrorType::IOError => HandshakeFailure::Io,
         _ => HandshakeFailure::Protocol,
     };
-    TlsHandshakeError { provider: PROVIDER, kind, source: Arc::new(S2nError(format!("{} ({})", e.message(), e.name()), e)) }
+    TlsHandshakeError {
+        provider: PROVIDER,
+        kind,
+        source: Arc::new(S2nError(format!("{} ({})", e.message(), e.name()), e)),
+    }
 }
 
 /// Keeps s2n-tls's error, with its name in the message.
@@ -223,7 +228,15 @@ impl std::error::Error for S2nError {
 mod tests {
     #[test]
     fn base64_matches_rfc4648_vectors() {
-        for (input, expected) in [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE="), ("foobar", "Zm9vYmFy")] {
+        for (input, expected) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ] {
             assert_eq!(super::base64(input.as_bytes()), expected);
         }
     }

@@ -41,7 +41,8 @@ impl TestCa {
         let mut params = CertificateParams::new(Vec::<String>::new()).expect("CA params");
         params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
         params.distinguished_name.push(DnType::CommonName, name);
-        params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign, KeyUsagePurpose::DigitalSignature];
+        params.key_usages =
+            vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign, KeyUsagePurpose::DigitalSignature];
         let cert = params.self_signed(&key).expect("self-sign CA");
         TestCa { pem: cert.pem(), issuer: Issuer::new(params, key) }
     }
@@ -60,15 +61,13 @@ impl TestCa {
 
     fn leaf_valid(&self, names: &[&str], from_unix: i64, to_unix: i64) -> ServerIdentity {
         let key = KeyPair::generate().expect("generate leaf key");
-        let mut params = CertificateParams::new(names.iter().map(|n| n.to_string()).collect::<Vec<_>>()).expect("leaf params");
+        let mut params =
+            CertificateParams::new(names.iter().map(|n| n.to_string()).collect::<Vec<_>>()).expect("leaf params");
         params.distinguished_name.push(DnType::CommonName, names[0]);
         params.not_before = rcgen::date_time_ymd(1970, 1, 1) + Duration::from_secs(from_unix as u64);
         params.not_after = rcgen::date_time_ymd(1970, 1, 1) + Duration::from_secs(to_unix as u64);
         let cert = params.signed_by(&key, &self.issuer).expect("sign leaf");
-        ServerIdentity {
-            chain: vec![cert.der().clone()],
-            key: Arc::new(PrivatePkcs8KeyDer::from(key.serialize_der())),
-        }
+        ServerIdentity { chain: vec![cert.der().clone()], key: Arc::new(PrivatePkcs8KeyDer::from(key.serialize_der())) }
     }
 }
 
@@ -224,7 +223,8 @@ impl TestServer {
                     let Ok(tls) = acceptor.accept(tcp).await else { return };
                     {
                         let (_, conn) = tls.get_ref();
-                        let alpn = conn.alpn_protocol().map(|p| String::from_utf8_lossy(p).into_owned()).unwrap_or_default();
+                        let alpn =
+                            conn.alpn_protocol().map(|p| String::from_utf8_lossy(p).into_owned()).unwrap_or_default();
                         stats.alpn.lock().unwrap().push(alpn);
                         stats
                             .resumed
@@ -279,10 +279,7 @@ async fn handle(req: Request<hyper::body::Incoming>) -> Result<Response<ServerBo
                 Err(_) => break,
             }
         }
-        return Ok(Response::builder()
-            .header("x-digest", digest.header_value())
-            .body(empty())
-            .expect("response"));
+        return Ok(Response::builder().header("x-digest", digest.header_value()).body(empty()).expect("response"));
     }
     Ok(Response::new(full("ok")))
 }
