@@ -4,11 +4,9 @@
 //! Nothing is loaded while a client is built; the first connection (or a background warm-up
 //! started at construction) pays for it.
 
-use std::sync::{Arc, OnceLock};
-
 use rustls_pki_types::CertificateDer;
 
-use crate::error::{Error, RootsError};
+use crate::error::Error;
 
 /// A source of trusted root certificates.
 ///
@@ -58,32 +56,28 @@ impl std::fmt::Display for TrustRoots {
     }
 }
 
-/// The operating system store, read once per process. The outcome (certificates or the error)
-/// is cached, so a broken store is reported the same way at every connection.
-#[cfg(feature = "native")]
-pub(crate) fn native_certificates() -> Result<Arc<[CertificateDer<'static>]>, RootsError> {
-    static NATIVE: OnceLock<Result<Arc<[CertificateDer<'static>]>, RootsError>> = OnceLock::new();
-    NATIVE
-        .get_or_init(|| {
-            let started = std::time::Instant::now();
-            let loaded = rustls_native_certs::load_native_certs();
-            tracing::debug!(
-                certificates = loaded.certs.len(),
-                errors = loaded.errors.len(),
-                elapsed = ?started.elapsed(),
-                "loaded native trust roots"
-            );
-            if loaded.certs.is_empty() {
-                if loaded.errors.is_empty() {
-                    return Err(RootsError::NativeEmpty { rejected: 0 });
-                }
-                return Err(RootsError::NativeUnreadable {
-                    details: loaded.errors.iter().map(|e| e.to_string()).collect(),
-                });
-            }
-            Ok(loaded.certs.into())
-        })
-        .clone()
+/// Reads the operating system store for the rustls backends (s2n-tls reads it itself). The
+/// caller caches the outcome, certificates or error, for the life of the process, so a broken
+/// store is reported the same way at every connection.
+#[cfg(all(feature = "native", any(feature = "rustls-aws-lc", feature = "rustls-ring")))]
+pub(crate) fn load_native_certificates() -> Result<Vec<CertificateDer<'static>>, crate::RootsError> {
+    let started = std::time::Instant::now();
+    let loaded = rustls_native_certs::load_native_certs();
+    tracing::debug!(
+        certificates = loaded.certs.len(),
+        errors = loaded.errors.len(),
+        elapsed = ?started.elapsed(),
+        "loaded native trust roots"
+    );
+    if loaded.certs.is_empty() {
+        if loaded.errors.is_empty() {
+            return Err(crate::RootsError::NativeEmpty { rejected: 0 });
+        }
+        return Err(crate::RootsError::NativeUnreadable {
+            details: loaded.errors.iter().map(|e| e.to_string()).collect(),
+        });
+    }
+    Ok(loaded.certs)
 }
 
 /// Extra certificates a caller adds on top of (or instead of) a [`TrustRoots`] source.

@@ -180,7 +180,7 @@ impl MaybeTlsStream {
 }
 
 macro_rules! delegate {
-    ($self:ident, $s:ident => $e:expr) => {
+    ($self:expr, $s:ident => $e:expr) => {
         match $self.get_mut() {
             MaybeTlsStream::Plain($s) => {
                 let $s = Pin::new($s);
@@ -201,12 +201,13 @@ macro_rules! delegate {
 }
 
 impl AsyncRead for MaybeTlsStream {
-    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
         // s2n-tls hands out at most one record per read; hyper then sees many small reads,
         // never grows its buffer, and wakes the body's reader once per record. Drain every
         // record s2n-tls already holds into the caller's buffer instead.
         #[cfg(all(feature = "s2n-tls", unix))]
-        if let MaybeTlsStream::S2n(s) = self.as_mut().get_mut() {
+        if let MaybeTlsStream::S2n(s) = &mut *this {
             let mut s = Pin::new(&mut **s);
             let start = buf.filled().len();
             std::task::ready!(s.as_mut().poll_read(cx, buf))?;
@@ -223,7 +224,7 @@ impl AsyncRead for MaybeTlsStream {
             }
             return Poll::Ready(Ok(()));
         }
-        delegate!(self, s => s.poll_read(cx, buf))
+        delegate!(Pin::new(this), s => s.poll_read(cx, buf))
     }
 }
 

@@ -56,9 +56,9 @@ fn base_root_store(settings: &TlsSettings) -> Result<Arc<RootCertStore>, Error> 
             static NATIVE: std::sync::OnceLock<Cached> = std::sync::OnceLock::new();
             Ok(NATIVE
                 .get_or_init(|| {
-                    let certs = crate::roots::native_certificates()?;
+                    let certs = crate::roots::load_native_certificates()?;
                     let mut store = RootCertStore::empty();
-                    let (added, rejected) = store.add_parsable_certificates(certs.iter().cloned());
+                    let (added, rejected) = store.add_parsable_certificates(certs);
                     if added == 0 {
                         return Err(crate::RootsError::NativeEmpty { rejected });
                     }

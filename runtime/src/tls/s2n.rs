@@ -19,7 +19,7 @@ use s2n_tls::security::Policy;
 use tokio::net::TcpStream;
 
 use super::{MaybeTlsStream, TlsInfo, TlsSettings};
-use crate::error::{CertificateProblem, Error, HandshakeFailure, RootsError, TlsHandshakeError};
+use crate::error::{CertificateProblem, Error, HandshakeFailure, TlsHandshakeError};
 
 /// The s2n-tls security policy every s2n-tls client uses.
 pub(crate) const SECURITY_POLICY: &str = "20251014";
@@ -93,7 +93,7 @@ fn der_to_pem(der: &[u8]) -> String {
 /// s2n-tls reads the system store through libcrypto's default paths, which silently skip
 /// missing files; check first so that an unusable store is a clear error.
 #[cfg(feature = "native")]
-fn check_native_store() -> Result<(), RootsError> {
+fn check_native_store() -> Result<(), crate::RootsError> {
     use std::path::Path;
     let mut details = Vec::new();
     if let Some(file) = std::env::var_os("SSL_CERT_FILE") {
@@ -102,21 +102,21 @@ fn check_native_store() -> Result<(), RootsError> {
             Ok(_) => details.push(format!("SSL_CERT_FILE={}: not a file", Path::new(&file).display())),
             Err(e) => details.push(format!("SSL_CERT_FILE={}: {e}", Path::new(&file).display())),
         }
-        return Err(RootsError::NativeUnreadable { details });
+        return Err(crate::RootsError::NativeUnreadable { details });
     }
     if let Some(dir) = std::env::var_os("SSL_CERT_DIR") {
         if Path::new(&dir).is_dir() {
             return Ok(());
         }
         details.push(format!("SSL_CERT_DIR={}: not a directory", Path::new(&dir).display()));
-        return Err(RootsError::NativeUnreadable { details });
+        return Err(crate::RootsError::NativeUnreadable { details });
     }
     const DEFAULTS: &[&str] =
         &["/etc/ssl/cert.pem", "/etc/ssl/certs", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/ca-bundle.pem"];
     if DEFAULTS.iter().any(|p| Path::new(p).exists()) {
         return Ok(());
     }
-    Err(RootsError::NativeUnreadable { details: DEFAULTS.iter().map(|p| format!("{p}: not found")).collect() })
+    Err(crate::RootsError::NativeUnreadable { details: DEFAULTS.iter().map(|p| format!("{p}: not found")).collect() })
 }
 
 impl S2nBackend {
