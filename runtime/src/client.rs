@@ -338,6 +338,11 @@ impl Builder {
             None if self.extra_roots.is_empty() => Some(TrustRoots::ALL.first().copied().ok_or(Error::NoTrustRoots)?),
             None => None,
         };
+        Ok(self.build_with(provider, roots))
+    }
+
+    /// Builds with a resolved provider and roots; cannot fail. Starts the background warm-up.
+    pub(crate) fn build_with(self, provider: TlsProvider, roots: Option<TrustRoots>) -> SmithyTlsClient {
         let settings = TlsSettings {
             provider,
             roots,
@@ -345,14 +350,9 @@ impl Builder {
             enable_http2: self.enable_http2,
             session_resumption: self.session_resumption,
         };
-        Ok(SmithyTlsClient::from_settings(settings, self.pool_idle_timeout))
-    }
-}
-
-impl SmithyTlsClient {
-    pub(crate) fn from_settings(settings: TlsSettings, pool_idle_timeout: Duration) -> Self {
         let tls = LazyTlsBackend::new(settings);
         tls.warm_up_in_background();
-        SmithyTlsClient { inner: Arc::new(ClientInner { tls, pool_idle_timeout, pools: Mutex::new(HashMap::new()) }) }
+        let pools = Mutex::new(HashMap::new());
+        SmithyTlsClient { inner: Arc::new(ClientInner { tls, pool_idle_timeout: self.pool_idle_timeout, pools }) }
     }
 }

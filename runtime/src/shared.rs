@@ -8,9 +8,7 @@ use aws_smithy_runtime_api::client::http::SharedHttpClient;
 use aws_smithy_runtime_api::client::runtime_components::RuntimeComponentsBuilder;
 use aws_smithy_runtime_api::client::runtime_plugin::{Order, RuntimePlugin, SharedRuntimePlugin};
 
-use crate::client::{SmithyTlsClient, DEFAULT_POOL_IDLE_TIMEOUT};
-use crate::roots::ExtraRoots;
-use crate::tls::TlsSettings;
+use crate::client::SmithyTlsClient;
 use crate::{TlsProvider, TrustRoots};
 
 /// The process-wide client for a (provider, roots) choice.
@@ -33,16 +31,7 @@ pub fn shared_tls_client(provider: TlsProvider, roots: TrustRoots) -> SmithyTlsC
     let mut registry = REGISTRY.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
     registry
         .entry((provider, roots))
-        .or_insert_with(|| {
-            let settings = TlsSettings {
-                provider,
-                roots: Some(roots),
-                extra_roots: ExtraRoots::default(),
-                enable_http2: true,
-                session_resumption: true,
-            };
-            SmithyTlsClient::from_settings(settings, DEFAULT_POOL_IDLE_TIMEOUT)
-        })
+        .or_insert_with(|| SmithyTlsClient::builder().build_with(provider, Some(roots)))
         .clone()
 }
 
