@@ -86,7 +86,6 @@ fn matrix_doc(compiled: &CompiledPolicy) -> Vec<String> {
 /// ```
 pub fn render_module(compiled: &CompiledPolicy) -> Result<String, EmitError> {
     let policy = &compiled.policy;
-    let serving: Vec<&CompiledRule> = compiled.rules.iter().filter(|r| r.provider != Provider::None).collect();
 
     let mut doc = vec![
         format!(
@@ -102,12 +101,13 @@ pub fn render_module(compiled: &CompiledPolicy) -> Result<String, EmitError> {
     let doc_attrs = doc.iter().map(|line| quote!(#![doc = #line]));
 
     let mut selections = Vec::new();
-    for rule in &serving {
+    // Rules with a provider (and so with roots): one cfg-gated module each.
+    for rule in &compiled.rules {
+        let (Some(variant), Some(trust)) = (rule.provider.runtime_variant(), rule.roots) else { continue };
         let predicate = predicate_tokens(rule)?;
-        let provider = format_ident!("{}", rule.provider.runtime_variant().unwrap_or("RustlsAwsLc"));
-        let roots = format_ident!("{}", rule.roots.map_or("Native", |r| r.runtime_variant()));
-        let note =
-            format!(" Rule `{}`: {} with {} roots.", rule.name, rule.provider, rule.roots.map_or("-", |r| r.name()));
+        let provider = format_ident!("{variant}");
+        let roots = format_ident!("{}", trust.runtime_variant());
+        let note = format!(" Rule `{}`: {} with {} roots.", rule.name, rule.provider, trust.name());
         selections.push(quote! {
             #[doc = #note]
             #[cfg(all(feature = "default-https-client", #predicate))]

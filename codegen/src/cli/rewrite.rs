@@ -4,7 +4,7 @@ use std::io::{IsTerminal as _, Write as _};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use super::{load_policy, report_failure, Failure, Format, RewriteArgs, EXIT_CHANGES, EXIT_ERROR, EXIT_OK};
+use super::{load_policy, report_failure, Failure, Format, RewriteArgs, EXIT_CHANGES, EXIT_OK};
 use crate::discover::discover;
 use crate::plan::{plan, Plan};
 use crate::write::{unified_diff, write_plan};
@@ -139,7 +139,6 @@ fn run_inner(mode: Mode, args: &RewriteArgs) -> Result<ExitCode, Failure> {
             eprintln!("{summary}");
         }
     }
-    let _ = EXIT_ERROR;
     Ok(ExitCode::from(if mode == Mode::Check && changed_files > 0 { EXIT_CHANGES } else { EXIT_OK }))
 }
 
