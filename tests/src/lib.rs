@@ -64,7 +64,8 @@ pub fn smithy_tls_binary() -> PathBuf {
     target.join("debug").join("smithy-tls")
 }
 
-fn copy_dir(from: &Path, to: &Path, skip: &[&str]) {
+/// Copies a directory tree, leaving out entries named in `skip` at any depth.
+pub fn copy_dir(from: &Path, to: &Path, skip: &[&str]) {
     std::fs::create_dir_all(to).unwrap_or_else(|e| panic!("mkdir {}: {e}", to.display()));
     for entry in std::fs::read_dir(from).unwrap_or_else(|e| panic!("read {}: {e}", from.display())) {
         let entry = entry.expect("dir entry");
@@ -79,6 +80,12 @@ fn copy_dir(from: &Path, to: &Path, skip: &[&str]) {
             std::fs::copy(entry.path(), &dest).unwrap_or_else(|e| panic!("copy {}: {e}", entry.path().display()));
         }
     }
+}
+
+/// Puts a copy of this repository's runtime crate at `<root>/smithy-default-tls`, where the
+/// presets' `path = "smithy-default-tls"` points (sources and manifest only).
+pub fn copy_runtime_crate(root: &Path) {
+    copy_dir(&repo_root().join("runtime"), &root.join("smithy-default-tls"), &["target", "tests", "examples"]);
 }
 
 /// Whether a package belongs in an SDK tree (the SDK's crates and its runtime crates).
@@ -141,7 +148,7 @@ pub fn prepare_sdk_tree(root: &Path, published: &[(&str, &str)], members: &[&str
             crates.insert(dir_name, version.clone());
         }
     }
-    copy_dir(&repo_root().join("runtime"), &root.join("smithy-default-tls"), &["target", "tests", "examples"]);
+    copy_runtime_crate(root);
     let mut members: Vec<String> = members.iter().map(|m| format!("\"{m}\"")).collect();
     if with_consumer {
         let consumer = repo_root().join("tests/e2e-consumer");

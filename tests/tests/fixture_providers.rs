@@ -2,27 +2,10 @@
 //! policy whose host rule picks that provider, compiled against the runtime crate, and its
 //! installed client serves a request from a local TLS server.
 
-use std::path::Path;
 use std::process::Command;
 
 use smithy_tls_e2e::support::{Alpn, TestCa, TestServer};
-use smithy_tls_e2e::{repo_root, run, scratch_root, smithy_tls_binary};
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("read dir") {
-        let entry = entry.expect("entry");
-        let name = entry.file_name();
-        if name == "target" {
-            continue;
-        }
-        if entry.file_type().expect("type").is_dir() {
-            copy_dir(&entry.path(), &to.join(&name));
-        } else {
-            std::fs::copy(entry.path(), to.join(&name)).expect("copy");
-        }
-    }
-}
+use smithy_tls_e2e::{copy_dir, copy_runtime_crate, repo_root, run, scratch_root, smithy_tls_binary};
 
 fn policy(provider: &str) -> String {
     format!(
@@ -55,16 +38,8 @@ roots = "native"
 fn each_provider_wires_builds_and_serves() {
     let tree = scratch_root().join("fixture-tree");
     let _ = std::fs::remove_dir_all(&tree);
-    copy_dir(&repo_root().join("tests/fixtures/wired-client"), &tree.join("fixture-wired-client"));
-    let runtime = repo_root().join("runtime");
-    for part in ["src", "Cargo.toml"] {
-        let from = runtime.join(part);
-        if from.is_dir() {
-            copy_dir(&from, &tree.join("smithy-default-tls").join(part));
-        } else {
-            std::fs::copy(&from, tree.join("smithy-default-tls").join(part)).expect("copy manifest");
-        }
-    }
+    copy_dir(&repo_root().join("tests/fixtures/wired-client"), &tree.join("fixture-wired-client"), &["target"]);
+    copy_runtime_crate(&tree);
     std::fs::write(
         tree.join("Cargo.toml"),
         "# Scratch tree made by tests/tests/fixture_providers.rs; not committed.\n[workspace]\nresolver = \"2\"\nmembers = [\"fixture-wired-client\"]\n",
