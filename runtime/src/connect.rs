@@ -142,8 +142,7 @@ pin_project_lite::pin_project! {
 
 impl Connection for ConnectedStream {
     fn connected(&self) -> Connected {
-        let h2 = self.info.tls.as_ref().and_then(|t| t.alpn.as_deref())
-            == Some(std::str::from_utf8(ALPN_H2).unwrap_or("h2"));
+        let h2 = self.info.tls.as_ref().and_then(|t| t.alpn.as_deref()).map(str::as_bytes) == Some(ALPN_H2);
         let connected = Connected::new().extra(self.info.clone());
         if h2 {
             connected.negotiated_h2()
