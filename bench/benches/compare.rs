@@ -132,9 +132,20 @@ async fn throughput(server: &BenchServer, report: &mut Report) {
         [("h1 single", false, 1), ("h1 8x8MiB", false, 8), ("h2 single", true, 1), ("h2 8x8MiB", true, 8)];
     let mut results: BTreeMap<(String, String), Vec<f64>> = BTreeMap::new();
     println!("\n## Throughput: {} MiB to RAM per run, {runs} runs, clients interleaved round-robin", total >> 20);
+    // BENCH_SCENARIOS="h1 single,h2" runs only the scenarios whose name contains one of these.
+    let wanted_scenarios = std::env::var("BENCH_SCENARIOS").ok();
+    let scenario_wanted = |name: &str| match &wanted_scenarios {
+        None => true,
+        Some(list) => list.split(',').any(|w| name.contains(w.trim())),
+    };
     for (scenario, h2, parallel) in scenarios {
+        if !scenario_wanted(scenario) {
+            continue;
+        }
         println!("\n### {scenario}");
-        for run in 1..=runs {
+        // Run 0 warms every client up (connections, pools, allocator, page faults) and is not
+        // counted: whichever client went first would otherwise pay for it.
+        for run in 0..=runs {
             for (contender, client) in &clients {
                 let base = match (contender, h2) {
                     (Contender::Plain, _) => format!("http://{}", server.plain),
@@ -143,6 +154,14 @@ async fn throughput(server: &BenchServer, report: &mut Report) {
                 };
                 let elapsed = download(client, &base, total, parallel, part).await;
                 let rate = gbps(total, elapsed);
+                if run == 0 {
+                    println!(
+                        "{:<28} warm-up Secs:{:.3} Gb/s:{rate:.2} (not counted)",
+                        contender.label(),
+                        elapsed.as_secs_f64()
+                    );
+                    continue;
+                }
                 println!("{:<28} Run:{run} Secs:{:.3} Gb/s:{rate:.2}", contender.label(), elapsed.as_secs_f64());
                 results.entry((scenario.to_owned(), contender.label())).or_default().push(rate);
             }
@@ -153,7 +172,10 @@ async fn throughput(server: &BenchServer, report: &mut Report) {
         let cells: Vec<String> = scenarios
             .iter()
             .map(|(s, _, _)| {
-                let m = median(&results[&(s.to_string(), contender.label())]);
+                let Some(samples) = results.get(&(s.to_string(), contender.label())) else {
+                    return "-".to_owned();
+                };
+                let m = median(samples);
                 report.throughput.insert((s.to_string(), contender.label()), m);
                 format!("{m:.2}")
             })

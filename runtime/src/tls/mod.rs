@@ -4,10 +4,14 @@
 //! handshakes over connected TCP streams. Preparation blocks, so it runs on a background thread
 //! started when a client is built, or on tokio's blocking pool at the first connection.
 
+#[cfg(any(feature = "rustls-aws-lc", feature = "rustls-ring", all(feature = "s2n-tls", unix)))]
+mod read_ahead;
 #[cfg(any(feature = "rustls-aws-lc", feature = "rustls-ring"))]
 pub(crate) mod rustls;
 #[cfg(all(feature = "s2n-tls", unix))]
 pub(crate) mod s2n;
+#[cfg(any(feature = "rustls-aws-lc", feature = "rustls-ring", all(feature = "s2n-tls", unix)))]
+pub(crate) use read_ahead::ReadAhead;
 
 use std::io;
 use std::pin::Pin;
@@ -162,9 +166,9 @@ impl LazyTlsBackend {
 pub(crate) enum MaybeTlsStream {
     Plain(TcpStream),
     #[cfg(any(feature = "rustls-aws-lc", feature = "rustls-ring"))]
-    Rustls(Box<tokio_rustls::client::TlsStream<TcpStream>>),
+    Rustls(Box<tokio_rustls::client::TlsStream<ReadAhead<TcpStream>>>),
     #[cfg(all(feature = "s2n-tls", unix))]
-    S2n(Box<s2n_tls_tokio::TlsStream<TcpStream>>),
+    S2n(Box<s2n_tls_tokio::TlsStream<ReadAhead<TcpStream>>>),
 }
 
 impl MaybeTlsStream {
@@ -172,9 +176,9 @@ impl MaybeTlsStream {
         match self {
             MaybeTlsStream::Plain(s) => s,
             #[cfg(any(feature = "rustls-aws-lc", feature = "rustls-ring"))]
-            MaybeTlsStream::Rustls(s) => s.get_ref().0,
+            MaybeTlsStream::Rustls(s) => s.get_ref().0.get_ref(),
             #[cfg(all(feature = "s2n-tls", unix))]
-            MaybeTlsStream::S2n(s) => s.get_ref(),
+            MaybeTlsStream::S2n(s) => s.get_ref().get_ref(),
         }
     }
 }

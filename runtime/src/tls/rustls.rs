@@ -9,7 +9,7 @@ use rustls_pki_types::ServerName;
 use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 
-use super::{MaybeTlsStream, TlsInfo, TlsSettings};
+use super::{MaybeTlsStream, ReadAhead, TlsInfo, TlsSettings};
 use crate::error::{CertificateProblem, Error, HandshakeFailure, TlsHandshakeError};
 use crate::TlsProvider;
 
@@ -119,7 +119,7 @@ impl RustlsBackend {
             kind: HandshakeFailure::Protocol,
             source: Arc::new(e),
         })?;
-        let stream = self.connector.connect(name, tcp).await.map_err(|io| classify(provider, io))?;
+        let stream = self.connector.connect(name, ReadAhead::new(tcp)).await.map_err(|io| classify(provider, io))?;
         let (_, conn) = stream.get_ref();
         let info = TlsInfo {
             provider,

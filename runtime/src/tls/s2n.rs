@@ -18,7 +18,7 @@ use s2n_tls::error::ErrorType;
 use s2n_tls::security::Policy;
 use tokio::net::TcpStream;
 
-use super::{MaybeTlsStream, TlsInfo, TlsSettings};
+use super::{MaybeTlsStream, ReadAhead, TlsInfo, TlsSettings};
 use crate::error::{CertificateProblem, Error, HandshakeFailure, TlsHandshakeError};
 
 /// The s2n-tls security policy every s2n-tls client uses.
@@ -177,7 +177,7 @@ impl S2nBackend {
             Ok(conn)
         });
         let connector = s2n_tls_tokio::TlsConnector::new(builder);
-        let stream = connector.connect(server_name, tcp).await.map_err(classify)?;
+        let stream = connector.connect(server_name, ReadAhead::new(tcp)).await.map_err(classify)?;
         let conn: &Connection = stream.as_ref();
         let info = TlsInfo {
             provider: PROVIDER,
