@@ -131,10 +131,29 @@ impl LazyTlsBackend {
             .clone()
     }
 
+    /// Whether preparing takes long enough (milliseconds) to be worth a thread: aws-lc seeds
+    /// its random generator from CPU-jitter entropy on first use, and the system trust store
+    /// is read from disk. ring with bundled or given roots prepares in microseconds, less than
+    /// starting a thread costs.
+    fn preparation_is_slow(&self) -> bool {
+        // Every provider but ring is built on aws-lc.
+        let aws_lc = match self.settings.provider {
+            #[cfg(feature = "rustls-ring")]
+            TlsProvider::RustlsRing => false,
+            #[allow(unreachable_patterns)]
+            _ => true,
+        };
+        #[cfg(feature = "native")]
+        let native = self.settings.roots == Some(TrustRoots::Native);
+        #[cfg(not(feature = "native"))]
+        let native = false;
+        aws_lc || native
+    }
+
     /// Starts preparing on a background thread so that the first connection finds it done.
-    /// Does nothing when already prepared. Never blocks the caller.
+    /// Does nothing when already prepared or when preparing is quick. Never blocks the caller.
     pub(crate) fn warm_up_in_background(self: &Arc<Self>) {
-        if self.prepared.get().is_some() {
+        if self.prepared.get().is_some() || !self.preparation_is_slow() {
             return;
         }
         let this = Arc::clone(self);
@@ -147,10 +166,14 @@ impl LazyTlsBackend {
         }
     }
 
-    /// The prepared backend, preparing it on tokio's blocking pool if nobody has yet.
+    /// The prepared backend, preparing it on tokio's blocking pool if nobody has yet (inline
+    /// when preparing is quick).
     pub(crate) async fn get(self: &Arc<Self>) -> Result<Arc<TlsBackend>, Error> {
         if let Some(done) = self.prepared.get() {
             return done.clone();
+        }
+        if !self.preparation_is_slow() {
+            return self.prepare_blocking();
         }
         let this = Arc::clone(self);
         match tokio::task::spawn_blocking(move || this.prepare_blocking()).await {
@@ -261,5 +284,47 @@ impl AsyncWrite for MaybeTlsStream {
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         delegate!(self, s => s.poll_shutdown(cx))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lazy(provider: TlsProvider, roots: Option<TrustRoots>) -> Arc<LazyTlsBackend> {
+        LazyTlsBackend::new(TlsSettings {
+            provider,
+            roots,
+            extra_roots: ExtraRoots::default(),
+            enable_http2: true,
+            session_resumption: true,
+        })
+    }
+
+    #[test]
+    fn only_slow_preparations_get_a_warm_up_thread() {
+        #[cfg(feature = "rustls-ring")]
+        {
+            assert!(!lazy(TlsProvider::RustlsRing, None).preparation_is_slow());
+            #[cfg(feature = "webpki")]
+            assert!(!lazy(TlsProvider::RustlsRing, Some(TrustRoots::Webpki)).preparation_is_slow());
+            #[cfg(feature = "native")]
+            assert!(lazy(TlsProvider::RustlsRing, Some(TrustRoots::Native)).preparation_is_slow());
+        }
+        #[cfg(feature = "rustls-aws-lc")]
+        assert!(lazy(TlsProvider::RustlsAwsLc, None).preparation_is_slow());
+        #[cfg(all(feature = "s2n-tls", unix))]
+        assert!(lazy(TlsProvider::S2nTls, None).preparation_is_slow());
+    }
+
+    #[cfg(feature = "rustls-ring")]
+    #[tokio::test]
+    async fn a_quick_preparation_happens_inline_at_first_use() {
+        let tls = lazy(TlsProvider::RustlsRing, None);
+        tls.warm_up_in_background();
+        assert!(tls.prepared.get().is_none(), "no background preparation was started");
+        // No roots at all is a configuration error, reported from the inline preparation.
+        assert!(matches!(tls.get().await, Err(Error::NoTrustRoots)));
+        assert!(tls.prepared.get().is_some());
     }
 }

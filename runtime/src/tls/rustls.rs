@@ -43,6 +43,8 @@ fn crypto_provider(provider: TlsProvider) -> Result<CryptoProvider, Error> {
 fn base_root_store(settings: &TlsSettings) -> Result<Arc<RootCertStore>, Error> {
     match settings.roots {
         None => Ok(Arc::new(RootCertStore::empty())),
+        #[cfg(not(any(feature = "native", feature = "webpki")))]
+        Some(roots) => match roots {},
         #[cfg(feature = "webpki")]
         Some(crate::TrustRoots::Webpki) => {
             static WEBPKI: std::sync::OnceLock<Arc<RootCertStore>> = std::sync::OnceLock::new();

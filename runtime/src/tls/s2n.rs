@@ -141,6 +141,8 @@ impl S2nBackend {
             None => {
                 builder.with_system_certs(false).map_err(config_error)?;
             }
+            #[cfg(not(any(feature = "native", feature = "webpki")))]
+            Some(roots) => match roots {},
         }
         for cert in &settings.extra_roots.certificates {
             builder.trust_pem(der_to_pem(cert.as_ref()).as_bytes()).map_err(|e| Error::InvalidPem {
