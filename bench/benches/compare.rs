@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use aws_smithy_http_client::tls;
 use aws_smithy_runtime_api::client::http::SharedHttpClient;
 use smithy_default_tls::{SmithyTlsClient, TlsProvider};
-use smithy_tls_bench::{download, fetch, machine_description, median, peak_rss_kib, BenchServer};
+use smithy_tls_bench::{download, fetch, machine_description, median, min_max, peak_rss_kib, BenchServer};
 
 /// A client under test.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -196,6 +196,16 @@ async fn throughput(server: &BenchServer, report: &mut Report) {
             t("h2 8x8MiB", &ours) / t("h1 8x8MiB", &ours)
         );
         let _ = writeln!(md, "| {p} | {} | {h2_vs_h1} |", ratios.join(" | "));
+    }
+    // The ceiling: no client can beat plain HTTP from the same server, so plain / upstream is the
+    // largest "ours / upstream" ratio any TLS client could reach in this run.
+    let plain = Contender::Plain.label();
+    md.push_str("\n### Ceiling: plain HTTP / upstream (the most any TLS client could gain here)\n\n| provider | h1 single | h1 8x8MiB | h2 single | h2 8x8MiB |\n|---|---|---|---|---|\n");
+    for p in PROVIDERS {
+        let theirs = Contender::Upstream(p).label();
+        let ceilings: Vec<String> =
+            scenarios.iter().map(|(s, _, _)| format!("{:.2}", t(s, &plain) / t(s, &theirs))).collect();
+        let _ = writeln!(md, "| {p} | {} |", ceilings.join(" | "));
     }
     let s2n = Contender::Ours("s2n-tls").label();
     let awslc = Contender::Ours("rustls-aws-lc").label();
@@ -379,8 +389,7 @@ fn cold_start_with_gap(server: &BenchServer, report: &mut Report, gap_ms: u64) {
         "\n## Cold start, {gap_ms} ms between building the client and its first request (milliseconds; median, min–max)\n\n| client | construction | first request | process wall |\n|---|---|---|---|\n",
     );
     let stat = |v: Vec<f64>| {
-        let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi = v.iter().copied().fold(0.0, f64::max);
+        let (lo, hi) = min_max(&v);
         format!("{:.2} ({lo:.2}–{hi:.2})", median(&v))
     };
     for c in &contenders {
@@ -408,21 +417,41 @@ async fn new_connections(server: &BenchServer, report: &mut Report) {
     let count = env_number("BENCH_CONNECTIONS", 200);
     let url = format!("https://localhost:{}/obj/1", server.h1.port());
     let mut md = format!(
-        "\n## New-connection requests/s ({count} sequential requests, `connection: close`, HTTP/1.1)\n\n| client | requests/s | resumed handshakes |\n|---|---|---|\n"
+        "\n## New-connection requests/s ({count} sequential requests per round, `connection: close`, HTTP/1.1; median (min–max) of {} rounds, clients interleaved)\n\n| client | requests/s | resumed handshakes |\n|---|---|---|\n", env_number("BENCH_CONNECTION_ROUNDS", 5)
     );
-    let mut rates = BTreeMap::new();
-    for c in connection_contenders() {
-        let client = c.build(&server.ca_pem);
-        let mut sink = Vec::new();
-        fetch(&client, &url, None, &mut sink, true).await; // warm: first full handshake
-        let before = server.handshakes.lock().expect("lock").len();
-        let started = Instant::now();
-        for _ in 0..count {
-            fetch(&client, &url, None, &mut sink, true).await;
+    // Rounds interleave the clients so that drift hits all alike; the median round is reported.
+    let rounds = env_number("BENCH_CONNECTION_ROUNDS", 5) as usize;
+    let contenders = connection_contenders();
+    let clients: Vec<_> = contenders.iter().map(|c| (*c, c.build(&server.ca_pem))).collect();
+    let mut samples: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    let mut resumed_counts: BTreeMap<String, usize> = BTreeMap::new();
+    let mut sink = Vec::new();
+    for (_, client) in &clients {
+        fetch(client, &url, None, &mut sink, true).await; // warm: first full handshake
+    }
+    for _ in 0..rounds {
+        for (c, client) in &clients {
+            let before = server.handshakes.lock().expect("lock").len();
+            let started = Instant::now();
+            for _ in 0..count {
+                fetch(client, &url, None, &mut sink, true).await;
+            }
+            samples.entry(c.label()).or_default().push(count as f64 / started.elapsed().as_secs_f64());
+            let resumed = server.handshakes.lock().expect("lock")[before..].iter().filter(|h| h.resumed).count();
+            *resumed_counts.entry(c.label()).or_default() += resumed;
         }
-        let rate = count as f64 / started.elapsed().as_secs_f64();
-        let resumed = server.handshakes.lock().expect("lock")[before..].iter().filter(|h| h.resumed).count();
-        let _ = writeln!(md, "| {} | {rate:.0} | {resumed}/{count} |", c.label());
+    }
+    let mut rates = BTreeMap::new();
+    for c in &contenders {
+        let rate = median(&samples[&c.label()]);
+        let (low, high) = min_max(&samples[&c.label()]);
+        let _ = writeln!(
+            md,
+            "| {} | {rate:.0} ({low:.0}–{high:.0}) | {}/{} |",
+            c.label(),
+            resumed_counts[&c.label()],
+            count as usize * rounds
+        );
         rates.insert(c.label(), rate);
     }
     md.push_str("\n| provider | ours / upstream |\n|---|---|\n");
