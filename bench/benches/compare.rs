@@ -122,7 +122,7 @@ fn gbps(bytes: u64, elapsed: Duration) -> f64 {
 }
 
 async fn throughput(server: &BenchServer, report: &mut Report) {
-    let runs = env_number("BENCH_RUNS", 5);
+    let runs = env_number("BENCH_RUNS", 9);
     let total = env_number("BENCH_MIB", 1024) << 20;
     let part = 8u64 << 20;
     let contenders = selected_throughput_contenders();
@@ -132,6 +132,8 @@ async fn throughput(server: &BenchServer, report: &mut Report) {
         [("h1 single", false, 1), ("h1 8x8MiB", false, 8), ("h2 single", true, 1), ("h2 8x8MiB", true, 8)];
     let mut results: BTreeMap<(String, String), Vec<f64>> = BTreeMap::new();
     println!("\n## Throughput: {} MiB to RAM per run, {runs} runs, clients interleaved round-robin", total >> 20);
+    let curl = Curl::find(&server.ca_pem);
+    let mut curl_rates = Vec::new();
     // BENCH_SCENARIOS="h1 single,h2" runs only the scenarios whose name contains one of these.
     let wanted_scenarios = std::env::var("BENCH_SCENARIOS").ok();
     let scenario_wanted = |name: &str| match &wanted_scenarios {
@@ -164,6 +166,13 @@ async fn throughput(server: &BenchServer, report: &mut Report) {
                 }
                 println!("{:<28} Run:{run} Secs:{:.3} Gb/s:{rate:.2}", contender.label(), elapsed.as_secs_f64());
                 results.entry((scenario.to_owned(), contender.label())).or_default().push(rate);
+            }
+            if scenario == "h1 single" && run > 0 {
+                if let Some(secs) = curl.as_ref().and_then(|c| c.download(server, total)) {
+                    let rate = total as f64 * 8.0 / secs / 1e9;
+                    println!("{:<28} Run:{run} Secs:{secs:.3} Gb/s:{rate:.2}", "curl (outside reference)");
+                    curl_rates.push(rate);
+                }
             }
         }
     }
@@ -207,6 +216,14 @@ async fn throughput(server: &BenchServer, report: &mut Report) {
             scenarios.iter().map(|(s, _, _)| format!("{:.2}", t(s, &plain) / t(s, &theirs))).collect();
         let _ = writeln!(md, "| {p} | {} |", ceilings.join(" | "));
     }
+    if let (Some(curl), false) = (&curl, curl_rates.is_empty()) {
+        let _ = writeln!(
+            md,
+            "\nOutside reference, h1 single: {} (its own process, body to /dev/null): {:.2} Gb/s median.",
+            curl.version,
+            median(&curl_rates)
+        );
+    }
     let s2n = Contender::Ours("s2n-tls").label();
     let awslc = Contender::Ours("rustls-aws-lc").label();
     let _ = writeln!(
@@ -217,6 +234,47 @@ async fn throughput(server: &BenchServer, report: &mut Report) {
     );
     print!("{md}");
     report.markdown.push_str(&md);
+}
+
+/// The `curl` command line tool, when installed: an outside reference for single-stream h1.
+struct Curl {
+    version: String,
+    ca_file: std::path::PathBuf,
+}
+
+impl Curl {
+    fn find(ca_pem: &str) -> Option<Curl> {
+        let out = Command::new("curl").arg("--version").output().ok()?;
+        let first = String::from_utf8_lossy(&out.stdout).lines().next()?.to_owned();
+        // "curl 7.88.1 (x86_64-pc-linux-gnu) libcurl/7.88.1 OpenSSL/3.0.19 ..." -> name, version, TLS library
+        let words: Vec<&str> = first.split_whitespace().collect();
+        let tls = words.iter().find(|w| w.contains("SSL/") || w.contains("TLS/") || w.contains("rustls")).copied();
+        let version = format!("curl {} ({})", words.get(1).unwrap_or(&"?"), tls.unwrap_or("unknown TLS"));
+        let ca_file = std::env::temp_dir().join(format!("smithy-tls-bench-ca-{}.pem", std::process::id()));
+        std::fs::write(&ca_file, ca_pem).ok()?;
+        Some(Curl { version, ca_file })
+    }
+
+    /// Seconds for one download of `total` bytes over HTTP/1.1, as curl reports them.
+    fn download(&self, server: &BenchServer, total: u64) -> Option<f64> {
+        let out = Command::new("curl")
+            .args(["-sS", "--http1.1", "-o", "/dev/null", "-w", "%{time_total} %{size_download}", "--cacert"])
+            .arg(&self.ca_file)
+            .arg(format!("https://localhost:{}/obj/{total}", server.h1.port()))
+            .output()
+            .ok()?;
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let mut fields = text.split_whitespace();
+        let secs: f64 = fields.next()?.parse().ok()?;
+        let size: f64 = fields.next()?.parse().ok()?;
+        (out.status.success() && size as u64 == total).then_some(secs)
+    }
+}
+
+impl Drop for Curl {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.ca_file);
+    }
 }
 
 /// Child-process mode: build the client, make one request, print the timings, exit.
