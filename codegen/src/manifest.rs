@@ -163,11 +163,29 @@ pub fn edit_manifest(path: &Path, original: &str, edit: &ManifestEdit<'_>) -> Re
         return Ok(original.to_owned());
     }
 
-    let edited = doc.to_string();
+    let edited = match_line_endings(original, doc.to_string());
     if let Err(error) = edited.parse::<DocumentMut>() {
         return Err(ManifestError::InvalidOutput { path: path.to_owned(), message: error.message().trim().to_owned() });
     }
     Ok(edited)
+}
+
+/// toml_edit writes the tables and entries it adds with `\n`; a CRLF manifest gets CRLF for
+/// them too, so the file keeps one line-ending style.
+fn match_line_endings(original: &str, edited: String) -> String {
+    if !original.contains("\r\n") {
+        return edited;
+    }
+    let mut out = String::with_capacity(edited.len() + edited.len() / 32);
+    let mut previous = '\0';
+    for c in edited.chars() {
+        if c == '\n' && previous != '\r' {
+            out.push('\r');
+        }
+        out.push(c);
+        previous = c;
+    }
+    out
 }
 
 /// The parsed original, kept with its spans so errors can name lines.
@@ -1003,6 +1021,24 @@ mod tests {
                 let edited = edit_with(name, text, &policy, LegacyRustls::AliasDefault);
                 assert_untouched_sections_survive(name, text, &edited);
             }
+        }
+    }
+
+    #[test]
+    fn crlf_manifests_get_crlf_for_added_lines() {
+        for (name, text) in FIXTURES {
+            let crlf = text.replace("\r\n", "\n").replace('\n', "\r\n");
+            let edited = edit_with(name, &crlf, &policy_a(), LegacyRustls::AliasDefault);
+            assert_ne!(edited, crlf, "{name}: nothing was edited");
+            assert_eq!(edited.matches('\n').count(), edited.matches("\r\n").count(), "{name}: mixed line endings");
+            // Same content as the LF edit, and a second run changes nothing.
+            let lf = edit_with(name, text, &policy_a(), LegacyRustls::AliasDefault);
+            assert_eq!(edited.replace("\r\n", "\n"), lf.replace("\r\n", "\n"), "{name}");
+            assert_eq!(
+                edit_with(name, &edited, &policy_a(), LegacyRustls::AliasDefault),
+                edited,
+                "{name}: not idempotent"
+            );
         }
     }
 
