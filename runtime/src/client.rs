@@ -338,6 +338,13 @@ impl Builder {
             None if self.extra_roots.is_empty() => Some(TrustRoots::ALL.first().copied().ok_or(Error::NoTrustRoots)?),
             None => None,
         };
+        #[cfg(all(feature = "platform-verifier", feature = "s2n-tls", unix))]
+        if provider == TlsProvider::S2nTls && roots == Some(TrustRoots::Platform) {
+            return Err(Error::TlsConfig {
+                provider: provider.name(),
+                reason: crate::tls::s2n::NO_PLATFORM_VERIFIER.to_owned(),
+            });
+        }
         Ok(self.build_with(provider, roots))
     }
 

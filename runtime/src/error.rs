@@ -84,6 +84,12 @@ pub enum RootsError {
         /// How many certificates were found and rejected as unparsable.
         rejected: usize,
     },
+    /// The operating system's certificate verifier could not be set up (on Linux: no usable
+    /// certificate in the native store).
+    PlatformVerifier {
+        /// What the verifier reported.
+        reason: String,
+    },
 }
 
 impl fmt::Display for RootsError {
@@ -102,6 +108,12 @@ impl fmt::Display for RootsError {
                 "the native certificate store holds no usable certificate ({rejected} rejected); \
                  check SSL_CERT_FILE / SSL_CERT_DIR, install the system CA bundle, or use the \
                  `webpki` roots"
+            ),
+            RootsError::PlatformVerifier { reason } => write!(
+                f,
+                "the platform certificate verifier could not be set up ({reason}); on Linux check \
+                 SSL_CERT_FILE / SSL_CERT_DIR or install the system CA bundle, or use the `webpki` \
+                 roots"
             ),
         }
     }

@@ -28,6 +28,15 @@ pub enum TrustRoots {
     /// Cargo feature `webpki`.
     #[cfg(feature = "webpki")]
     Webpki,
+    /// The operating system's own certificate verifier (`rustls-platform-verifier`), rustls
+    /// providers only. On macOS, iOS and Windows the system checks each chain (revocation and
+    /// enterprise-installed roots included) and nothing is loaded at start-up; on Linux and other
+    /// Unix systems the native store (honouring `SSL_CERT_FILE` / `SSL_CERT_DIR`) is read once
+    /// and chains are checked by webpki. On Android the application must first hand the
+    /// verifier its JNI context (`rustls_platform_verifier::android::init_hosted`), and extra
+    /// root certificates are not supported there. Cargo feature `platform-verifier`.
+    #[cfg(feature = "platform-verifier")]
+    Platform,
 }
 
 impl TrustRoots {
@@ -37,6 +46,8 @@ impl TrustRoots {
         TrustRoots::Native,
         #[cfg(feature = "webpki")]
         TrustRoots::Webpki,
+        #[cfg(feature = "platform-verifier")]
+        TrustRoots::Platform,
     ];
 
     /// The source's name as used in cargo features and policy files (e.g. `native`).
@@ -46,6 +57,8 @@ impl TrustRoots {
             TrustRoots::Native => "native",
             #[cfg(feature = "webpki")]
             TrustRoots::Webpki => "webpki",
+            #[cfg(feature = "platform-verifier")]
+            TrustRoots::Platform => "platform-verifier",
         }
     }
 }

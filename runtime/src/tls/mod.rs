@@ -143,11 +143,15 @@ impl LazyTlsBackend {
             #[allow(unreachable_patterns)]
             _ => true,
         };
-        #[cfg(feature = "native")]
-        let native = self.settings.roots == Some(TrustRoots::Native);
-        #[cfg(not(feature = "native"))]
-        let native = false;
-        aws_lc || native
+        // Reading the system store (the platform verifier reads it too on Linux and other Unix).
+        let reads_store = match self.settings.roots {
+            #[cfg(feature = "native")]
+            Some(TrustRoots::Native) => true,
+            #[cfg(feature = "platform-verifier")]
+            Some(TrustRoots::Platform) => true,
+            _ => false,
+        };
+        aws_lc || reads_store
     }
 
     /// Starts preparing on a background thread so that the first connection finds it done.

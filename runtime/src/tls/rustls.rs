@@ -43,8 +43,11 @@ fn crypto_provider(provider: TlsProvider) -> Result<CryptoProvider, Error> {
 fn base_root_store(settings: &TlsSettings) -> Result<Arc<RootCertStore>, Error> {
     match settings.roots {
         None => Ok(Arc::new(RootCertStore::empty())),
-        #[cfg(not(any(feature = "native", feature = "webpki")))]
+        #[cfg(not(any(feature = "native", feature = "webpki", feature = "platform-verifier")))]
         Some(roots) => match roots {},
+        // The platform verifier brings its own roots; see `platform_verifier`.
+        #[cfg(feature = "platform-verifier")]
+        Some(crate::TrustRoots::Platform) => Ok(Arc::new(RootCertStore::empty())),
         #[cfg(feature = "webpki")]
         Some(crate::TrustRoots::Webpki) => {
             static WEBPKI: std::sync::OnceLock<Arc<RootCertStore>> = std::sync::OnceLock::new();
@@ -71,38 +74,75 @@ fn base_root_store(settings: &TlsSettings) -> Result<Arc<RootCertStore>, Error> 
     }
 }
 
+/// The root store for the settings: the source's roots plus the extra certificates.
+fn root_store(settings: &TlsSettings) -> Result<Arc<RootCertStore>, Error> {
+    let base = base_root_store(settings)?;
+    let roots = if settings.extra_roots.is_empty() {
+        base
+    } else {
+        let mut store = (*base).clone();
+        for cert in &settings.extra_roots.certificates {
+            store.add(cert.clone()).map_err(|e| Error::InvalidPem {
+                origin: "extra root certificate".to_owned(),
+                reason: e.to_string(),
+            })?;
+        }
+        Arc::new(store)
+    };
+    if roots.is_empty() {
+        return Err(Error::NoTrustRoots);
+    }
+    Ok(roots)
+}
+
+/// The operating system's verifier, with the extra certificates trusted as well. Built once per
+/// client configuration (on Linux this reads the native store).
+#[cfg(feature = "platform-verifier")]
+fn platform_verifier(
+    settings: &TlsSettings,
+    crypto: Arc<CryptoProvider>,
+) -> Result<rustls_platform_verifier::Verifier, Error> {
+    let failed = |e: rustls::Error| Error::Roots(crate::RootsError::PlatformVerifier { reason: e.to_string() });
+    #[cfg(target_os = "android")]
+    {
+        if !settings.extra_roots.is_empty() {
+            return Err(Error::TlsConfig {
+                provider: settings.provider.name(),
+                reason: "extra root certificates are not supported with platform-verifier roots on Android".to_owned(),
+            });
+        }
+        rustls_platform_verifier::Verifier::new(crypto).map_err(failed)
+    }
+    #[cfg(not(target_os = "android"))]
+    {
+        let extra = settings.extra_roots.certificates.iter().cloned();
+        rustls_platform_verifier::Verifier::new_with_extra_roots(extra, crypto).map_err(failed)
+    }
+}
+
 impl RustlsBackend {
     pub(crate) fn prepare(settings: &TlsSettings) -> Result<Self, Error> {
         let provider_name = settings.provider.name();
         let tls_error = |e: rustls::Error| Error::TlsConfig { provider: provider_name, reason: e.to_string() };
 
-        let base = base_root_store(settings)?;
-        let roots = if settings.extra_roots.is_empty() {
-            base
-        } else {
-            let mut store = (*base).clone();
-            for cert in &settings.extra_roots.certificates {
-                store.add(cert.clone()).map_err(|e| Error::InvalidPem {
-                    origin: "extra root certificate".to_owned(),
-                    reason: e.to_string(),
-                })?;
-            }
-            Arc::new(store)
-        };
-        if roots.is_empty() {
-            return Err(Error::NoTrustRoots);
-        }
-
-        let crypto = crypto_provider(settings.provider)?;
+        let crypto = Arc::new(crypto_provider(settings.provider)?);
         // Draw once from the provider's RNG here, on the warm-up thread: aws-lc seeds its DRBG
         // (CPU-jitter entropy, tens of milliseconds) on first use, and the first handshake
         // should not be the one to pay for it.
         let _ = crypto.secure_random.fill(&mut [0u8; 32]);
-        let mut config = ClientConfig::builder_with_provider(Arc::new(crypto))
+        let builder = ClientConfig::builder_with_provider(Arc::clone(&crypto))
             .with_protocol_versions(PROTOCOL_VERSIONS)
-            .map_err(tls_error)?
-            .with_root_certificates(roots)
-            .with_no_client_auth();
+            .map_err(tls_error)?;
+        let builder = match settings.roots {
+            // A custom verifier, but still a verifying one: the operating system checks the
+            // chain and the name. (`dangerous()` is rustls's name for any non-webpki verifier.)
+            #[cfg(feature = "platform-verifier")]
+            Some(crate::TrustRoots::Platform) => {
+                builder.dangerous().with_custom_certificate_verifier(Arc::new(platform_verifier(settings, crypto)?))
+            }
+            _ => builder.with_root_certificates(root_store(settings)?),
+        };
+        let mut config = builder.with_no_client_auth();
         config.alpn_protocols = settings.alpn();
         if !settings.session_resumption {
             config.resumption = rustls::client::Resumption::disabled();

@@ -119,6 +119,11 @@ fn check_native_store() -> Result<(), crate::RootsError> {
     Err(crate::RootsError::NativeUnreadable { details: DEFAULTS.iter().map(|p| format!("{p}: not found")).collect() })
 }
 
+/// Why s2n-tls refuses `platform-verifier` roots.
+#[cfg(feature = "platform-verifier")]
+pub(crate) const NO_PLATFORM_VERIFIER: &str =
+    "platform-verifier roots need a rustls provider; s2n-tls reads the system store itself: use `native` roots";
+
 impl S2nBackend {
     pub(crate) fn prepare(settings: &TlsSettings) -> Result<Self, Error> {
         let mut builder = s2n_tls::config::Builder::new();
@@ -141,8 +146,12 @@ impl S2nBackend {
             None => {
                 builder.with_system_certs(false).map_err(config_error)?;
             }
-            #[cfg(not(any(feature = "native", feature = "webpki")))]
+            #[cfg(not(any(feature = "native", feature = "webpki", feature = "platform-verifier")))]
             Some(roots) => match roots {},
+            #[cfg(feature = "platform-verifier")]
+            Some(crate::TrustRoots::Platform) => {
+                return Err(Error::TlsConfig { provider: PROVIDER, reason: NO_PLATFORM_VERIFIER.to_owned() });
+            }
         }
         for cert in &settings.extra_roots.certificates {
             builder.trust_pem(der_to_pem(cert.as_ref()).as_bytes()).map_err(|e| Error::InvalidPem {

@@ -1,0 +1,93 @@
+//! `platform-verifier` roots with each rustls provider. On Linux the platform verifier checks
+//! chains with webpki against the native store, which honours SSL_CERT_FILE; so a private CA in
+//! SSL_CERT_FILE is trusted and everything else is refused with a provider-neutral reason. Its
+//! own test binary: the environment must be set before anything reads the store.
+#![cfg(all(feature = "platform-verifier", target_os = "linux"))]
+
+mod support;
+
+use std::time::Duration;
+
+use smithy_default_tls::{
+    CertificateProblem, ConnectionInfo, HandshakeFailure, SmithyTlsClient, TlsHandshakeError, TlsProvider, TrustRoots,
+};
+use support::*;
+
+fn rustls_providers() -> Vec<TlsProvider> {
+    TlsProvider::ALL.iter().copied().filter(|p| p.name().starts_with("rustls")).collect()
+}
+
+fn platform_client(provider: TlsProvider, extra: Option<&TestCa>) -> SmithyTlsClient {
+    let mut builder = SmithyTlsClient::builder().provider(provider).trust_roots(TrustRoots::Platform);
+    if let Some(ca) = extra {
+        builder = builder.extra_root_pem(ca.pem.as_bytes()).expect("PEM");
+    }
+    builder.build().expect("client")
+}
+
+async fn certificate_problem(client: &SmithyTlsClient, server: &TestServer) -> CertificateProblem {
+    let settings = settings(Some(Duration::from_secs(5)), Some(Duration::from_secs(5)));
+    let err = call(client, &settings, get(&server.url("/"))).await.expect_err("must not connect");
+    let handshake = find_in_chain::<TlsHandshakeError>(&err).expect("a TLS handshake error in the chain");
+    match handshake.kind() {
+        HandshakeFailure::Certificate(problem) => problem,
+        other => panic!("expected a certificate failure, got {other:?}: {}", error_chain(&err)),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn platform_verifier_trusts_the_system_store_and_extra_roots_and_nothing_else() {
+    let system_ca = TestCa::new("system store CA");
+    let extra_ca = TestCa::new("extra CA");
+    let stranger = TestCa::new("unknown CA");
+    let dir = std::env::temp_dir().join(format!("smithy-tls-platform-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bundle = dir.join("ca.pem");
+    std::fs::write(&bundle, &system_ca.pem).unwrap();
+    // The only test in this binary that reads the store or the environment.
+    std::env::set_var("SSL_CERT_FILE", &bundle);
+    std::env::remove_var("SSL_CERT_DIR");
+
+    let settings = settings(Some(Duration::from_secs(5)), Some(Duration::from_secs(5)));
+    let providers = rustls_providers();
+    assert!(!providers.is_empty(), "build with a rustls provider");
+    for provider in providers {
+        // Trusted through the store.
+        let server = TestServer::start(&system_ca.leaf(&["localhost"]), Alpn::H2AndHttp1).await;
+        let client = platform_client(provider, None);
+        let response = call(&client, &settings, get(&server.url("/bytes/5000"))).await.expect("GET via the store");
+        let info = response.extension::<ConnectionInfo>().cloned().expect("info");
+        assert_eq!(info.tls.as_ref().map(|t| t.provider), Some(provider.name()));
+        assert_eq!(digest_body(response.into_body()).await, Digest::of_pattern(5000));
+
+        // Refused: unknown issuer, wrong name, expired.
+        let unknown = TestServer::start(&stranger.leaf(&["localhost"]), Alpn::Http1Only).await;
+        assert_eq!(certificate_problem(&client, &unknown).await, CertificateProblem::UnknownIssuer, "{provider}");
+        let wrong_name = TestServer::start(&system_ca.leaf(&["elsewhere.example"]), Alpn::Http1Only).await;
+        assert_eq!(certificate_problem(&client, &wrong_name).await, CertificateProblem::NameMismatch, "{provider}");
+        let expired = TestServer::start(&system_ca.expired_leaf(&["localhost"]), Alpn::Http1Only).await;
+        assert_eq!(certificate_problem(&client, &expired).await, CertificateProblem::Expired, "{provider}");
+
+        // Extra roots are trusted on top of the store, and only by the client given them.
+        let extra_server = TestServer::start(&extra_ca.leaf(&["localhost"]), Alpn::Http1Only).await;
+        assert_eq!(certificate_problem(&client, &extra_server).await, CertificateProblem::UnknownIssuer);
+        let with_extra = platform_client(provider, Some(&extra_ca));
+        let response = call(&with_extra, &settings, get(&extra_server.url("/bytes/10"))).await.expect("extra root");
+        assert_eq!(digest_body(response.into_body()).await, Digest::of_pattern(10));
+        let response = call(&with_extra, &settings, get(&server.url("/bytes/10"))).await.expect("store root too");
+        assert_eq!(digest_body(response.into_body()).await, Digest::of_pattern(10));
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[cfg(feature = "s2n-tls")]
+#[test]
+fn s2n_tls_refuses_platform_verifier_roots_when_built() {
+    let err = SmithyTlsClient::builder()
+        .provider(TlsProvider::S2nTls)
+        .trust_roots(TrustRoots::Platform)
+        .build()
+        .expect_err("s2n-tls has no platform verifier");
+    let message = err.to_string();
+    assert!(message.contains("rustls provider") && message.contains("native"), "{message}");
+}
