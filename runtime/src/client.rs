@@ -339,7 +339,7 @@ impl Builder {
             None => None,
         };
         #[cfg(all(feature = "platform-verifier", feature = "s2n-tls", unix))]
-        if provider == TlsProvider::S2nTls && roots == Some(TrustRoots::Platform) {
+        if provider == TlsProvider::S2nTls && roots == Some(TrustRoots::PlatformVerifier) {
             return Err(Error::TlsConfig {
                 provider: provider.name(),
                 reason: crate::tls::s2n::NO_PLATFORM_VERIFIER.to_owned(),

@@ -11,7 +11,7 @@
 //! | `s2n-tls`       | `TlsProvider::S2nTls`: s2n-tls + aws-lc, security policy `20251014`, Linux and macOS only |
 //! | `native`        | [`TrustRoots::Native`]: the OS store (honours `SSL_CERT_FILE` / `SSL_CERT_DIR`) |
 //! | `webpki`        | [`TrustRoots::Webpki`]: bundled Mozilla roots, no filesystem access     |
-//! | `platform-verifier` | `TrustRoots::Platform`: the OS verifier (rustls providers); no store to load on Apple platforms and Windows |
+//! | `platform-verifier` | `TrustRoots::PlatformVerifier`: the OS verifier (rustls providers); no store to load on Apple platforms and Windows |
 //!
 //! Only TLS 1.2 and 1.3 are offered, and certificate chain and host name verification are always
 //! on: there is no switch to turn them off. HTTP/2 and HTTP/1.1 are negotiated through ALPN.

@@ -36,7 +36,7 @@ pub enum TrustRoots {
     /// verifier its JNI context (`rustls_platform_verifier::android::init_hosted`), and extra
     /// root certificates are not supported there. Cargo feature `platform-verifier`.
     #[cfg(feature = "platform-verifier")]
-    Platform,
+    PlatformVerifier,
 }
 
 impl TrustRoots {
@@ -47,7 +47,7 @@ impl TrustRoots {
         #[cfg(feature = "webpki")]
         TrustRoots::Webpki,
         #[cfg(feature = "platform-verifier")]
-        TrustRoots::Platform,
+        TrustRoots::PlatformVerifier,
     ];
 
     /// The source's name as used in cargo features and policy files (e.g. `native`).
@@ -58,7 +58,7 @@ impl TrustRoots {
             #[cfg(feature = "webpki")]
             TrustRoots::Webpki => "webpki",
             #[cfg(feature = "platform-verifier")]
-            TrustRoots::Platform => "platform-verifier",
+            TrustRoots::PlatformVerifier => "platform-verifier",
         }
     }
 }

@@ -18,7 +18,7 @@ fn rustls_providers() -> Vec<TlsProvider> {
 }
 
 fn platform_client(provider: TlsProvider, extra: Option<&TestCa>) -> SmithyTlsClient {
-    let mut builder = SmithyTlsClient::builder().provider(provider).trust_roots(TrustRoots::Platform);
+    let mut builder = SmithyTlsClient::builder().provider(provider).trust_roots(TrustRoots::PlatformVerifier);
     if let Some(ca) = extra {
         builder = builder.extra_root_pem(ca.pem.as_bytes()).expect("PEM");
     }
@@ -85,7 +85,7 @@ async fn platform_verifier_trusts_the_system_store_and_extra_roots_and_nothing_e
 fn s2n_tls_refuses_platform_verifier_roots_when_built() {
     let err = SmithyTlsClient::builder()
         .provider(TlsProvider::S2nTls)
-        .trust_roots(TrustRoots::Platform)
+        .trust_roots(TrustRoots::PlatformVerifier)
         .build()
         .expect_err("s2n-tls has no platform verifier");
     let message = err.to_string();

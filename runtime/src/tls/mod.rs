@@ -148,7 +148,7 @@ impl LazyTlsBackend {
             #[cfg(feature = "native")]
             Some(TrustRoots::Native) => true,
             #[cfg(feature = "platform-verifier")]
-            Some(TrustRoots::Platform) => true,
+            Some(TrustRoots::PlatformVerifier) => true,
             _ => false,
         };
         aws_lc || reads_store

@@ -47,7 +47,7 @@ fn base_root_store(settings: &TlsSettings) -> Result<Arc<RootCertStore>, Error> 
         Some(roots) => match roots {},
         // The platform verifier brings its own roots; see `platform_verifier`.
         #[cfg(feature = "platform-verifier")]
-        Some(crate::TrustRoots::Platform) => Ok(Arc::new(RootCertStore::empty())),
+        Some(crate::TrustRoots::PlatformVerifier) => Ok(Arc::new(RootCertStore::empty())),
         #[cfg(feature = "webpki")]
         Some(crate::TrustRoots::Webpki) => {
             static WEBPKI: std::sync::OnceLock<Arc<RootCertStore>> = std::sync::OnceLock::new();
@@ -137,7 +137,7 @@ impl RustlsBackend {
             // A custom verifier, but still a verifying one: the operating system checks the
             // chain and the name. (`dangerous()` is rustls's name for any non-webpki verifier.)
             #[cfg(feature = "platform-verifier")]
-            Some(crate::TrustRoots::Platform) => {
+            Some(crate::TrustRoots::PlatformVerifier) => {
                 builder.dangerous().with_custom_certificate_verifier(Arc::new(platform_verifier(settings, crypto)?))
             }
             _ => builder.with_root_certificates(root_store(settings)?),

@@ -149,7 +149,7 @@ impl S2nBackend {
             #[cfg(not(any(feature = "native", feature = "webpki", feature = "platform-verifier")))]
             Some(roots) => match roots {},
             #[cfg(feature = "platform-verifier")]
-            Some(crate::TrustRoots::Platform) => {
+            Some(crate::TrustRoots::PlatformVerifier) => {
                 return Err(Error::TlsConfig { provider: PROVIDER, reason: NO_PLATFORM_VERIFIER.to_owned() });
             }
         }
