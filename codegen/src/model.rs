@@ -60,7 +60,7 @@ pub enum Roots {
     Native,
     /// The bundled Mozilla roots.
     Webpki,
-    /// The platform's own verifier (not yet supported by the runtime).
+    /// The platform's own certificate verifier (rustls providers only; not on Android).
     PlatformVerifier,
 }
 

@@ -48,6 +48,8 @@ pub struct RuleSpans {
     pub cfg: Option<Range<usize>>,
     /// The `provider` value.
     pub provider: Option<Range<usize>>,
+    /// The `roots` value.
+    pub roots: Option<Range<usize>>,
 }
 
 /// A parsed policy plus the spans of its rules (rules first, fallback last).
@@ -302,7 +304,7 @@ impl Parser<'_> {
         self.check_keys(table, allowed, where_);
         let table_span = table.span().unwrap_or(0..0);
         let name = self.required_str(table, "name", table_span.clone(), where_);
-        let mut spans = RuleSpans { table: table_span.clone(), cfg: None, provider: None };
+        let mut spans = RuleSpans { table: table_span.clone(), cfg: None, provider: None, roots: None };
 
         let cfg = if with_cfg {
             let text = self.required_str(table, "cfg", table_span.clone(), where_);
@@ -356,7 +358,7 @@ impl Parser<'_> {
                 if table.get("roots").is_none() {
                     let d = self
                         .diag("P004", format!("missing `roots` in {where_}"), table_span.clone())
-                        .with_help("add roots = \"native\" | \"webpki\"");
+                        .with_help("add roots = \"native\" | \"webpki\" | \"platform-verifier\"");
                     self.push(d);
                 }
                 None
@@ -369,23 +371,27 @@ impl Parser<'_> {
                 self.push(d);
                 None
             }
-            (Some((value, span)), _) => match Roots::from_name(value) {
-                Some(Roots::PlatformVerifier) => {
-                    let d = self
-                        .diag("P009", "roots \"platform-verifier\" is not supported by the runtime yet", span)
-                        .with_help("use \"native\" (the OS store) or \"webpki\" (bundled roots)");
-                    self.push(d);
-                    None
+            (Some((value, span)), provider) => {
+                match Roots::from_name(value).inspect(|_| spans.roots = Some(span.clone())) {
+                    Some(Roots::PlatformVerifier) if provider == Some(Provider::S2nTls) => {
+                        let d = self
+                        .diag("P009", "roots \"platform-verifier\" needs a rustls provider, not s2n-tls", span)
+                        .with_help(
+                            "s2n-tls reads the OS store itself: use \"native\", or provider \"rustls-aws-lc\" / \"rustls-ring\"",
+                        );
+                        self.push(d);
+                        None
+                    }
+                    Some(r) => Some(r),
+                    None => {
+                        let d = self
+                            .diag("P003", format!("unknown roots `{value}`"), span)
+                            .with_help("use one of: native, webpki, platform-verifier");
+                        self.push(d);
+                        None
+                    }
                 }
-                Some(r) => Some(r),
-                None => {
-                    let d = self
-                        .diag("P003", format!("unknown roots `{value}`"), span)
-                        .with_help("use one of: native, webpki");
-                    self.push(d);
-                    None
-                }
-            },
+            }
         };
 
         let provider = provider?;

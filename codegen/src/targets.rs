@@ -202,6 +202,18 @@ pub fn provider_support(provider: Provider, target: &TargetInfo) -> Result<(), &
     }
 }
 
+/// Whether trust roots can be used on a target, and if not, why.
+pub fn roots_support(roots: Option<crate::model::Roots>, target: &TargetInfo) -> Result<(), &'static str> {
+    let os = target.os.as_ref().map(|o| o.as_str());
+    match roots {
+        Some(crate::model::Roots::PlatformVerifier) if os == Some("android") => {
+            Err("on Android the platform verifier needs the application's JNI context, which generated code cannot \
+             provide; use roots \"webpki\" or \"native\" there")
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Compiles a parsed policy: exclusive predicates, the target matrix, and every target-level
 /// check (rules that can never match, providers that cannot serve a target they match, and the
 /// coverage proof). Errors point into the policy file.
@@ -262,6 +274,30 @@ pub fn compile(parsed: &ParsedPolicy) -> Result<CompiledPolicy, Diagnostics> {
                             rule.provider,
                             rule.name,
                             unsupported.len(),
+                            sample.join(", "),
+                            if more > 0 { format!(" and {more} more") } else { String::new() }
+                        ),
+                        span,
+                    )
+                    .with_help(format!("{why}; add an earlier rule for those targets or narrow this rule's cfg")),
+            );
+        }
+        let refused: Vec<(&str, &str)> = targets
+            .iter()
+            .filter_map(|t| roots_support(rule.roots, t).err().map(|why| (t.triple.as_str(), why)))
+            .collect();
+        if let (Some((_, why)), Some(roots)) = (refused.first(), rule.roots) {
+            let sample: Vec<&str> = refused.iter().take(4).map(|(t, _)| *t).collect();
+            let more = refused.len().saturating_sub(sample.len());
+            let span = spans.roots.clone().unwrap_or(spans.table.clone());
+            diagnostics.push(
+                parsed
+                    .diagnostic(
+                        "P016",
+                        format!(
+                            "roots `{roots}` of rule `{}` cannot serve {} of the targets the rule gets: {}{}",
+                            rule.name,
+                            refused.len(),
                             sample.join(", "),
                             if more > 0 { format!(" and {more} more") } else { String::new() }
                         ),

@@ -405,16 +405,16 @@ roots = "webpki"
 }
 
 #[test]
-fn p009_platform_verifier_is_not_supported_yet() {
+fn p009_platform_verifier_needs_a_rustls_provider() {
     let text = r#"name = "t"
 
 [runtime]
 version = "0.1"
 
 [[rule]]
-name = "apple"
-cfg = 'target_vendor = "apple"'
-provider = "rustls-ring"
+name = "linux"
+cfg = 'target_os = "linux"'
+provider = "s2n-tls"
 roots = "platform-verifier"
 
 [fallback]
@@ -424,8 +424,52 @@ roots = "webpki"
 "#;
     let diags = parse_errors(text);
     assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
-    check(&diags[0], "P009", 10, 9, "\"platform-verifier\" is not supported", "use \"native\"");
+    check(&diags[0], "P009", 10, 9, "\"platform-verifier\" needs a rustls provider", "use \"native\"");
     assert_eq!(diags[0].width, "\"platform-verifier\"".len());
+}
+
+const PLATFORM_VERIFIER_POLICY: &str = r#"name = "t"
+
+[runtime]
+version = "0.1"
+
+[[rule]]
+name = "wasm"
+cfg = 'target_family = "wasm"'
+provider = "none"
+
+[[rule]]
+name = "apple-and-windows"
+cfg = 'any(target_vendor = "apple", target_os = "windows")'
+provider = "rustls-aws-lc"
+roots = "platform-verifier"
+
+[fallback]
+name = "elsewhere"
+provider = "rustls-ring"
+roots = "platform-verifier"
+"#;
+
+#[test]
+fn p016_platform_verifier_on_android_is_refused_with_the_targets() {
+    let diags = compile_errors(PLATFORM_VERIFIER_POLICY);
+    assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
+    let d = &diags[0];
+    check(d, "P016", 20, 9, "roots `platform-verifier` of rule `elsewhere` cannot serve", "JNI context");
+    assert!(d.message.contains("linux-android"), "names Android targets: {}", d.message);
+}
+
+#[test]
+fn platform_verifier_with_rustls_off_android_compiles() {
+    let text = PLATFORM_VERIFIER_POLICY.replace(
+        "[fallback]",
+        "[[rule]]\nname = \"android\"\ncfg = 'target_os = \"android\"'\nprovider = \"rustls-ring\"\nroots = \"webpki\"\n\n[fallback]",
+    );
+    let policy = compiled(&text);
+    let apple = policy.rules.iter().find(|r| r.name == "apple-and-windows").expect("rule");
+    assert_eq!(apple.roots, Some(Roots::PlatformVerifier));
+    assert!(apple.targets.iter().any(|t| t == "aarch64-apple-darwin"));
+    assert!(apple.targets.iter().any(|t| t == "x86_64-pc-windows-msvc"));
 }
 
 /// A one-rule policy whose rule has `cfg = <cfg>` on line 8, column 7 (the opening quote). The

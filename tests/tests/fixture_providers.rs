@@ -1,13 +1,14 @@
 //! For each TLS provider: a fixture crate shaped like a generated client is rewritten with a
 //! policy whose host rule picks that provider, compiled against the runtime crate, and its
-//! installed client serves a request from a local TLS server.
+//! installed client serves a request from a local TLS server. One more pass wires the
+//! `platform-verifier` roots (the OS verifier; on Linux the native store, here SSL_CERT_FILE).
 
 use std::process::Command;
 
 use smithy_tls_e2e::support::{Alpn, TestCa, TestServer};
 use smithy_tls_e2e::{copy_dir, copy_runtime_crate, repo_root, run, scratch_root, smithy_tls_binary};
 
-fn policy(provider: &str) -> String {
+fn policy(provider: &str, roots: &str) -> String {
     format!(
         r#"name = "probe-{provider}"
 
@@ -24,7 +25,7 @@ provider = "none"
 name = "host"
 cfg = 'cfg(any(target_os = "linux", target_os = "macos"))'
 provider = "{provider}"
-roots = "native"
+roots = "{roots}"
 
 [fallback]
 name = "elsewhere"
@@ -52,12 +53,17 @@ fn each_provider_wires_builds_and_serves() {
     let runtime = tokio::runtime::Runtime::new().expect("tokio");
     let server = runtime.block_on(TestServer::start(&ca.leaf(&["localhost"]), Alpn::H2AndHttp1));
 
-    for provider in ["rustls-aws-lc", "rustls-ring", "s2n-tls"] {
-        let policy_path = tree.join(format!("policy-{provider}.toml"));
-        std::fs::write(&policy_path, policy(provider)).expect("policy");
+    for (provider, roots) in [
+        ("rustls-aws-lc", "native"),
+        ("rustls-ring", "native"),
+        ("s2n-tls", "native"),
+        ("rustls-ring", "platform-verifier"),
+    ] {
+        let policy_path = tree.join(format!("policy-{provider}-{roots}.toml"));
+        std::fs::write(&policy_path, policy(provider, roots)).expect("policy");
         run(Command::new(&smithy_tls).arg("apply").arg("--policy").arg(&policy_path).arg(&tree));
         let manifest = std::fs::read_to_string(tree.join("fixture-wired-client/Cargo.toml")).expect("manifest");
-        assert!(manifest.contains(&format!("features = [\"{provider}\", \"native\"]")), "{provider}: {manifest}");
+        assert!(manifest.contains(&format!("features = [\"{provider}\", \"{roots}\"]")), "{provider}: {manifest}");
         let out = run(Command::new(env!("CARGO"))
             .current_dir(&tree)
             .env("CARGO_TARGET_DIR", scratch_root().join("target"))
@@ -67,6 +73,6 @@ fn each_provider_wires_builds_and_serves() {
             .args(["test", "-q", "-p", "fixture-wired-client", "--test", "probe", "--", "--nocapture"]));
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(stdout.contains(&format!("PROBE provider={provider} ok")), "{provider}:\n{stdout}");
-        println!("fixture wired with {provider}: built and served a request");
+        println!("fixture wired with {provider} and {roots} roots: built and served a request");
     }
 }
