@@ -214,6 +214,32 @@ pub fn roots_support(roots: Option<crate::model::Roots>, target: &TargetInfo) ->
     }
 }
 
+/// The error for a rule whose provider or roots (`what`) cannot serve some of the targets it
+/// gets, naming up to four of them and why; `None` when `refused` is empty.
+fn cannot_serve(
+    parsed: &ParsedPolicy,
+    code: &'static str,
+    what: &str,
+    rule: &str,
+    refused: &[(&str, &str)],
+    span: std::ops::Range<usize>,
+) -> Option<crate::diag::Diagnostic> {
+    let (_, why) = refused.first()?;
+    let sample: Vec<&str> = refused.iter().take(4).map(|(t, _)| *t).collect();
+    let more = refused.len() - sample.len();
+    let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+    let message = format!(
+        "{what} of rule `{rule}` cannot serve {} of the targets the rule gets: {}{more}",
+        refused.len(),
+        sample.join(", ")
+    );
+    Some(
+        parsed
+            .diagnostic(code, message, span)
+            .with_help(format!("{why}; add an earlier rule for those targets or narrow this rule's cfg")),
+    )
+}
+
 /// Compiles a parsed policy: exclusive predicates, the target matrix, and every target-level
 /// check (rules that can never match, providers that cannot serve a target they match, and the
 /// coverage proof). Errors point into the policy file.
@@ -261,50 +287,16 @@ pub fn compile(parsed: &ParsedPolicy) -> Result<CompiledPolicy, Diagnostics> {
             .iter()
             .filter_map(|t| provider_support(rule.provider, t).err().map(|why| (t.triple.as_str(), why)))
             .collect();
-        if let Some((_, why)) = unsupported.first() {
-            let sample: Vec<&str> = unsupported.iter().take(4).map(|(t, _)| *t).collect();
-            let more = unsupported.len().saturating_sub(sample.len());
-            let span = spans.provider.clone().unwrap_or(spans.table.clone());
-            diagnostics.push(
-                parsed
-                    .diagnostic(
-                        "P013",
-                        format!(
-                            "provider `{}` of rule `{}` cannot serve {} of the targets the rule gets: {}{}",
-                            rule.provider,
-                            rule.name,
-                            unsupported.len(),
-                            sample.join(", "),
-                            if more > 0 { format!(" and {more} more") } else { String::new() }
-                        ),
-                        span,
-                    )
-                    .with_help(format!("{why}; add an earlier rule for those targets or narrow this rule's cfg")),
-            );
-        }
-        let refused: Vec<(&str, &str)> = targets
-            .iter()
-            .filter_map(|t| roots_support(rule.roots, t).err().map(|why| (t.triple.as_str(), why)))
-            .collect();
-        if let (Some((_, why)), Some(roots)) = (refused.first(), rule.roots) {
-            let sample: Vec<&str> = refused.iter().take(4).map(|(t, _)| *t).collect();
-            let more = refused.len().saturating_sub(sample.len());
+        let span = spans.provider.clone().unwrap_or(spans.table.clone());
+        let what = format!("provider `{}`", rule.provider);
+        diagnostics.extend(cannot_serve(parsed, "P013", &what, &rule.name, &unsupported, span));
+        if let Some(roots) = rule.roots {
+            let refused: Vec<(&str, &str)> = targets
+                .iter()
+                .filter_map(|t| roots_support(Some(roots), t).err().map(|why| (t.triple.as_str(), why)))
+                .collect();
             let span = spans.roots.clone().unwrap_or(spans.table.clone());
-            diagnostics.push(
-                parsed
-                    .diagnostic(
-                        "P016",
-                        format!(
-                            "roots `{roots}` of rule `{}` cannot serve {} of the targets the rule gets: {}{}",
-                            rule.name,
-                            refused.len(),
-                            sample.join(", "),
-                            if more > 0 { format!(" and {more} more") } else { String::new() }
-                        ),
-                        span,
-                    )
-                    .with_help(format!("{why}; add an earlier rule for those targets or narrow this rule's cfg")),
-            );
+            diagnostics.extend(cannot_serve(parsed, "P016", &format!("roots `{roots}`"), &rule.name, &refused, span));
         }
         compiled.push(CompiledRule {
             name: rule.name.clone(),

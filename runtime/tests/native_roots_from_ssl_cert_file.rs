@@ -14,13 +14,8 @@ use support::*;
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn native_roots_from_ssl_cert_file_and_one_shared_pool() {
     let ca = TestCa::new("SSL_CERT_FILE CA");
-    let dir = std::env::temp_dir().join(format!("smithy-tls-native-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let bundle = dir.join("ca.pem");
-    std::fs::write(&bundle, &ca.pem).unwrap();
     // The only test in this binary: nothing else reads the environment concurrently.
-    std::env::set_var("SSL_CERT_FILE", &bundle);
-    std::env::remove_var("SSL_CERT_DIR");
+    let dir = ca.install_as_ssl_cert_file("native");
 
     for &provider in TlsProvider::ALL {
         let server = TestServer::start(&ca.leaf(&["localhost"]), Alpn::Http1Only).await;

@@ -40,13 +40,8 @@ async fn platform_verifier_trusts_the_system_store_and_extra_roots_and_nothing_e
     let system_ca = TestCa::new("system store CA");
     let extra_ca = TestCa::new("extra CA");
     let stranger = TestCa::new("unknown CA");
-    let dir = std::env::temp_dir().join(format!("smithy-tls-platform-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let bundle = dir.join("ca.pem");
-    std::fs::write(&bundle, &system_ca.pem).unwrap();
     // The only test in this binary that reads the store or the environment.
-    std::env::set_var("SSL_CERT_FILE", &bundle);
-    std::env::remove_var("SSL_CERT_DIR");
+    let dir = system_ca.install_as_ssl_cert_file("platform");
 
     let settings = settings(Some(Duration::from_secs(5)), Some(Duration::from_secs(5)));
     let providers = rustls_providers();

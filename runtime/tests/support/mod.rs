@@ -47,6 +47,20 @@ impl TestCa {
         TestCa { pem: cert.pem(), issuer: Issuer::new(params, key) }
     }
 
+    /// Writes this CA to a bundle in a fresh directory and points `SSL_CERT_FILE` at it, with
+    /// `SSL_CERT_DIR` unset, so the native store (and the platform verifier on Linux) trusts
+    /// exactly this CA. Only for a test binary whose one test reads the environment. Returns the
+    /// directory, for the test to remove.
+    pub fn install_as_ssl_cert_file(&self, tag: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("smithy-tls-{tag}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("bundle directory");
+        let bundle = dir.join("ca.pem");
+        std::fs::write(&bundle, &self.pem).expect("CA bundle");
+        std::env::set_var("SSL_CERT_FILE", &bundle);
+        std::env::remove_var("SSL_CERT_DIR");
+        dir
+    }
+
     /// A leaf for `names`, valid from yesterday for a year.
     pub fn leaf(&self, names: &[&str]) -> ServerIdentity {
         let now = time_now();
