@@ -189,6 +189,16 @@ fn exclusive(own: Option<&str>, earlier: &[String]) -> String {
 }
 
 /// Whether `provider` can serve `target`, and if not, why.
+///
+/// ```
+/// use cfg_expr::targets::get_builtin_target_by_triple;
+/// use smithy_tls_codegen::model::Provider;
+/// use smithy_tls_codegen::targets::provider_support;
+///
+/// let windows = get_builtin_target_by_triple("x86_64-pc-windows-msvc").unwrap();
+/// assert!(provider_support(Provider::RustlsAwsLc, windows).is_ok());
+/// assert!(provider_support(Provider::S2nTls, windows).is_err());
+/// ```
 pub fn provider_support(provider: Provider, target: &TargetInfo) -> Result<(), &'static str> {
     let os = target.os.as_ref().map(|o| o.as_str());
     let wasm = target.families.contains(&cfg_expr::targets::Family::wasm);
@@ -203,6 +213,18 @@ pub fn provider_support(provider: Provider, target: &TargetInfo) -> Result<(), &
 }
 
 /// Whether trust roots can be used on a target, and if not, why.
+///
+/// ```
+/// use cfg_expr::targets::get_builtin_target_by_triple;
+/// use smithy_tls_codegen::model::Roots;
+/// use smithy_tls_codegen::targets::roots_support;
+///
+/// let mac = get_builtin_target_by_triple("aarch64-apple-darwin").unwrap();
+/// let android = get_builtin_target_by_triple("aarch64-linux-android").unwrap();
+/// assert!(roots_support(Some(Roots::PlatformVerifier), mac).is_ok());
+/// assert!(roots_support(Some(Roots::PlatformVerifier), android).unwrap_err().contains("JNI"));
+/// assert!(roots_support(Some(Roots::Native), android).is_ok());
+/// ```
 pub fn roots_support(roots: Option<crate::model::Roots>, target: &TargetInfo) -> Result<(), &'static str> {
     let os = target.os.as_ref().map(|o| o.as_str());
     match roots {
