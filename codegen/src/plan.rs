@@ -158,6 +158,9 @@ fn plan_crate(
     let updated = edit_manifest(&manifest_path, &manifest, &edit)?;
     changes.extend(change(manifest_path, Some(manifest), updated));
 
+    let lib_path = dir.join("src/lib.rs");
+    let lib = read(&lib_path)?;
+
     let module_path = dir.join("src").join(MODULE_FILE);
     let existing = read_optional(&module_path)?;
     if let Some(existing) = &existing {
@@ -165,10 +168,10 @@ fn plan_crate(
             return Err(PlanError::ForeignModule(module_path));
         }
     }
-    changes.extend(change(module_path, existing, module.to_owned()));
+    // The new module follows the crate's line endings, as the edits to its files do.
+    let module = if lib.contains("\r\n") { module.replace('\n', "\r\n") } else { module.to_owned() };
+    changes.extend(change(module_path, existing, module));
 
-    let lib_path = dir.join("src/lib.rs");
-    let lib = read(&lib_path)?;
     let mut updated = patch_crate_root(&lib_path, &lib)?;
     match kind {
         CrateKind::GeneratedClient => {

@@ -153,3 +153,34 @@ fn legacy_crate_is_left_untouched_with_a_reason() {
     write_plan(&planned).unwrap();
     assert_eq!(before, std::fs::read_to_string(root.path().join("legacy-2023/Cargo.toml")).unwrap());
 }
+
+/// Rewrites every text file of a tree with CRLF line endings.
+fn to_crlf(dir: &Path) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            to_crlf(&path);
+        } else if let Ok(text) = std::fs::read_to_string(&path) {
+            std::fs::write(&path, text.replace("\r\n", "\n").replace('\n', "\r\n")).unwrap();
+        }
+    }
+}
+
+#[test]
+fn crlf_crates_stay_crlf_in_every_file_written_and_rerun_is_a_no_op() {
+    for case in ["dotted-tables", "aws-config"] {
+        let root = scratch(case);
+        to_crlf(root.path());
+        let compiled = compiled("platform-default");
+        let planned = plan_tree(root.path(), &compiled);
+        assert!(planned.changes().count() >= 3, "{case}: manifest, module and source edits expected");
+        write_plan(&planned).unwrap();
+        for change in planned.changes() {
+            let written = std::fs::read_to_string(&change.path).unwrap();
+            let lone = written.matches('\n').count() - written.matches("\r\n").count();
+            assert_eq!(lone, 0, "{case}: {} has {lone} LF-only lines", change.path.display());
+        }
+        let after = plan_tree(root.path(), &compiled);
+        assert!(after.is_up_to_date(), "{case}: second run must change nothing:\n{}", diff_of(&after, root.path()));
+    }
+}
