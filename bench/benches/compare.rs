@@ -475,10 +475,10 @@ async fn new_connections(server: &BenchServer, report: &mut Report) {
     let count = env_number("BENCH_CONNECTIONS", 200);
     let url = format!("https://localhost:{}/obj/1", server.h1.port());
     let mut md = format!(
-        "\n## New-connection requests/s ({count} sequential requests per round, `connection: close`, HTTP/1.1; median (min–max) of {} rounds, clients interleaved)\n\n| client | requests/s | resumed handshakes |\n|---|---|---|\n", env_number("BENCH_CONNECTION_ROUNDS", 5)
+        "\n## New-connection requests/s ({count} sequential requests per round, `connection: close`, HTTP/1.1; median (min–max) of {} rounds, clients interleaved)\n\n| client | requests/s | resumed handshakes |\n|---|---|---|\n", env_number("BENCH_CONNECTION_ROUNDS", 5).max(1)
     );
     // Rounds interleave the clients so that drift hits all alike; the median round is reported.
-    let rounds = env_number("BENCH_CONNECTION_ROUNDS", 5) as usize;
+    let rounds = env_number("BENCH_CONNECTION_ROUNDS", 5).max(1) as usize;
     let contenders = connection_contenders();
     let clients: Vec<_> = contenders.iter().map(|c| (*c, c.build(&server.ca_pem))).collect();
     let mut samples: BTreeMap<String, Vec<f64>> = BTreeMap::new();

@@ -375,10 +375,8 @@ impl Parser<'_> {
                 match Roots::from_name(value).inspect(|_| spans.roots = Some(span.clone())) {
                     Some(Roots::PlatformVerifier) if provider == Some(Provider::S2nTls) => {
                         let d = self
-                        .diag("P009", "roots \"platform-verifier\" needs a rustls provider, not s2n-tls", span)
-                        .with_help(
-                            "s2n-tls reads the OS store itself: use \"native\", or provider \"rustls-aws-lc\" / \"rustls-ring\"",
-                        );
+                            .diag("P009", "roots \"platform-verifier\" needs a rustls provider, not s2n-tls", span)
+                            .with_help("s2n-tls reads the OS store itself: use \"native\", or a rustls provider");
                         self.push(d);
                         None
                     }

@@ -244,6 +244,16 @@ fn classify_kind(err: hyper_util::client::legacy::Error) -> ConnectorError {
     ConnectorError::other(err.into(), None)
 }
 
+/// Whether `provider` can use `roots`: s2n-tls has no platform verifier.
+#[allow(unused_variables)]
+fn roots_supported(provider: TlsProvider, roots: TrustRoots) -> bool {
+    #[cfg(all(feature = "platform-verifier", feature = "s2n-tls", unix))]
+    if provider == TlsProvider::S2nTls && roots == TrustRoots::PlatformVerifier {
+        return false;
+    }
+    true
+}
+
 /// Configures a [`SmithyTlsClient`].
 ///
 /// ```
@@ -329,17 +339,27 @@ impl Builder {
         self
     }
 
-    /// Builds the client. Never blocks: trust roots and TLS configuration are prepared on a
-    /// background thread started here, and awaited by the first connection if not yet done.
+    /// Builds the client. Never blocks: trust roots and TLS configuration are prepared when
+    /// first needed — on a background thread started here when that is slow (aws-lc, the system
+    /// store), else inline at the first connection.
+    ///
+    /// Without [`trust_roots`](Builder::trust_roots) or extra roots, the first compiled source
+    /// the provider supports is used (`native`, then `webpki`, then `platform-verifier`).
     pub fn build(self) -> Result<SmithyTlsClient, Error> {
         let provider = self.provider.or_else(|| TlsProvider::ALL.first().copied()).ok_or(Error::NoProvider)?;
         let roots = match self.roots {
             Some(roots) => Some(roots),
-            None if self.extra_roots.is_empty() => Some(TrustRoots::ALL.first().copied().ok_or(Error::NoTrustRoots)?),
+            None if self.extra_roots.is_empty() => Some(
+                TrustRoots::ALL
+                    .iter()
+                    .copied()
+                    .find(|&roots| roots_supported(provider, roots))
+                    .ok_or(Error::NoTrustRoots)?,
+            ),
             None => None,
         };
         #[cfg(all(feature = "platform-verifier", feature = "s2n-tls", unix))]
-        if provider == TlsProvider::S2nTls && roots == Some(TrustRoots::PlatformVerifier) {
+        if roots.is_some_and(|roots| !roots_supported(provider, roots)) {
             return Err(Error::TlsConfig {
                 provider: provider.name(),
                 reason: crate::tls::s2n::NO_PLATFORM_VERIFIER.to_owned(),

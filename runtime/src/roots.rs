@@ -1,8 +1,9 @@
 //! Trust roots: where a client's trusted certificate authorities come from.
 //!
-//! Each source is loaded at most once per process and shared by every client that uses it.
-//! Nothing is loaded while a client is built; the first connection (or a background warm-up
-//! started at construction) pays for it.
+//! `native` and `webpki` are loaded at most once per process and shared by every client that
+//! uses them; `platform-verifier` is set up once per client configuration (the process-wide
+//! shared clients: once per process). Nothing is loaded while a client is built; the first
+//! connection (or a background warm-up started at construction) pays for it.
 
 use rustls_pki_types::CertificateDer;
 
@@ -32,9 +33,10 @@ pub enum TrustRoots {
     /// providers only. On macOS, iOS and Windows the system checks each chain (revocation and
     /// enterprise-installed roots included) and nothing is loaded at start-up; on Linux and other
     /// Unix systems the native store (honouring `SSL_CERT_FILE` / `SSL_CERT_DIR`) is read once
-    /// and chains are checked by webpki. On Android the application must first hand the
-    /// verifier its JNI context (`rustls_platform_verifier::android::init_hosted`), and extra
-    /// root certificates are not supported there. Cargo feature `platform-verifier`.
+    /// per client configuration and chains are checked by webpki. On Android the application
+    /// must first hand the verifier its JNI context (`rustls_platform_verifier::android::init_with_env`
+    /// or a sibling), and extra root certificates are not supported there. Cargo feature
+    /// `platform-verifier`.
     #[cfg(feature = "platform-verifier")]
     PlatformVerifier,
 }

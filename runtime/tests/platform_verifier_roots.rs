@@ -2,7 +2,11 @@
 //! chains with webpki against the native store, which honours SSL_CERT_FILE; so a private CA in
 //! SSL_CERT_FILE is trusted and everything else is refused with a provider-neutral reason. Its
 //! own test binary: the environment must be set before anything reads the store.
-#![cfg(all(feature = "platform-verifier", target_os = "linux"))]
+#![cfg(all(
+    feature = "platform-verifier",
+    target_os = "linux",
+    any(feature = "rustls-aws-lc", feature = "rustls-ring")
+))]
 
 mod support;
 
@@ -72,6 +76,22 @@ async fn platform_verifier_trusts_the_system_store_and_extra_roots_and_nothing_e
         let response = call(&with_extra, &settings, get(&server.url("/bytes/10"))).await.expect("store root too");
         assert_eq!(digest_body(response.into_body()).await, Digest::of_pattern(10));
     }
+
+    // A PEM block that is not a certificate is the caller's input error, not the store's.
+    let garbage = "-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n";
+    let provider = rustls_providers()[0];
+    let client = SmithyTlsClient::builder()
+        .provider(provider)
+        .trust_roots(TrustRoots::PlatformVerifier)
+        .extra_root_pem(garbage.as_bytes())
+        .expect("well-formed PEM")
+        .build()
+        .expect("client");
+    let server = TestServer::start(&system_ca.leaf(&["localhost"]), Alpn::Http1Only).await;
+    let err = call(&client, &settings, get(&server.url("/"))).await.expect_err("unusable extra root");
+    let message = error_chain(&err);
+    assert!(message.contains("extra root certificate"), "{message}");
+    assert!(!message.contains("SSL_CERT_FILE"), "must not blame the system store: {message}");
     std::fs::remove_dir_all(&dir).ok();
 }
 

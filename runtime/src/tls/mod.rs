@@ -1,8 +1,10 @@
 //! TLS backends: one module per implementation, behind one small interface.
 //!
 //! A backend is prepared once (trust roots loaded, configuration built) and then performs
-//! handshakes over connected TCP streams. Preparation blocks, so it runs on a background thread
-//! started when a client is built, or on tokio's blocking pool at the first connection.
+//! handshakes over connected TCP streams. Preparation blocks: when it is slow (aws-lc's first
+//! use, reading the system store) it runs on a background thread started when a client is built,
+//! or on tokio's blocking pool at the first connection; when it is quick, inline at the first
+//! connection.
 
 #[cfg(any(feature = "rustls-aws-lc", feature = "rustls-ring", all(feature = "s2n-tls", unix)))]
 mod read_ahead;
@@ -144,14 +146,13 @@ impl LazyTlsBackend {
             _ => true,
         };
         // Reading the system store (the platform verifier reads it too on Linux and other Unix).
-        let reads_store = match self.settings.roots {
+        const READ_THE_STORE: &[TrustRoots] = &[
             #[cfg(feature = "native")]
-            Some(TrustRoots::Native) => true,
+            TrustRoots::Native,
             #[cfg(feature = "platform-verifier")]
-            Some(TrustRoots::PlatformVerifier) => true,
-            _ => false,
-        };
-        aws_lc || reads_store
+            TrustRoots::PlatformVerifier,
+        ];
+        aws_lc || self.settings.roots.is_some_and(|roots| READ_THE_STORE.contains(&roots))
     }
 
     /// Starts preparing on a background thread so that the first connection finds it done.
@@ -314,6 +315,8 @@ mod tests {
             assert!(!lazy(TlsProvider::RustlsRing, Some(TrustRoots::Webpki)).preparation_is_slow());
             #[cfg(feature = "native")]
             assert!(lazy(TlsProvider::RustlsRing, Some(TrustRoots::Native)).preparation_is_slow());
+            #[cfg(feature = "platform-verifier")]
+            assert!(lazy(TlsProvider::RustlsRing, Some(TrustRoots::PlatformVerifier)).preparation_is_slow());
         }
         #[cfg(feature = "rustls-aws-lc")]
         assert!(lazy(TlsProvider::RustlsAwsLc, None).preparation_is_slow());
@@ -326,6 +329,8 @@ mod tests {
     async fn a_quick_preparation_happens_inline_at_first_use() {
         let tls = lazy(TlsProvider::RustlsRing, None);
         tls.warm_up_in_background();
+        // A background preparation would take microseconds; give it ample time to show.
+        std::thread::sleep(std::time::Duration::from_millis(100));
         assert!(tls.prepared.get().is_none(), "no background preparation was started");
         // No roots at all is a configuration error, reported from the inline preparation.
         assert!(matches!(tls.get().await, Err(Error::NoTrustRoots)));

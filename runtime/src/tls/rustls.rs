@@ -115,6 +115,15 @@ fn platform_verifier(
     }
     #[cfg(not(target_os = "android"))]
     {
+        // An unusable extra certificate is the caller's input error, as with the other roots,
+        // not a problem of the platform's store: check them first.
+        let mut check = RootCertStore::empty();
+        for cert in &settings.extra_roots.certificates {
+            check.add(cert.clone()).map_err(|e| Error::InvalidPem {
+                origin: "extra root certificate".to_owned(),
+                reason: e.to_string(),
+            })?;
+        }
         let extra = settings.extra_roots.certificates.iter().cloned();
         rustls_platform_verifier::Verifier::new_with_extra_roots(extra, crypto).map_err(failed)
     }
@@ -133,15 +142,16 @@ impl RustlsBackend {
         let builder = ClientConfig::builder_with_provider(Arc::clone(&crypto))
             .with_protocol_versions(PROTOCOL_VERSIONS)
             .map_err(tls_error)?;
-        let builder = match settings.roots {
-            // A custom verifier, but still a verifying one: the operating system checks the
-            // chain and the name. (`dangerous()` is rustls's name for any non-webpki verifier.)
-            #[cfg(feature = "platform-verifier")]
-            Some(crate::TrustRoots::PlatformVerifier) => {
-                builder.dangerous().with_custom_certificate_verifier(Arc::new(platform_verifier(settings, crypto)?))
-            }
-            _ => builder.with_root_certificates(root_store(settings)?),
+        // A custom verifier, but still a verifying one: the operating system checks the chain
+        // and the name. (`dangerous()` is rustls's name for any non-webpki verifier.)
+        #[cfg(feature = "platform-verifier")]
+        let builder = if settings.roots == Some(crate::TrustRoots::PlatformVerifier) {
+            builder.dangerous().with_custom_certificate_verifier(Arc::new(platform_verifier(settings, crypto)?))
+        } else {
+            builder.with_root_certificates(root_store(settings)?)
         };
+        #[cfg(not(feature = "platform-verifier"))]
+        let builder = builder.with_root_certificates(root_store(settings)?);
         let mut config = builder.with_no_client_auth();
         config.alpn_protocols = settings.alpn();
         if !settings.session_resumption {

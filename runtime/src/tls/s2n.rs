@@ -122,7 +122,8 @@ fn check_native_store() -> Result<(), crate::RootsError> {
 /// Why s2n-tls refuses `platform-verifier` roots.
 #[cfg(feature = "platform-verifier")]
 pub(crate) const NO_PLATFORM_VERIFIER: &str =
-    "platform-verifier roots need a rustls provider; s2n-tls reads the system store itself: use `native` roots";
+    "platform-verifier roots need a rustls provider; s2n-tls reads the system store itself: use `native` \
+     (or `webpki`) roots";
 
 impl S2nBackend {
     pub(crate) fn prepare(settings: &TlsSettings) -> Result<Self, Error> {
