@@ -682,12 +682,14 @@ fn main() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/benchmarks");
     std::fs::create_dir_all(&dir).expect("mkdir docs/benchmarks");
     let header = format!("# Benchmark results\n\nMachine: {machine}; client and server share it. Produced by `cargo bench -p smithy-tls-bench --bench compare`; see ../BENCHMARKS.md.\n");
-    // Diagnostic-only runs (BENCH_PROFILE, BENCH_CPU) produce no report: keep the last one.
-    if !report.markdown.is_empty() {
-        std::fs::write(dir.join("results.md"), format!("{header}{}", report.markdown)).expect("write results.md");
+    // Only a full run (every section, every client, every scenario) replaces the published
+    // report; partial and diagnostic runs print their figures and leave it alone.
+    let filtered = ["BENCH_ONLY", "BENCH_SCENARIOS"].iter().any(|v| std::env::var_os(v).is_some());
+    if !args.is_empty() || filtered {
+        println!("\npartial run: {} not updated", dir.display());
+        return;
     }
-    if !report.throughput.is_empty() {
-        std::fs::write(dir.join("throughput.svg"), chart(&report)).expect("write chart");
-    }
+    std::fs::write(dir.join("results.md"), format!("{header}{}", report.markdown)).expect("write results.md");
+    std::fs::write(dir.join("throughput.svg"), chart(&report)).expect("write chart");
     println!("\nwrote {}", dir.display());
 }
