@@ -538,23 +538,35 @@ fn rss(server: &BenchServer, report: &mut Report) {
 }
 
 async fn negotiated(server: &BenchServer, report: &mut Report) {
-    let mut md = String::from("\n## What each client negotiated (seen by the server)\n\n| client | port | version | cipher | group | ALPN |\n|---|---|---|---|---|---|\n");
+    let mut md = String::from("\n## What each client negotiated (seen by the server)\n\nThe first handshake of a new client per port; on the HTTP/1.1 port a second request on a new connection (`connection: close`) shows whether the client resumes its session.\n\n| client | port | version | cipher | group | ALPN | second connection resumed |\n|---|---|---|---|---|---|---|\n");
     for c in PROVIDERS.iter().flat_map(|p| [Contender::Ours(p), Contender::Upstream(p)]) {
         for (port_name, addr) in [("h1", server.h1), ("h2", server.h2)] {
             let client = c.build(&server.ca_pem);
             let before = server.handshakes.lock().expect("lock").len();
             let mut sink = Vec::new();
-            fetch(&client, &format!("https://localhost:{}/obj/16", addr.port()), None, &mut sink, false).await;
-            let h = server.handshakes.lock().expect("lock").get(before).cloned();
-            if let Some(h) = h {
+            let url = format!("https://localhost:{}/obj/16", addr.port());
+            // `connection: close` means nothing in h2 (the pool keeps the connection), so the
+            // resumption check runs on the HTTP/1.1 port.
+            let h1 = port_name == "h1";
+            fetch(&client, &url, None, &mut sink, h1).await;
+            if h1 {
+                fetch(&client, &url, None, &mut sink, true).await;
+            }
+            let handshakes = server.handshakes.lock().expect("lock")[before..].to_vec();
+            let resumed = match handshakes.get(1) {
+                Some(second) if second.resumed => "yes",
+                Some(_) => "no",
+                None => "see h1",
+            };
+            if let Some(first) = handshakes.first() {
                 let _ = writeln!(
                     md,
-                    "| {} | {port_name} | {} | {} | {} | {} |",
+                    "| {} | {port_name} | {} | {} | {} | {} | {resumed} |",
                     c.label(),
-                    h.version,
-                    h.cipher,
-                    h.group,
-                    h.alpn
+                    first.version,
+                    first.cipher,
+                    first.group,
+                    first.alpn
                 );
             }
         }
