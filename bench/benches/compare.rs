@@ -6,8 +6,9 @@
 //! ```
 //!
 //! Sections (pass names as arguments to run a subset): `throughput`, `cold-start`,
-//! `new-connections`, `rss`, `negotiated`, `syscalls` (needs strace). Results are printed and written to
-//! `docs/benchmarks/` (markdown tables and an SVG chart).
+//! `new-connections`, `rss`, `negotiated`, `syscalls` (needs strace). Results are printed; a full
+//! run (no section names, no `BENCH_ONLY` / `BENCH_SCENARIOS`) also writes `docs/benchmarks/`
+//! (markdown tables and an SVG chart).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -695,7 +696,8 @@ fn main() {
     std::fs::create_dir_all(&dir).expect("mkdir docs/benchmarks");
     let header = format!("# Benchmark results\n\nMachine: {machine}; client and server share it. Produced by `cargo bench -p smithy-tls-bench --bench compare`; see ../BENCHMARKS.md.\n");
     // Only a full run (every section, every client, every scenario) replaces the published
-    // report; partial and diagnostic runs print their figures and leave it alone.
+    // report; partial runs print their figures and leave it alone. (BENCH_CPU / BENCH_PROFILE
+    // add diagnostics to whatever sections run.)
     let filtered = ["BENCH_ONLY", "BENCH_SCENARIOS"].iter().any(|v| std::env::var_os(v).is_some());
     if !args.is_empty() || filtered {
         println!("\npartial run: {} not updated", dir.display());

@@ -20,14 +20,16 @@
 //! build their own client with [`SmithyTlsClient::builder`].
 //!
 //! Start-up is cheap: building a client never loads trust roots or builds TLS state on the
-//! caller's thread. When that work is slow (aws-lc's first use, the OS trust store) it starts on
-//! a background thread when the first client for a choice is built, and the first connection
-//! waits for it only if it has not finished yet; when it is quick (ring with bundled or given
-//! roots) the first connection does it inline. Loaded roots
-//! and the outcome of loading them are cached for the life of the process, so a broken store is
-//! a clear error at every connection, never a panic.
+//! caller's thread. When that work can be slow (aws-lc's first use, the OS trust store or
+//! verifier) it starts on a background thread when the first client for a choice is built, and
+//! the first connection waits for it only if it has not finished yet; when it is quick (ring with
+//! bundled or given roots) the first connection does it inline. The outcome of preparing — roots
+//! or the error loading them — is kept (native and webpki roots for the life of the process, the
+//! platform verifier per client configuration), so a broken store is a clear error at every
+//! connection, never a panic.
 //!
 //! Bulk downloads are cheap too: every TLS connection reads the socket up to 64 KiB at a time
+//! once data flows in bulk (one record's worth before that)
 //! and serves the TLS library's record-sized reads from that buffer (16 instead of 65 read calls
 //! per MiB), and s2n-tls connections hand hyper every record s2n-tls already decrypted.
 #![warn(missing_docs, unreachable_pub)]

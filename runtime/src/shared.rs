@@ -14,8 +14,8 @@ use crate::{TlsProvider, TrustRoots};
 /// The process-wide client for a (provider, roots) choice.
 ///
 /// Every call with the same choice returns a handle to the same client: one TLS configuration,
-/// one root store, one connection pool, however many SDK clients ask. The first call starts
-/// preparing TLS in the background and returns at once.
+/// one root store, one connection pool, however many SDK clients ask. The first call returns at
+/// once; when preparing TLS is slow (aws-lc, the system store) it starts that in the background.
 ///
 /// ```
 /// # #[cfg(all(feature = "rustls-aws-lc", feature = "webpki"))] {
