@@ -52,6 +52,11 @@ pub struct RuleSpans {
     pub roots: Option<Range<usize>>,
 }
 
+/// `"a" | "b" | "c"`: the choices for a key, as a policy file spells them.
+fn alternatives<const N: usize>(names: [&str; N]) -> String {
+    names.map(|name| format!("\"{name}\"")).join(" | ")
+}
+
 /// A parsed policy plus the spans of its rules (rules first, fallback last).
 #[derive(Debug, Clone)]
 pub struct ParsedPolicy {
@@ -331,7 +336,7 @@ impl Parser<'_> {
                 if table.get("provider").is_none() {
                     let d = self
                         .diag("P004", format!("missing `provider` in {where_}"), table_span.clone())
-                        .with_help("add provider = \"rustls-aws-lc\" | \"rustls-ring\" | \"s2n-tls\" | \"none\"");
+                        .with_help(format!("add provider = {}", alternatives(Provider::ALL.map(Provider::name))));
                     self.push(d);
                 }
                 None
@@ -341,10 +346,9 @@ impl Parser<'_> {
                 match Provider::from_name(value) {
                     Some(p) => Some(p),
                     None => {
-                        let names: Vec<&str> = Provider::ALL.iter().map(|p| p.name()).collect();
                         let d = self
                             .diag("P003", format!("unknown provider `{value}`"), span)
-                            .with_help(format!("use one of: {}", names.join(", ")));
+                            .with_help(format!("use one of: {}", Provider::ALL.map(Provider::name).join(", ")));
                         self.push(d);
                         None
                     }
@@ -358,7 +362,7 @@ impl Parser<'_> {
                 if table.get("roots").is_none() {
                     let d = self
                         .diag("P004", format!("missing `roots` in {where_}"), table_span.clone())
-                        .with_help("add roots = \"native\" | \"webpki\" | \"platform-verifier\"");
+                        .with_help(format!("add roots = {}", alternatives(Roots::ALL.map(Roots::name))));
                     self.push(d);
                 }
                 None
@@ -372,7 +376,8 @@ impl Parser<'_> {
                 None
             }
             (Some((value, span)), provider) => {
-                match Roots::from_name(value).inspect(|_| spans.roots = Some(span.clone())) {
+                spans.roots = Some(span.clone());
+                match Roots::from_name(value) {
                     Some(Roots::PlatformVerifier) if provider == Some(Provider::S2nTls) => {
                         let d = self
                             .diag("P009", "roots \"platform-verifier\" needs a rustls provider, not s2n-tls", span)
@@ -384,7 +389,7 @@ impl Parser<'_> {
                     None => {
                         let d = self
                             .diag("P003", format!("unknown roots `{value}`"), span)
-                            .with_help("use one of: native, webpki, platform-verifier");
+                            .with_help(format!("use one of: {}", Roots::ALL.map(Roots::name).join(", ")));
                         self.push(d);
                         None
                     }
