@@ -171,6 +171,26 @@ pub fn prepare_sdk_tree(root: &Path, published: &[(&str, &str)], members: &[&str
     SdkTree { root: root.to_path_buf(), crates }
 }
 
+/// The published crates plus the consumer in a fresh tree at `root`, rewritten with `preset`
+/// (`None`: left as published, with upstream's default client). The variants measurements compare.
+pub fn prepare_variant_tree(root: &Path, preset: Option<&str>) -> SdkTree {
+    let tree = prepare_sdk_tree(root, PUBLISHED, &["aws-sdk-sts"], true);
+    if let Some(preset) = preset {
+        run(Command::new(smithy_tls_binary()).args(["apply", "--preset", preset]).arg(&tree.root));
+    }
+    tree
+}
+
+/// `cargo build -q --release -p e2e-consumer --no-default-features`, plus `extra`, of `tree`
+/// into `target`.
+pub fn build_consumer_release(tree: &SdkTree, target: &Path, extra: &[&str]) {
+    run(Command::new(env!("CARGO"))
+        .current_dir(&tree.root)
+        .env("CARGO_TARGET_DIR", target)
+        .args(["build", "-q", "--release", "-p", "e2e-consumer", "--no-default-features"])
+        .args(extra));
+}
+
 /// What the mock saw.
 #[derive(Debug, Default)]
 pub struct MockStats {

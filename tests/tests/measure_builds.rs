@@ -6,36 +6,24 @@
 //! cargo test -p smithy-tls-e2e --test measure_builds -- --ignored --nocapture
 //! ```
 
-use std::process::Command;
 use std::time::Instant;
 
 use smithy_tls_codegen::presets;
-use smithy_tls_e2e::{prepare_sdk_tree, run, scratch_root, smithy_tls_binary, PUBLISHED};
+use smithy_tls_e2e::{build_consumer_release, prepare_variant_tree, scratch_root};
 
 #[test]
 #[ignore = "takes a clean release build per variant; run by hand for the figures"]
 fn consumer_build_time_and_size_per_preset() {
-    let smithy_tls = smithy_tls_binary();
     let mut variants: Vec<Option<&str>> = vec![None];
     variants.extend(presets::names().map(Some));
     let mut rows = Vec::new();
     for variant in variants {
         let name = variant.unwrap_or("unmodified");
-        let tree = prepare_sdk_tree(&scratch_root().join(format!("measure-{name}")), PUBLISHED, &["aws-sdk-sts"], true);
-        if let Some(preset) = variant {
-            run(Command::new(&smithy_tls).args(["apply", "--preset", preset]).arg(&tree.root));
-        }
+        let tree = prepare_variant_tree(&scratch_root().join(format!("measure-{name}")), variant);
         let target = scratch_root().join(format!("measure-target-{name}"));
         let _ = std::fs::remove_dir_all(&target);
         let started = Instant::now();
-        run(Command::new(env!("CARGO")).current_dir(&tree.root).env("CARGO_TARGET_DIR", &target).args([
-            "build",
-            "-q",
-            "--release",
-            "-p",
-            "e2e-consumer",
-            "--no-default-features",
-        ]));
+        build_consumer_release(&tree, &target, &[]);
         let secs = started.elapsed().as_secs_f64();
         let size = std::fs::metadata(target.join("release/e2e-consumer")).expect("binary").len();
         println!("MEASURE variant={name} release_build_secs={secs:.0} binary_bytes={size}");

@@ -9,10 +9,9 @@
 //! ```
 
 use std::path::Path;
-use std::process::Command;
 
 use smithy_tls_e2e::support::TestCa;
-use smithy_tls_e2e::{prepare_sdk_tree, run, scratch_root, smithy_tls_binary, MockAws, PUBLISHED};
+use smithy_tls_e2e::{build_consumer_release, prepare_variant_tree, scratch_root, MockAws};
 
 fn field(text: &str, key: &str) -> f64 {
     text.split_whitespace().find_map(|w| w.strip_prefix(key)).and_then(|v| v.parse().ok()).unwrap_or(f64::NAN)
@@ -27,24 +26,12 @@ fn stats(mut v: Vec<f64>) -> String {
 #[ignore = "two release builds of the SDK crates; run by hand for the figures"]
 fn sdk_shaped_cold_start_unmodified_vs_platform_default() {
     let runs: usize = std::env::var("COLD_RUNS").ok().and_then(|v| v.parse().ok()).unwrap_or(15);
-    let smithy_tls = smithy_tls_binary();
     let mut binaries = Vec::new();
     for variant in ["unmodified", "platform-default"] {
-        let tree = prepare_sdk_tree(&scratch_root().join(format!("cold-{variant}")), PUBLISHED, &["aws-sdk-sts"], true);
-        if variant != "unmodified" {
-            run(Command::new(&smithy_tls).args(["apply", "--preset", variant]).arg(&tree.root));
-        }
+        let preset = (variant != "unmodified").then_some(variant);
+        let tree = prepare_variant_tree(&scratch_root().join(format!("cold-{variant}")), preset);
         let target = scratch_root().join("cold-target");
-        run(Command::new(env!("CARGO")).current_dir(&tree.root).env("CARGO_TARGET_DIR", &target).args([
-            "build",
-            "-q",
-            "--release",
-            "-p",
-            "e2e-consumer",
-            "--no-default-features",
-            "--bin",
-            "cold",
-        ]));
+        build_consumer_release(&tree, &target, &["--bin", "cold"]);
         let binary = tree.root.join(format!("cold-{variant}"));
         std::fs::copy(target.join("release/cold"), &binary).expect("copy binary");
         binaries.push((variant, binary));
