@@ -74,6 +74,17 @@ fn base_root_store(settings: &TlsSettings) -> Result<Arc<RootCertStore>, Error> 
     }
 }
 
+/// Adds the caller's extra certificates to `store`; one that is not a usable trust anchor is
+/// the caller's input error.
+fn add_extra_roots(store: &mut RootCertStore, settings: &TlsSettings) -> Result<(), Error> {
+    for cert in &settings.extra_roots.certificates {
+        store
+            .add(cert.clone())
+            .map_err(|e| Error::InvalidPem { origin: "extra root certificate".to_owned(), reason: e.to_string() })?;
+    }
+    Ok(())
+}
+
 /// The root store for the settings: the source's roots plus the extra certificates.
 fn root_store(settings: &TlsSettings) -> Result<Arc<RootCertStore>, Error> {
     let base = base_root_store(settings)?;
@@ -81,12 +92,7 @@ fn root_store(settings: &TlsSettings) -> Result<Arc<RootCertStore>, Error> {
         base
     } else {
         let mut store = (*base).clone();
-        for cert in &settings.extra_roots.certificates {
-            store.add(cert.clone()).map_err(|e| Error::InvalidPem {
-                origin: "extra root certificate".to_owned(),
-                reason: e.to_string(),
-            })?;
-        }
+        add_extra_roots(&mut store, settings)?;
         Arc::new(store)
     };
     if roots.is_empty() {
@@ -117,13 +123,7 @@ fn platform_verifier(
     {
         // An unusable extra certificate is the caller's input error, as with the other roots,
         // not a problem of the platform's store: check them first.
-        let mut check = RootCertStore::empty();
-        for cert in &settings.extra_roots.certificates {
-            check.add(cert.clone()).map_err(|e| Error::InvalidPem {
-                origin: "extra root certificate".to_owned(),
-                reason: e.to_string(),
-            })?;
-        }
+        add_extra_roots(&mut RootCertStore::empty(), settings)?;
         let extra = settings.extra_roots.certificates.iter().cloned();
         rustls_platform_verifier::Verifier::new_with_extra_roots(extra, crypto).map_err(failed)
     }
