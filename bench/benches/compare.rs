@@ -91,11 +91,14 @@ fn throughput_contenders() -> Vec<Contender> {
 /// The contenders the throughput section measures: all, or those whose label contains
 /// BENCH_ONLY (comma-separated substrings).
 fn selected_throughput_contenders() -> Vec<Contender> {
-    let only = std::env::var("BENCH_ONLY").unwrap_or_default();
-    throughput_contenders()
-        .into_iter()
-        .filter(|c| only.is_empty() || only.split(',').any(|o| c.label().contains(o)))
-        .collect()
+    throughput_contenders().into_iter().filter(|c| env_selects("BENCH_ONLY", &c.label())).collect()
+}
+
+/// Whether the comma-separated substrings in environment variable `var` select `name`: unset or
+/// empty selects everything, else `name` must contain one of them.
+fn env_selects(var: &str, name: &str) -> bool {
+    let list = std::env::var(var).unwrap_or_default();
+    list.is_empty() || list.split(',').any(|w| name.contains(w.trim()))
 }
 
 fn connection_contenders() -> Vec<Contender> {
@@ -135,14 +138,9 @@ async fn throughput(server: &BenchServer, report: &mut Report) {
     println!("\n## Throughput: {} MiB to RAM per run, {runs} runs, clients interleaved round-robin", total >> 20);
     let curl = Curl::find(&server.ca_pem);
     let mut curl_rates = Vec::new();
-    // BENCH_SCENARIOS="h1 single,h2" runs only the scenarios whose name contains one of these.
-    let wanted_scenarios = std::env::var("BENCH_SCENARIOS").ok();
-    let scenario_wanted = |name: &str| match &wanted_scenarios {
-        None => true,
-        Some(list) => list.split(',').any(|w| name.contains(w.trim())),
-    };
     for (scenario, h2, parallel) in scenarios {
-        if !scenario_wanted(scenario) {
+        // BENCH_SCENARIOS="h1 single,h2" runs only the scenarios whose name contains one of these.
+        if !env_selects("BENCH_SCENARIOS", scenario) {
             continue;
         }
         println!("\n### {scenario}");
@@ -475,11 +473,11 @@ fn cold_start_with_gap(server: &BenchServer, report: &mut Report, gap_ms: u64) {
 async fn new_connections(server: &BenchServer, report: &mut Report) {
     let count = env_number("BENCH_CONNECTIONS", 200);
     let url = format!("https://localhost:{}/obj/1", server.h1.port());
-    let mut md = format!(
-        "\n## New-connection requests/s ({count} sequential requests per round, `connection: close`, HTTP/1.1; median (min–max) of {} rounds, clients interleaved)\n\n| client | requests/s | resumed handshakes |\n|---|---|---|\n", env_number("BENCH_CONNECTION_ROUNDS", 5).max(1)
-    );
     // Rounds interleave the clients so that drift hits all alike; the median round is reported.
     let rounds = env_number("BENCH_CONNECTION_ROUNDS", 5).max(1) as usize;
+    let mut md = format!(
+        "\n## New-connection requests/s ({count} sequential requests per round, `connection: close`, HTTP/1.1; median (min–max) of {rounds} rounds, clients interleaved)\n\n| client | requests/s | resumed handshakes |\n|---|---|---|\n"
+    );
     let contenders = connection_contenders();
     let clients: Vec<_> = contenders.iter().map(|c| (*c, c.build(&server.ca_pem))).collect();
     let mut samples: BTreeMap<String, Vec<f64>> = BTreeMap::new();
