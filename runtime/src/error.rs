@@ -154,6 +154,11 @@ pub enum CertificateProblem {
     Expired,
     /// The certificate is not valid yet.
     NotYetValid,
+    /// A certificate in the chain is signed with an algorithm this client does not accept
+    /// (SHA-1, …), or, with s2n-tls, has a key it does not accept (RSA under 2048 bits, …); the
+    /// source says which certificate and what. rustls reports an RSA key too small to verify
+    /// the handshake signature as [`Other`](CertificateProblem::Other) (a bad signature).
+    WeakAlgorithm,
     /// Any other rejection (bad signature, revoked, wrong usage…); the source says which.
     Other,
 }
@@ -165,6 +170,7 @@ impl fmt::Display for CertificateProblem {
             CertificateProblem::NameMismatch => "not valid for the host name",
             CertificateProblem::Expired => "expired",
             CertificateProblem::NotYetValid => "not valid yet",
+            CertificateProblem::WeakAlgorithm => "signed with an algorithm or using a key too weak to trust",
             CertificateProblem::Other => "invalid",
         })
     }

@@ -193,6 +193,10 @@ fn classify(provider: &'static str, io: std::io::Error) -> TlsHandshakeError {
             C::NotValidForName | C::NotValidForNameContext { .. } => CertificateProblem::NameMismatch,
             C::Expired | C::ExpiredContext { .. } => CertificateProblem::Expired,
             C::NotValidYet | C::NotValidYetContext { .. } => CertificateProblem::NotYetValid,
+            #[allow(deprecated)] // rustls still reports the variant without context in places
+            C::UnsupportedSignatureAlgorithm | C::UnsupportedSignatureAlgorithmContext { .. } => {
+                CertificateProblem::WeakAlgorithm
+            }
             _ => CertificateProblem::Other,
         }),
         Some(_) => HandshakeFailure::Protocol,

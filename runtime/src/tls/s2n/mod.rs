@@ -3,21 +3,25 @@
 //! Security policy: [`SECURITY_POLICY`] (`20251014`, s2n-tls's `default` as of this writing,
 //! pinned so that an s2n-tls upgrade cannot change it silently): TLS 1.2 minimum, TLS 1.3
 //! preferred, forward secrecy required, post-quantum hybrid key exchange (X25519MLKEM768) offered
-//! first on TLS 1.3.
+//! first on TLS 1.3. The policy does not restrict the certificates themselves, so the validated
+//! chain is checked after the handshake against the rules rustls applies (no SHA-1 signatures,
+//! RSA keys of at least 2048 bits): see [`chain`].
 //!
 //! Throughput: receive buffering is turned on for every connection, so s2n-tls reads records in
 //! large chunks instead of issuing one read per record header and one per body (about half the
 //! read syscalls; see aws/s2n-tls#5301).
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+mod chain;
+mod tickets;
 
-use s2n_tls::callbacks::{SessionTicket, SessionTicketCallback};
+use std::sync::Arc;
+
 use s2n_tls::connection::{Connection, ModifiedBuilder};
 use s2n_tls::error::ErrorType;
 use s2n_tls::security::Policy;
 use tokio::net::TcpStream;
 
+use self::tickets::{TicketGate, TicketSink, TicketStore};
 use super::{MaybeTlsStream, ReadAhead, TlsInfo, TlsSettings};
 use crate::error::{CertificateProblem, Error, HandshakeFailure, TlsHandshakeError};
 
@@ -25,26 +29,6 @@ use crate::error::{CertificateProblem, Error, HandshakeFailure, TlsHandshakeErro
 pub(crate) const SECURITY_POLICY: &str = "20251014";
 
 const PROVIDER: &str = "s2n-tls";
-
-/// The most recent session ticket per server name, for resumption on new connections.
-#[derive(Default)]
-struct TicketStore {
-    tickets: Mutex<HashMap<String, Vec<u8>>>,
-}
-
-/// Hands tickets from s2n-tls to the store.
-struct TicketSink(Arc<TicketStore>);
-
-impl SessionTicketCallback for TicketSink {
-    fn on_session_ticket(&self, connection: &mut Connection, ticket: &SessionTicket) {
-        let Some(name) = connection.server_name().map(str::to_owned) else { return };
-        let Ok(len) = ticket.len() else { return };
-        let mut data = vec![0; len];
-        if ticket.data(&mut data).is_ok() {
-            self.0.tickets.lock().unwrap_or_else(|p| p.into_inner()).insert(name, data);
-        }
-    }
-}
 
 pub(crate) struct S2nBackend {
     config: s2n_tls::config::Config,
@@ -168,7 +152,7 @@ impl S2nBackend {
         let tickets = Arc::new(TicketStore::default());
         if settings.session_resumption {
             builder.enable_session_tickets(true).map_err(config_error)?;
-            builder.set_session_ticket_callback(TicketSink(Arc::clone(&tickets))).map_err(config_error)?;
+            builder.set_session_ticket_callback(TicketSink).map_err(config_error)?;
         }
         let config = builder.build().map_err(config_error)?;
         Ok(S2nBackend { config, tickets })
@@ -179,9 +163,12 @@ impl S2nBackend {
         server_name: &str,
         tcp: TcpStream,
     ) -> Result<(MaybeTlsStream, TlsInfo), TlsHandshakeError> {
-        let ticket = self.tickets.tickets.lock().unwrap_or_else(|p| p.into_inner()).get(server_name).cloned();
+        let ticket = self.tickets.get(server_name);
+        let gate = TicketGate::new(Arc::clone(&self.tickets));
+        let conn_gate = Arc::clone(&gate);
         let builder = ModifiedBuilder::new(self.config.clone(), move |conn: &mut Connection| {
             conn.set_receive_buffering(true)?;
+            conn.set_application_context(Arc::clone(&conn_gate));
             if let Some(ticket) = &ticket {
                 // A stale or rejected ticket only costs a full handshake.
                 let _ = conn.set_session_ticket(ticket);
@@ -191,6 +178,11 @@ impl S2nBackend {
         let connector = s2n_tls_tokio::TlsConnector::new(builder);
         let stream = connector.connect(server_name, ReadAhead::new(tcp)).await.map_err(classify)?;
         let conn: &Connection = stream.as_ref();
+        // A resumed session has no chain to check: its ticket came from a connection that passed.
+        if !conn.resumed() {
+            check_peer_chain(conn)?;
+        }
+        gate.approve();
         let info = TlsInfo {
             provider: PROVIDER,
             protocol_version: conn.actual_protocol_version().map(|v| format!("{v:?}")).unwrap_or_default(),
@@ -201,6 +193,23 @@ impl S2nBackend {
         };
         Ok((MaybeTlsStream::S2n(Box::new(stream)), info))
     }
+}
+
+/// Applies [`chain`]'s rules to the chain s2n-tls validated. Dropping the stream on refusal
+/// closes the connection before any request byte is written.
+fn check_peer_chain(conn: &Connection) -> Result<(), TlsHandshakeError> {
+    let chain = conn.peer_cert_chain().map_err(classify)?;
+    let ders = chain.iter().map(|cert| cert.and_then(|c| c.der().map(<[u8]>::to_vec))).collect::<Result<Vec<_>, _>>();
+    let ders = ders.map_err(classify)?;
+    chain::check_chain(ders.iter().map(Vec::as_slice)).map_err(|rejection| {
+        let problem =
+            if rejection.is_weak_algorithm() { CertificateProblem::WeakAlgorithm } else { CertificateProblem::Other };
+        TlsHandshakeError {
+            provider: PROVIDER,
+            kind: HandshakeFailure::Certificate(problem),
+            source: Arc::new(rejection),
+        }
+    })
 }
 
 fn classify(e: s2n_tls::error::Error) -> TlsHandshakeError {
