@@ -488,13 +488,13 @@ async fn new_connections(server: &BenchServer, report: &mut Report) {
     }
     for _ in 0..rounds {
         for (c, client) in &clients {
-            let before = server.handshakes.lock().expect("lock").len();
+            let before = server.handshakes(server.h1).len();
             let started = Instant::now();
             for _ in 0..count {
                 fetch(client, &url, None, &mut sink, true).await;
             }
             samples.entry(c.label()).or_default().push(count as f64 / started.elapsed().as_secs_f64());
-            let resumed = server.handshakes.lock().expect("lock")[before..].iter().filter(|h| h.resumed).count();
+            let resumed = server.handshakes(server.h1)[before..].iter().filter(|h| h.resumed).count();
             *resumed_counts.entry(c.label()).or_default() += resumed;
         }
     }
@@ -541,7 +541,7 @@ async fn negotiated(server: &BenchServer, report: &mut Report) {
     for c in PROVIDERS.iter().flat_map(|p| [Contender::Ours(p), Contender::Upstream(p)]) {
         for (port_name, addr) in [("h1", server.h1), ("h2", server.h2)] {
             let client = c.build(&server.ca_pem);
-            let before = server.handshakes.lock().expect("lock").len();
+            let before = server.handshakes(addr).len();
             let mut sink = Vec::new();
             let url = format!("https://localhost:{}/obj/16", addr.port());
             // `connection: close` means nothing in h2 (the pool keeps the connection), so the
@@ -551,7 +551,7 @@ async fn negotiated(server: &BenchServer, report: &mut Report) {
             if h1 {
                 fetch(&client, &url, None, &mut sink, true).await;
             }
-            let handshakes = server.handshakes.lock().expect("lock")[before..].to_vec();
+            let handshakes = server.handshakes(addr)[before..].to_vec();
             let resumed = match handshakes.get(1) {
                 Some(second) if second.resumed => "yes",
                 Some(_) => "no",

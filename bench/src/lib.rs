@@ -8,35 +8,17 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use aws_smithy_async::rt::sleep::{SharedAsyncSleep, TokioSleep};
 use aws_smithy_runtime_api::client::http::{HttpClient, HttpConnector, HttpConnectorSettings, SharedHttpClient};
 use aws_smithy_runtime_api::client::orchestrator::HttpRequest;
-use aws_smithy_runtime_api::client::runtime_components::{RuntimeComponents, RuntimeComponentsBuilder};
 use aws_smithy_types::body::SdkBody;
 use bytes::Bytes;
 use http_body::{Body, Frame};
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 
-/// The certificate authority and server identities (shared with the runtime's tests).
-#[path = "../../runtime/tests/support/mod.rs"]
-#[allow(unreachable_pub)]
-pub mod support;
-
-/// What one TLS handshake negotiated, seen from the server.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Negotiated {
-    /// Protocol version.
-    pub version: String,
-    /// Cipher suite.
-    pub cipher: String,
-    /// Key exchange group.
-    pub group: String,
-    /// Whether the session was resumed.
-    pub resumed: bool,
-    /// ALPN protocol.
-    pub alpn: String,
-}
+/// The certificate authority, servers and drivers shared with the runtime's tests.
+pub use smithy_tls_test_support as support;
+pub use support::{components, Negotiated};
 
 /// The benchmark server: an HTTP/1.1-only TLS port (like S3), an h2+h1 TLS port and a plain
 /// HTTP port, all serving `GET /obj/<bytes>` from memory with `Range` support.
@@ -47,10 +29,10 @@ pub struct BenchServer {
     pub h2: SocketAddr,
     /// Plain HTTP port (no TLS ceiling).
     pub plain: SocketAddr,
-    /// Every handshake, in order.
-    pub handshakes: Arc<Mutex<Vec<Negotiated>>>,
     /// The CA that signed the server certificate, PEM.
     pub ca_pem: String,
+    /// The two TLS servers (h1, h2); stopped when the bench server is dropped.
+    tls: [support::HttpsServer; 2],
 }
 
 const BLOCK: usize = 16 << 20;
@@ -120,65 +102,24 @@ impl BenchServer {
         let ca = support::TestCa::new("smithy-tls bench CA");
         let identity = ca.leaf(&["localhost"]);
         let block = Bytes::from((0..BLOCK).map(|i| (i % 251) as u8).collect::<Vec<u8>>());
-        let handshakes: Arc<Mutex<Vec<Negotiated>>> = Arc::default();
-        let mut addrs = Vec::new();
-        for alpn in [vec![b"http/1.1".to_vec()], vec![b"h2".to_vec(), b"http/1.1".to_vec()]] {
-            let mut config =
-                rustls::ServerConfig::builder_with_provider(Arc::new(rustls::crypto::aws_lc_rs::default_provider()))
-                    .with_safe_default_protocol_versions()
-                    .expect("versions")
-                    .with_no_client_auth()
-                    .with_single_cert(
-                        identity.chain.clone(),
-                        rustls::pki_types::PrivateKeyDer::Pkcs8(identity.key.clone_key()),
-                    )
-                    .expect("certificate");
-            config.alpn_protocols = alpn;
+        let mut tls = Vec::new();
+        for alpn in [support::Alpn::Http1Only, support::Alpn::H2AndHttp1] {
+            let crypto = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+            let mut config = support::server_config(&identity, alpn, crypto);
             config.send_tls13_tickets = 2;
-            let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-            addrs.push(listener.local_addr().expect("addr"));
+            let mut http = support::http_builder();
+            http.http2()
+                .initial_stream_window_size(4 << 20)
+                .initial_connection_window_size(16 << 20)
+                .max_frame_size(256 << 10);
             let block = block.clone();
-            let handshakes = Arc::clone(&handshakes);
-            tokio::spawn(async move {
-                while let Ok((tcp, _)) = listener.accept().await {
-                    let _ = tcp.set_nodelay(true);
-                    let acceptor = acceptor.clone();
+            tls.push(
+                support::HttpsServer::start(config, http, move || {
                     let block = block.clone();
-                    let handshakes = Arc::clone(&handshakes);
-                    tokio::spawn(async move {
-                        let Ok(tls) = acceptor.accept(tcp).await else { return };
-                        {
-                            let (_, conn) = tls.get_ref();
-                            handshakes.lock().expect("lock").push(Negotiated {
-                                version: conn.protocol_version().map(|v| format!("{v:?}")).unwrap_or_default(),
-                                cipher: conn
-                                    .negotiated_cipher_suite()
-                                    .map(|s| format!("{:?}", s.suite()))
-                                    .unwrap_or_default(),
-                                group: conn
-                                    .negotiated_key_exchange_group()
-                                    .map(|g| format!("{:?}", g.name()))
-                                    .unwrap_or_default(),
-                                resumed: matches!(conn.handshake_kind(), Some(rustls::HandshakeKind::Resumed)),
-                                alpn: conn
-                                    .alpn_protocol()
-                                    .map(|p| String::from_utf8_lossy(p).into_owned())
-                                    .unwrap_or_default(),
-                            });
-                        }
-                        let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
-                        builder
-                            .http2()
-                            .initial_stream_window_size(4 << 20)
-                            .initial_connection_window_size(16 << 20)
-                            .max_frame_size(256 << 10);
-                        let _ = builder
-                            .serve_connection(TokioIo::new(tls), service_fn(move |req| serve(req, block.clone())))
-                            .await;
-                    });
-                }
-            });
+                    service_fn(move |req| serve(req, block.clone()))
+                })
+                .await,
+            );
         }
         let plain = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let plain_addr = plain.local_addr().expect("addr");
@@ -194,19 +135,17 @@ impl BenchServer {
                 });
             }
         });
-        BenchServer { h1: addrs[0], h2: addrs[1], plain: plain_addr, handshakes, ca_pem: ca.pem }
+        let tls: [support::HttpsServer; 2] = tls.try_into().unwrap_or_else(|_| unreachable!("two ports"));
+        BenchServer { h1: tls[0].addr, h2: tls[1].addr, plain: plain_addr, ca_pem: ca.pem, tls }
     }
-}
 
-/// Runtime components as an SDK client has them.
-pub fn components() -> RuntimeComponents {
-    RuntimeComponentsBuilder::for_tests()
-        .with_sleep_impl(Some(SharedAsyncSleep::new(TokioSleep::new())))
-        .with_time_source(Some(aws_smithy_async::time::SharedTimeSource::new(
-            aws_smithy_async::time::SystemTimeSource::new(),
-        )))
-        .build()
-        .expect("components")
+    /// Every handshake the TLS port at `addr` (`h1` or `h2`) completed, in order.
+    pub fn handshakes(&self, addr: SocketAddr) -> Vec<Negotiated> {
+        match self.tls.iter().find(|s| s.addr == addr) {
+            Some(server) => server.stats.handshakes(),
+            None => panic!("{addr} is not one of the bench server's TLS ports ({}, {})", self.h1, self.h2),
+        }
+    }
 }
 
 /// GET `url` (optionally a byte range) through `client` the way an SDK does, copying the body

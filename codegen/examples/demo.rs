@@ -14,20 +14,6 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(to)?;
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let dest = to.join(entry.file_name());
-        if entry.file_type()?.is_dir() {
-            copy_tree(&entry.path(), &dest)?;
-        } else {
-            std::fs::copy(entry.path(), dest)?;
-        }
-    }
-    Ok(())
-}
-
 fn main() -> ExitCode {
     let preset: Vec<String> = std::env::args().skip(1).collect();
     let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -37,7 +23,7 @@ fn main() -> ExitCode {
         .unwrap_or_else(|| manifest_dir.parent().unwrap_or(manifest_dir).join("target"));
     let sdk = target.join("smithy-tls-demo/sdk");
     let _ = std::fs::remove_dir_all(&sdk);
-    if let Err(e) = copy_tree(&example, &sdk) {
+    if let Err(e) = smithy_tls_test_support::copy_tree(&example, &sdk, &[]) {
         eprintln!("cannot copy the example tree to {}: {e}", sdk.display());
         return ExitCode::FAILURE;
     }

@@ -19,23 +19,10 @@ fn compiled(preset: &str) -> CompiledPolicy {
     targets::compile(&parsed).unwrap()
 }
 
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let dest = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &dest);
-        } else {
-            std::fs::copy(entry.path(), dest).unwrap();
-        }
-    }
-}
-
 /// A scratch SDK root holding one fixture crate at `<root>/<case>`.
 fn scratch(case: &str) -> tempfile::TempDir {
     let root = tempfile::tempdir().unwrap();
-    copy_tree(&fixtures().join(case), &root.path().join(case));
+    smithy_tls_test_support::copy_tree(&fixtures().join(case), &root.path().join(case), &[]).unwrap();
     root
 }
 

@@ -6,13 +6,10 @@
 //! cargo run -p smithy-default-tls --example fetch_local --all-features
 //! ```
 
-#[path = "../tests/support/mod.rs"]
-mod support;
-
 use std::time::Instant;
 
 use smithy_default_tls::{ConnectionInfo, SmithyTlsClient, TlsProvider};
-use support::*;
+use smithy_tls_test_support::*;
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -3,7 +3,7 @@
 //! process, so the environment must be set before anything loads them.
 #![cfg(feature = "native")]
 
-mod support;
+use smithy_tls_test_support as support;
 
 use std::time::Duration;
 

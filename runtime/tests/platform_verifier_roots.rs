@@ -8,7 +8,7 @@
     any(feature = "rustls-aws-lc", feature = "rustls-ring")
 ))]
 
-mod support;
+use smithy_tls_test_support as support;
 
 use std::time::Duration;
 

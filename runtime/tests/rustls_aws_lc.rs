@@ -1,7 +1,7 @@
 //! The conformance suite against the rustls + aws-lc-rs provider.
 #![cfg(feature = "rustls-aws-lc")]
 
-mod support;
+use smithy_tls_test_support as support;
 
 const PROVIDER: smithy_default_tls::TlsProvider = smithy_default_tls::TlsProvider::RustlsAwsLc;
 

@@ -1,7 +1,7 @@
 //! The conformance suite against the s2n-tls provider.
 #![cfg(all(feature = "s2n-tls", unix))]
 
-mod support;
+use smithy_tls_test_support as support;
 
 const PROVIDER: smithy_default_tls::TlsProvider = smithy_default_tls::TlsProvider::S2nTls;
 

@@ -6,12 +6,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-/// Certificates and test servers shared with the runtime's own tests.
-#[path = "../../runtime/tests/support/mod.rs"]
-pub mod support;
+/// Certificates, test servers and file helpers shared with the runtime's own tests.
+pub use smithy_tls_test_support as support;
 
 /// The published versions the harness fetches (pinned so runs are comparable).
 pub const PUBLISHED: &[(&str, &str)] =
@@ -64,28 +62,24 @@ pub fn smithy_tls_binary() -> PathBuf {
     target.join("debug").join("smithy-tls")
 }
 
-/// Copies a directory tree, leaving out entries named in `skip` at any depth.
+/// Copies a directory tree, leaving out entries named in `skip` at any depth; fails the test
+/// with the path and reason when it cannot.
 pub fn copy_dir(from: &Path, to: &Path, skip: &[&str]) {
-    std::fs::create_dir_all(to).unwrap_or_else(|e| panic!("mkdir {}: {e}", to.display()));
-    for entry in std::fs::read_dir(from).unwrap_or_else(|e| panic!("read {}: {e}", from.display())) {
-        let entry = entry.expect("dir entry");
-        let name = entry.file_name();
-        if skip.iter().any(|s| name == *s) {
-            continue;
-        }
-        let dest = to.join(&name);
-        if entry.file_type().expect("file type").is_dir() {
-            copy_dir(&entry.path(), &dest, skip);
-        } else {
-            std::fs::copy(entry.path(), &dest).unwrap_or_else(|e| panic!("copy {}: {e}", entry.path().display()));
-        }
-    }
+    support::copy_tree(from, to, skip).unwrap_or_else(|e| panic!("copy {} to {}: {e}", from.display(), to.display()));
 }
 
 /// Puts a copy of this repository's runtime crate at `<root>/smithy-default-tls`, where the
-/// presets' `path = "smithy-default-tls"` points (sources and manifest only).
+/// presets' `path = "smithy-default-tls"` points: sources and manifest, without the tests,
+/// examples and their dev-dependencies (which point into this workspace), as a published copy
+/// would be used.
 pub fn copy_runtime_crate(root: &Path) {
-    copy_dir(&repo_root().join("runtime"), &root.join("smithy-default-tls"), &["target", "tests", "examples"]);
+    let dest = root.join("smithy-default-tls");
+    copy_dir(&repo_root().join("runtime"), &dest, &["target", "tests", "examples"]);
+    let manifest_path = dest.join("Cargo.toml");
+    let text = std::fs::read_to_string(&manifest_path).expect("runtime manifest");
+    let mut manifest: toml_edit::DocumentMut = text.parse().expect("runtime manifest parses");
+    manifest.remove("dev-dependencies");
+    std::fs::write(&manifest_path, manifest.to_string()).expect("write runtime manifest");
 }
 
 /// Whether a package belongs in an SDK tree (the SDK's crates and its runtime crates).
@@ -191,28 +185,10 @@ pub fn build_consumer_release(tree: &SdkTree, target: &Path, extra: &[&str]) {
         .args(extra));
 }
 
-/// What the mock saw.
-#[derive(Debug, Default)]
-pub struct MockStats {
-    /// TCP connections accepted.
-    pub connections: AtomicUsize,
-    /// Requests served, as `METHOD path`.
-    pub requests: Mutex<Vec<String>>,
-}
-
-/// A local HTTPS mock of the two services the consumer calls.
+/// A local HTTPS mock of the two services the consumer calls (on the shared test server).
 pub struct MockAws {
-    /// Where it listens.
-    pub addr: std::net::SocketAddr,
-    /// What it saw.
-    pub stats: Arc<MockStats>,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Drop for MockAws {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
+    /// The server it runs on (`addr`; `stats` counts connections and handshakes).
+    pub server: support::HttpsServer,
 }
 
 type Body = http_body_util::combinators::BoxBody<bytes::Bytes, std::convert::Infallible>;
@@ -231,72 +207,56 @@ const CALLER_IDENTITY: &str = r#"<GetCallerIdentityResponse xmlns="https://sts.a
   <ResponseMetadata><RequestId>e2e-request</RequestId></ResponseMetadata>
 </GetCallerIdentityResponse>"#;
 
+/// Answers STS GetCallerIdentity, and S3 PUT and GET of objects kept in `objects`.
+async fn answer(
+    req: http::Request<hyper::body::Incoming>,
+    objects: &Mutex<BTreeMap<String, bytes::Bytes>>,
+) -> Result<http::Response<Body>, std::convert::Infallible> {
+    use http_body_util::BodyExt as _;
+    let method = req.method().clone();
+    let path = req.uri().path().to_owned();
+    let body = req.into_body().collect().await.map(|b| b.to_bytes()).unwrap_or_default();
+    let response = match (method.as_str(), path.as_str()) {
+        ("POST", "/") if body.windows(17).any(|w| w == b"GetCallerIdentity") => {
+            http::Response::builder().header("content-type", "text/xml").body(full(CALLER_IDENTITY))
+        }
+        ("PUT", p) if p.starts_with("/e2e-bucket/") => {
+            objects.lock().expect("lock").insert(p.to_owned(), body);
+            http::Response::builder().header("etag", "\"e2e\"").body(full(""))
+        }
+        ("GET", p) => match objects.lock().expect("lock").get(p).cloned() {
+            Some(data) => http::Response::builder()
+                .header("content-length", data.len())
+                .header("etag", "\"e2e\"")
+                .body(full(data)),
+            None => http::Response::builder().status(404).body(full("<Error><Code>NoSuchKey</Code></Error>")),
+        },
+        _ => http::Response::builder().status(400).body(full("unexpected request")),
+    };
+    Ok(response.expect("response"))
+}
+
 impl MockAws {
     /// Starts the mock on 127.0.0.1 with a certificate for `localhost` from `ca`.
     pub async fn start(ca: &support::TestCa) -> MockAws {
-        use http_body_util::BodyExt as _;
         let identity = ca.leaf(&["localhost"]);
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let mut config = rustls::ServerConfig::builder_with_provider(provider)
-            .with_safe_default_protocol_versions()
-            .expect("versions")
-            .with_no_client_auth()
-            .with_single_cert(identity.chain.clone(), rustls::pki_types::PrivateKeyDer::Pkcs8(identity.key.clone_key()))
-            .expect("certificate");
-        config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
-        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-        let addr = listener.local_addr().expect("addr");
-        let stats = Arc::new(MockStats::default());
+        let crypto = Arc::new(rustls::crypto::ring::default_provider());
+        let config = support::server_config(&identity, support::Alpn::H2AndHttp1, crypto);
         let objects: Arc<Mutex<BTreeMap<String, bytes::Bytes>>> = Arc::default();
-        let task_stats = Arc::clone(&stats);
-        let task = tokio::spawn(async move {
-            while let Ok((tcp, _)) = listener.accept().await {
-                task_stats.connections.fetch_add(1, Ordering::SeqCst);
-                let acceptor = acceptor.clone();
-                let stats = Arc::clone(&task_stats);
+        let server = support::HttpsServer::start(config, support::http_builder(), move || {
+            let objects = Arc::clone(&objects);
+            hyper::service::service_fn(move |req| {
                 let objects = Arc::clone(&objects);
-                tokio::spawn(async move {
-                    let Ok(tls) = acceptor.accept(tcp).await else { return };
-                    let service = hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
-                        let stats = Arc::clone(&stats);
-                        let objects = Arc::clone(&objects);
-                        async move {
-                            let method = req.method().clone();
-                            let path = req.uri().path().to_owned();
-                            stats.requests.lock().expect("lock").push(format!("{method} {path}"));
-                            let body = req.into_body().collect().await.map(|b| b.to_bytes()).unwrap_or_default();
-                            let response = match (method.as_str(), path.as_str()) {
-                                ("POST", "/") if body.windows(17).any(|w| w == b"GetCallerIdentity") => {
-                                    http::Response::builder()
-                                        .header("content-type", "text/xml")
-                                        .body(full(CALLER_IDENTITY))
-                                }
-                                ("PUT", p) if p.starts_with("/e2e-bucket/") => {
-                                    objects.lock().expect("lock").insert(p.to_owned(), body);
-                                    http::Response::builder().header("etag", "\"e2e\"").body(full(""))
-                                }
-                                ("GET", p) => match objects.lock().expect("lock").get(p).cloned() {
-                                    Some(data) => http::Response::builder()
-                                        .header("content-length", data.len())
-                                        .header("etag", "\"e2e\"")
-                                        .body(full(data)),
-                                    None => http::Response::builder()
-                                        .status(404)
-                                        .body(full("<Error><Code>NoSuchKey</Code></Error>")),
-                                },
-                                _ => http::Response::builder().status(400).body(full("unexpected request")),
-                            };
-                            Ok::<_, std::convert::Infallible>(response.expect("response"))
-                        }
-                    });
-                    let _ = hyper_util::server::conn::auto::Builder::new(hyper_util::rt::TokioExecutor::new())
-                        .serve_connection(hyper_util::rt::TokioIo::new(tls), service)
-                        .await;
-                });
-            }
-        });
-        MockAws { addr, stats, task }
+                async move { answer(req, &objects).await }
+            })
+        })
+        .await;
+        MockAws { server }
+    }
+
+    /// Where it listens.
+    pub fn addr(&self) -> std::net::SocketAddr {
+        self.server.addr
     }
 }
 
@@ -311,7 +271,7 @@ pub fn consumer_command(binary: &Path, mock: &MockAws, scratch: &Path, bundle: &
         .env("AWS_ACCESS_KEY_ID", "AKIDE2E")
         .env("AWS_SECRET_ACCESS_KEY", "e2e-secret")
         .env("AWS_REGION", "us-east-1")
-        .env("AWS_ENDPOINT_URL", format!("https://localhost:{}", mock.addr.port()))
+        .env("AWS_ENDPOINT_URL", format!("https://localhost:{}", mock.addr().port()))
         .env("AWS_EC2_METADATA_DISABLED", "true")
         .env("AWS_CONFIG_FILE", scratch.join("no-config"))
         .env("AWS_SHARED_CREDENTIALS_FILE", scratch.join("no-credentials"))

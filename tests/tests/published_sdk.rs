@@ -6,7 +6,6 @@
 
 use std::path::Path;
 use std::process::Command;
-use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use smithy_tls_codegen::model::{CompiledPolicy, Provider};
@@ -111,7 +110,7 @@ fn run_consumer(tree: &Path, binary: &Path, compiled: &CompiledPolicy, host: &st
     }
     let ids: std::collections::BTreeSet<&str> =
         conns.iter().filter_map(|l| l.split_whitespace().find(|w| w.starts_with("id="))).collect();
-    let connections = mock.stats.connections.load(Ordering::SeqCst);
+    let connections = mock.server.stats.accepted();
     assert_eq!(ids.len(), 1, "{name}: STS and S3 clients must share one pool and connection: {conns:?}");
     assert_eq!(connections, 1, "{name}: the mock saw {connections} connections; one shared pool means one");
     println!(

@@ -1,5 +1,5 @@
 // The conformance suite: written once, compiled once per TLS provider. The including file
-// defines `PROVIDER` and declares `mod support`.
+// defines `PROVIDER` and names the test-support crate `support`.
 
 use std::time::{Duration, Instant};
 
@@ -41,7 +41,7 @@ async fn get_and_check(alpn: Alpn, len: u64, expect_alpn: &str) {
     assert_eq!(tls.alpn.as_deref(), Some(expect_alpn));
     let digest = digest_body(response.into_body()).await;
     assert_eq!(digest, Digest::of_pattern(len), "body must arrive byte-exact");
-    assert_eq!(server.stats.alpn.lock().unwrap().as_slice(), &[expect_alpn.to_owned()]);
+    assert_eq!(server.stats.alpns().as_slice(), &[expect_alpn.to_owned()]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -133,7 +133,7 @@ async fn http2_can_be_disabled() {
         .unwrap();
     let response = call(&client, &no_timeouts(), get(&server.url("/"))).await.expect("GET");
     assert_eq!(response.status().as_u16(), 200);
-    assert_eq!(server.stats.alpn.lock().unwrap().as_slice(), &["http/1.1".to_owned()]);
+    assert_eq!(server.stats.alpns().as_slice(), &["http/1.1".to_owned()]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -147,7 +147,7 @@ async fn tls_sessions_are_resumed_on_new_connections() {
         let response = call(&client, &no_timeouts(), request).await.expect("GET");
         digest_body(response.into_body()).await;
     }
-    let resumed = server.stats.resumed.lock().unwrap().clone();
+    let resumed = server.stats.resumed();
     assert_eq!(resumed, vec![false, true], "second connection must resume the first session");
 }
 
@@ -181,6 +181,98 @@ async fn wrong_hostname_is_rejected() {
 async fn expired_certificate_is_rejected() {
     let ca = TestCa::new("trusted CA");
     expect_certificate_failure(ca.expired_leaf(&["localhost"]), &ca, CertificateProblem::Expired).await;
+}
+
+/// Connects to an `openssl s_server` peer and returns the error, after checking that it is a
+/// certificate rejection that is not retried as transient and that no body byte arrived.
+async fn refused_by_outside_peer(key: support::openssl::KeySpec, digest: &str) -> (CertificateProblem, String) {
+    let ca = support::openssl::OpensslCa::new();
+    let leaf = ca.leaf("leaf", key, digest);
+    let server = support::openssl::OpensslServer::start(&leaf, &[]);
+    let client = SmithyTlsClient::builder().provider(PROVIDER).extra_root_pem(&ca.pem).unwrap().build().unwrap();
+    let err = match call(&client, &no_timeouts(), get(&server.url())).await {
+        Ok(response) => panic!(
+            "{key:?} leaf signed with {digest} was accepted; body: {} bytes",
+            digest_body(response.into_body()).await.len
+        ),
+        Err(err) => err,
+    };
+    assert!(err.is_other(), "a certificate rejection is not transient: {err:?}");
+    let handshake = find_in_chain::<TlsHandshakeError>(&err).expect("a TLS handshake error in the chain");
+    let HandshakeFailure::Certificate(problem) = handshake.kind() else {
+        panic!("not a certificate rejection: {}", error_chain(&err));
+    };
+    (problem, error_chain(&err))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sha1_signed_leaf_is_refused() {
+    let (problem, message) = refused_by_outside_peer(support::openssl::KeySpec::Rsa(2048), "sha1").await;
+    assert_eq!(problem, CertificateProblem::WeakAlgorithm, "{message}");
+    // rustls names the algorithm by its DER bytes; our s2n-tls check by name.
+    let named = if PROVIDER.name() == "s2n-tls" { "sha1WithRSAEncryption" } else { "UnsupportedSignatureAlgorithm" };
+    assert!(message.contains(named), "the error says which algorithm: {message}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rsa_1024_leaf_is_refused() {
+    let (problem, message) = refused_by_outside_peer(support::openssl::KeySpec::Rsa(1024), "sha256").await;
+    // rustls sees the 1024-bit key fail to verify the handshake signature; our s2n-tls check
+    // names the key size.
+    let (expected, named) = if PROVIDER.name() == "s2n-tls" {
+        (CertificateProblem::WeakAlgorithm, "has a 1024-bit RSA key; at least 2048 bits are required")
+    } else {
+        (CertificateProblem::Other, "BadSignature")
+    };
+    assert_eq!(problem, expected, "{message}");
+    assert!(message.contains(named), "the error says why: {message}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_servers_session_is_never_resumed() {
+    // TLS 1.2 hands the client its session ticket inside the handshake, before the chain can be
+    // judged; a second connection resuming that session would skip certificate checks.
+    let ca = support::openssl::OpensslCa::new();
+    let client = SmithyTlsClient::builder().provider(PROVIDER).extra_root_pem(&ca.pem).unwrap().build().unwrap();
+    // The control: the same peer with a sound chain does resume (each `-www` response closes
+    // the connection), so the refusals below are not for want of a ticket.
+    let sound = support::openssl::OpensslServer::start(&ca.leaf("sound", support::openssl::KeySpec::Rsa(2048), "sha256"), &["-tls1_2"]);
+    let mut resumed = Vec::new();
+    for _ in 0..2 {
+        let response = call(&client, &no_timeouts(), get(&sound.url())).await.expect("GET from the sound peer");
+        let tls = response.extension::<ConnectionInfo>().and_then(|i| i.tls.clone()).expect("TLS info");
+        assert_eq!(tls.protocol_version, if PROVIDER.name() == "s2n-tls" { "TLS12" } else { "TLSv1_2" });
+        resumed.push(tls.resumed);
+        digest_body(response.into_body()).await;
+    }
+    assert_eq!(resumed, [false, true], "the control peer's session must be resumed");
+    let leaf = ca.leaf("leaf", support::openssl::KeySpec::Rsa(2048), "sha1");
+    let server = support::openssl::OpensslServer::start(&leaf, &["-tls1_2"]);
+    for attempt in 1..=3 {
+        let err = match call(&client, &no_timeouts(), get(&server.url())).await {
+            Ok(_) => panic!("attempt {attempt}: a server refused before was accepted"),
+            Err(err) => err,
+        };
+        let handshake = find_in_chain::<TlsHandshakeError>(&err).expect("a TLS handshake error in the chain");
+        assert_eq!(
+            handshake.kind(),
+            HandshakeFailure::Certificate(CertificateProblem::WeakAlgorithm),
+            "attempt {attempt}: {}",
+            error_chain(&err)
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn outside_peer_with_a_sound_chain_is_accepted() {
+    // The control for the two refusals above: same peer, same CA, an RSA-2048 leaf with SHA-256.
+    let ca = support::openssl::OpensslCa::new();
+    let leaf = ca.leaf("leaf", support::openssl::KeySpec::Rsa(2048), "sha256");
+    let server = support::openssl::OpensslServer::start(&leaf, &[]);
+    let client = SmithyTlsClient::builder().provider(PROVIDER).extra_root_pem(&ca.pem).unwrap().build().unwrap();
+    let response = call(&client, &no_timeouts(), get(&server.url())).await.expect("GET from openssl s_server");
+    assert_eq!(response.status().as_u16(), 200);
+    assert!(digest_body(response.into_body()).await.len > 0, "a body arrives");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -335,7 +427,7 @@ async fn session_resumption_can_be_disabled() {
         let response = call(&client, &no_timeouts(), request).await.expect("GET");
         digest_body(response.into_body()).await;
     }
-    assert_eq!(server.stats.resumed.lock().unwrap().clone(), vec![false, false]);
+    assert_eq!(server.stats.resumed(), vec![false, false]);
 }
 
 #[cfg(feature = "webpki")]

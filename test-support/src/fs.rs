@@ -1,0 +1,43 @@
+//! File-tree helpers for tests and examples that work on copies of fixture trees.
+
+use std::io;
+use std::path::Path;
+
+/// Copies the directory tree `from` to `to` (created as needed), leaving out entries whose
+/// file name is in `skip`, at any depth. Directories are recursed into; everything else is
+/// copied with [`std::fs::copy`] (a symbolic link to a file yields a copy of the file; a link to a
+/// directory is not followed, so a link loop cannot recurse).
+///
+/// ```
+/// let from = std::env::temp_dir().join(format!("copy-tree-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(from.join("src")).unwrap();
+/// std::fs::write(from.join("src/lib.rs"), "").unwrap();
+/// std::fs::create_dir_all(from.join("target")).unwrap();
+/// let to = from.with_extension("copy");
+/// smithy_tls_test_support::copy_tree(&from, &to, &["target"]).unwrap();
+/// assert!(to.join("src/lib.rs").is_file());
+/// assert!(!to.join("target").exists());
+/// # std::fs::remove_dir_all(&from).unwrap(); std::fs::remove_dir_all(&to).unwrap();
+/// ```
+pub fn copy_tree(from: &Path, to: &Path, skip: &[&str]) -> io::Result<()> {
+    let context = |what: &str, path: &Path| {
+        let path = path.display().to_string();
+        let what = what.to_owned();
+        move |e: io::Error| io::Error::new(e.kind(), format!("{what} {path}: {e}"))
+    };
+    std::fs::create_dir_all(to).map_err(context("create", to))?;
+    for entry in std::fs::read_dir(from).map_err(context("read", from))? {
+        let entry = entry.map_err(context("read", from))?;
+        let name = entry.file_name();
+        if skip.iter().any(|s| name == *s) {
+            continue;
+        }
+        let (source, dest) = (entry.path(), to.join(&name));
+        if entry.file_type().map_err(context("inspect", &source))?.is_dir() {
+            copy_tree(&source, &dest, skip)?;
+        } else {
+            std::fs::copy(&source, &dest).map_err(context("copy", &source))?;
+        }
+    }
+    Ok(())
+}

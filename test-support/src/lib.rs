@@ -1,0 +1,39 @@
+//! Test support for smithy-tls, one crate shared by the runtime's tests and example, the
+//! end-to-end harness (`tests/`), the benchmarks (`bench/`) and the generator's tests:
+//!
+//! - [`pki`]: a private certificate authority and server identities (rcgen);
+//! - [`pattern`]: deterministic bodies of any size and their digests;
+//! - [`https`]: one rustls HTTPS server on 127.0.0.1 for any hyper service, recording what it saw;
+//! - [`test_server`]: the conformance suite's servers built on it;
+//! - [`openssl`]: `openssl s_server` as an outside TLS peer, for what rustls cannot serve;
+//! - [`drive`]: calling a client the way the Smithy orchestrator does;
+//! - [`fs`]: copying fixture trees (the only module without the `net` feature).
+//!
+//! It does not depend on the runtime crate (the runtime's tests depend on it), so it speaks to
+//! clients only through aws-smithy-runtime-api's `HttpClient`.
+#![warn(missing_docs)]
+
+pub mod fs;
+pub use fs::copy_tree;
+
+#[cfg(feature = "net")]
+pub mod drive;
+#[cfg(feature = "net")]
+pub mod https;
+#[cfg(feature = "net")]
+pub mod openssl;
+#[cfg(feature = "net")]
+pub mod pattern;
+#[cfg(feature = "net")]
+pub mod pki;
+#[cfg(feature = "net")]
+pub mod test_server;
+
+#[cfg(feature = "net")]
+pub use self::{
+    drive::{call, components, digest_body, error_chain, find_in_chain, get, settings},
+    https::{http_builder, server_config, Alpn, HttpsServer, Negotiated, ServerStats},
+    pattern::{pattern_byte, Digest, PatternBody},
+    pki::{ServerIdentity, TestCa},
+    test_server::{SilentServer, TestServer},
+};

@@ -1,0 +1,85 @@
+//! A private PKI made with rcgen: a certificate authority and the server identities it issues.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, KeyUsagePurpose};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+
+/// A certificate authority for tests, and leaf certificates it issues.
+pub struct TestCa {
+    /// The CA certificate, PEM.
+    pub pem: String,
+    issuer: Issuer<'static, KeyPair>,
+}
+
+/// A server identity: chain and key.
+#[derive(Clone)]
+pub struct ServerIdentity {
+    /// The certificate chain, leaf first.
+    pub chain: Vec<CertificateDer<'static>>,
+    /// The leaf's private key.
+    pub key: Arc<PrivatePkcs8KeyDer<'static>>,
+}
+
+impl TestCa {
+    /// A fresh CA (ECDSA P-256) with common name `name`.
+    pub fn new(name: &str) -> TestCa {
+        let key = KeyPair::generate().expect("generate CA key");
+        let mut params = CertificateParams::new(Vec::<String>::new()).expect("CA params");
+        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        params.distinguished_name.push(DnType::CommonName, name);
+        params.key_usages =
+            vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign, KeyUsagePurpose::DigitalSignature];
+        let cert = params.self_signed(&key).expect("self-sign CA");
+        TestCa { pem: cert.pem(), issuer: Issuer::new(params, key) }
+    }
+
+    /// Writes this CA to a bundle in a fresh directory and points `SSL_CERT_FILE` at it, with
+    /// `SSL_CERT_DIR` unset, so the native store (and the platform verifier on Linux) trusts
+    /// exactly this CA. Only for a test binary whose one test reads the environment. Returns the
+    /// directory, for the test to remove.
+    pub fn install_as_ssl_cert_file(&self, tag: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("smithy-tls-{tag}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("bundle directory");
+        let bundle = dir.join("ca.pem");
+        std::fs::write(&bundle, &self.pem).expect("CA bundle");
+        std::env::set_var("SSL_CERT_FILE", &bundle);
+        std::env::remove_var("SSL_CERT_DIR");
+        dir
+    }
+
+    /// A leaf for `names`, valid from yesterday for a year.
+    pub fn leaf(&self, names: &[&str]) -> ServerIdentity {
+        let now = time_now();
+        self.leaf_valid(names, now - 86_400, now + 365 * 86_400)
+    }
+
+    /// A leaf that expired a year ago.
+    pub fn expired_leaf(&self, names: &[&str]) -> ServerIdentity {
+        let now = time_now();
+        self.leaf_valid(names, now - 3 * 365 * 86_400, now - 365 * 86_400)
+    }
+
+    fn leaf_valid(&self, names: &[&str], from_unix: i64, to_unix: i64) -> ServerIdentity {
+        let key = KeyPair::generate().expect("generate leaf key");
+        let mut params =
+            CertificateParams::new(names.iter().map(|n| n.to_string()).collect::<Vec<_>>()).expect("leaf params");
+        params.distinguished_name.push(DnType::CommonName, names[0]);
+        params.not_before = rcgen::date_time_ymd(1970, 1, 1) + Duration::from_secs(from_unix as u64);
+        params.not_after = rcgen::date_time_ymd(1970, 1, 1) + Duration::from_secs(to_unix as u64);
+        let cert = params.signed_by(&key, &self.issuer).expect("sign leaf");
+        ServerIdentity { chain: vec![cert.der().clone()], key: Arc::new(PrivatePkcs8KeyDer::from(key.serialize_der())) }
+    }
+}
+
+fn time_now() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).expect("clock after 1970").as_secs() as i64
+}
+
+impl ServerIdentity {
+    /// The private key, as rustls takes it.
+    pub fn private_key(&self) -> PrivateKeyDer<'static> {
+        PrivateKeyDer::Pkcs8(self.key.clone_key())
+    }
+}
