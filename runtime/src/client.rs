@@ -244,16 +244,6 @@ fn classify_kind(err: hyper_util::client::legacy::Error) -> ConnectorError {
     ConnectorError::other(err.into(), None)
 }
 
-/// Whether `provider` can use `roots`: s2n-tls has no platform verifier.
-#[allow(unused_variables)]
-fn roots_supported(provider: TlsProvider, roots: TrustRoots) -> bool {
-    #[cfg(all(feature = "platform-verifier", feature = "s2n-tls", unix))]
-    if provider == TlsProvider::S2nTls && roots == TrustRoots::PlatformVerifier {
-        return false;
-    }
-    true
-}
-
 /// Configures a [`SmithyTlsClient`].
 ///
 /// ```
@@ -353,22 +343,20 @@ impl Builder {
                 TrustRoots::ALL
                     .iter()
                     .copied()
-                    .find(|&roots| roots_supported(provider, roots))
+                    .find(|&roots| provider.validate_roots(roots).is_ok())
                     .ok_or(Error::NoTrustRoots)?,
             ),
             None => None,
         };
-        #[cfg(all(feature = "platform-verifier", feature = "s2n-tls", unix))]
-        if roots.is_some_and(|roots| !roots_supported(provider, roots)) {
-            return Err(Error::TlsConfig {
-                provider: provider.name(),
-                reason: crate::tls::s2n::NO_PLATFORM_VERIFIER.to_owned(),
-            });
+        if let Some(roots) = roots {
+            provider.validate_roots(roots)?;
         }
         Ok(self.build_with(provider, roots))
     }
 
-    /// Builds with a resolved provider and roots; cannot fail. Starts the background warm-up.
+    /// Builds with a resolved provider and roots; cannot fail (a pair that
+    /// [`TlsProvider::validate_roots`] refuses fails at every connection instead). Starts the
+    /// background warm-up.
     pub(crate) fn build_with(self, provider: TlsProvider, roots: Option<TrustRoots>) -> SmithyTlsClient {
         let settings = TlsSettings {
             provider,

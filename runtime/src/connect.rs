@@ -95,7 +95,7 @@ impl Service<Uri> for TlsConnectService {
                 Some(backend) => {
                     let (stream, info) = backend.handshake(&server_name, tcp).await?;
                     tracing::debug!(
-                        provider = info.provider,
+                        provider = %info.provider,
                         version = %info.protocol_version,
                         cipher = %info.cipher_suite,
                         group = ?info.key_exchange_group,

@@ -4,6 +4,8 @@ use std::error::Error as StdError;
 use std::fmt;
 use std::sync::Arc;
 
+use crate::{TlsProvider, TrustRoots};
+
 /// An error building a client or preparing its TLS configuration.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
@@ -25,9 +27,18 @@ pub enum Error {
     /// The TLS library rejected the configuration.
     TlsConfig {
         /// The provider that rejected it.
-        provider: &'static str,
+        provider: TlsProvider,
         /// The library's message.
         reason: String,
+    },
+    /// The provider cannot use these trust roots (see [`TlsProvider::validate_roots`]).
+    UnsupportedRoots {
+        /// The provider.
+        provider: TlsProvider,
+        /// The roots it cannot use.
+        roots: TrustRoots,
+        /// Why, and what to use instead.
+        reason: &'static str,
     },
 }
 
@@ -48,6 +59,9 @@ impl fmt::Display for Error {
             Error::Roots(e) => write!(f, "trust roots unavailable: {e}"),
             Error::TlsConfig { provider, reason } => {
                 write!(f, "{provider} rejected the TLS configuration: {reason}")
+            }
+            Error::UnsupportedRoots { provider, roots, reason } => {
+                write!(f, "{provider} cannot use `{roots}` trust roots: {reason}")
             }
         }
     }
@@ -125,7 +139,7 @@ impl StdError for RootsError {}
 /// retry classifiers can tell certificate problems (never worth retrying) from transport ones.
 #[derive(Debug, Clone)]
 pub struct TlsHandshakeError {
-    pub(crate) provider: &'static str,
+    pub(crate) provider: TlsProvider,
     pub(crate) kind: HandshakeFailure,
     pub(crate) source: Arc<dyn StdError + Send + Sync>,
 }
@@ -177,8 +191,8 @@ impl fmt::Display for CertificateProblem {
 }
 
 impl TlsHandshakeError {
-    /// The provider that ran the handshake, e.g. `rustls-aws-lc`.
-    pub fn provider(&self) -> &'static str {
+    /// The provider that ran the handshake.
+    pub fn provider(&self) -> TlsProvider {
         self.provider
     }
 

@@ -61,10 +61,10 @@ pub use error::{
 };
 pub use provider::TlsProvider;
 pub use roots::TrustRoots;
-pub use shared::{default_client_plugin, shared_client, shared_tls_client};
+pub use shared::{default_client_plugin, shared_client, shared_tls_client, try_shared_client, try_shared_tls_client};
 pub use tls::TlsInfo;
 
 /// The s2n-tls security policy used by [`TlsProvider::S2nTls`] (TLS 1.2 minimum, TLS 1.3
 /// preferred, forward secrecy, post-quantum hybrid key exchange offered first).
-#[cfg(all(feature = "s2n-tls", unix))]
+#[cfg(s2n)]
 pub const S2N_SECURITY_POLICY: &str = tls::s2n::SECURITY_POLICY;

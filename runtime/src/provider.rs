@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use crate::{Error, TrustRoots};
+
 /// Which TLS implementation (and, for rustls, which crypto library) a client uses.
 ///
 /// The choice is one value: code that picks a provider names a variant, and everything
@@ -28,7 +30,7 @@ pub enum TlsProvider {
     #[doc = concat!("`", "20251014", "`")]
     /// (TLS 1.2+, forward secrecy, post-quantum hybrid key exchange first), receive buffering
     /// on. Linux and macOS only. Cargo feature `s2n-tls`.
-    #[cfg(all(feature = "s2n-tls", unix))]
+    #[cfg(s2n)]
     S2nTls,
 }
 
@@ -39,7 +41,7 @@ impl TlsProvider {
         TlsProvider::RustlsAwsLc,
         #[cfg(feature = "rustls-ring")]
         TlsProvider::RustlsRing,
-        #[cfg(all(feature = "s2n-tls", unix))]
+        #[cfg(s2n)]
         TlsProvider::S2nTls,
     ];
 
@@ -50,8 +52,57 @@ impl TlsProvider {
             TlsProvider::RustlsAwsLc => "rustls-aws-lc",
             #[cfg(feature = "rustls-ring")]
             TlsProvider::RustlsRing => "rustls-ring",
-            #[cfg(all(feature = "s2n-tls", unix))]
+            #[cfg(s2n)]
             TlsProvider::S2nTls => "s2n-tls",
+        }
+    }
+}
+
+impl TlsProvider {
+    /// Whether this provider can use `roots`. The one place that decides it: the builder, the
+    /// shared clients and the backends all ask here. (s2n-tls reads the system store itself and
+    /// has no use for the platform verifier.)
+    ///
+    /// ```
+    /// # #[cfg(all(feature = "rustls-ring", feature = "platform-verifier"))] {
+    /// use smithy_default_tls::{TlsProvider, TrustRoots};
+    /// assert!(TlsProvider::RustlsRing.validate_roots(TrustRoots::PlatformVerifier).is_ok());
+    /// # }
+    /// ```
+    pub fn validate_roots(self, roots: TrustRoots) -> Result<(), Error> {
+        if roots.needs_rustls() && !self.is_rustls() {
+            return Err(Error::UnsupportedRoots {
+                provider: self,
+                roots,
+                reason: "only rustls providers can use the platform verifier (s2n-tls reads the system store \
+                         itself): use `native` (or `webpki`) roots, or a rustls provider",
+            });
+        }
+        Ok(())
+    }
+
+    /// Whether this is one of the rustls providers.
+    pub(crate) fn is_rustls(self) -> bool {
+        match self {
+            #[cfg(feature = "rustls-aws-lc")]
+            TlsProvider::RustlsAwsLc => true,
+            #[cfg(feature = "rustls-ring")]
+            TlsProvider::RustlsRing => true,
+            #[cfg(s2n)]
+            TlsProvider::S2nTls => false,
+        }
+    }
+
+    /// Whether the provider's cryptography is aws-lc, whose first use seeds its random generator
+    /// from CPU-jitter entropy (milliseconds: worth preparing off the caller's thread).
+    pub(crate) fn is_built_on_aws_lc(self) -> bool {
+        match self {
+            #[cfg(feature = "rustls-aws-lc")]
+            TlsProvider::RustlsAwsLc => true,
+            #[cfg(feature = "rustls-ring")]
+            TlsProvider::RustlsRing => false,
+            #[cfg(s2n)]
+            TlsProvider::S2nTls => true,
         }
     }
 }

@@ -65,6 +65,34 @@ impl TrustRoots {
     }
 }
 
+impl TrustRoots {
+    /// Whether these roots work only with a rustls provider (the platform verifier is a rustls
+    /// certificate verifier).
+    pub(crate) fn needs_rustls(self) -> bool {
+        match self {
+            #[cfg(feature = "native")]
+            TrustRoots::Native => false,
+            #[cfg(feature = "webpki")]
+            TrustRoots::Webpki => false,
+            #[cfg(feature = "platform-verifier")]
+            TrustRoots::PlatformVerifier => true,
+        }
+    }
+
+    /// Whether preparing these roots reads the system store from disk (the platform verifier
+    /// does on Linux and other Unix systems).
+    pub(crate) fn reads_the_store(self) -> bool {
+        match self {
+            #[cfg(feature = "native")]
+            TrustRoots::Native => true,
+            #[cfg(feature = "webpki")]
+            TrustRoots::Webpki => false,
+            #[cfg(feature = "platform-verifier")]
+            TrustRoots::PlatformVerifier => true,
+        }
+    }
+}
+
 impl std::fmt::Display for TrustRoots {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
@@ -74,7 +102,7 @@ impl std::fmt::Display for TrustRoots {
 /// Reads the operating system store for the rustls backends (s2n-tls reads it itself). The
 /// caller caches the outcome, certificates or error, for the life of the process, so a broken
 /// store is reported the same way at every connection.
-#[cfg(all(feature = "native", any(feature = "rustls-aws-lc", feature = "rustls-ring")))]
+#[cfg(rustls_native)]
 pub(crate) fn load_native_certificates() -> Result<Vec<CertificateDer<'static>>, crate::RootsError> {
     let started = std::time::Instant::now();
     let loaded = rustls_native_certs::load_native_certs();

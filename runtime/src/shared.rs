@@ -9,13 +9,17 @@ use aws_smithy_runtime_api::client::runtime_components::RuntimeComponentsBuilder
 use aws_smithy_runtime_api::client::runtime_plugin::{Order, RuntimePlugin, SharedRuntimePlugin};
 
 use crate::client::SmithyTlsClient;
-use crate::{TlsProvider, TrustRoots};
+use crate::{Error, TlsProvider, TrustRoots};
 
 /// The process-wide client for a (provider, roots) choice.
 ///
 /// Every call with the same choice returns a handle to the same client: one TLS configuration,
 /// one root store, one connection pool, however many SDK clients ask. The first call returns at
 /// once; when preparing TLS is slow (aws-lc, the system store) it starts that in the background.
+///
+/// A choice the provider cannot serve ([`TlsProvider::validate_roots`]; a smithy-tls policy
+/// never emits one) still yields a client, whose every connection fails with that error; use
+/// [`try_shared_tls_client`] to learn of it up front.
 ///
 /// ```
 /// # #[cfg(all(feature = "rustls-aws-lc", feature = "webpki"))] {
@@ -35,6 +39,22 @@ pub fn shared_tls_client(provider: TlsProvider, roots: TrustRoots) -> SmithyTlsC
         .clone()
 }
 
+/// [`shared_tls_client`], refusing up front a choice the provider cannot serve (the check
+/// [`Builder::build`](crate::Builder::build) makes).
+///
+/// ```
+/// # #[cfg(all(feature = "s2n-tls", feature = "platform-verifier", unix))] {
+/// use smithy_default_tls::{try_shared_tls_client, Error, TlsProvider, TrustRoots};
+///
+/// let refused = try_shared_tls_client(TlsProvider::S2nTls, TrustRoots::PlatformVerifier);
+/// assert!(matches!(refused, Err(Error::UnsupportedRoots { .. })));
+/// # }
+/// ```
+pub fn try_shared_tls_client(provider: TlsProvider, roots: TrustRoots) -> Result<SmithyTlsClient, Error> {
+    provider.validate_roots(roots)?;
+    Ok(shared_tls_client(provider, roots))
+}
+
 /// [`shared_tls_client`] wrapped for an SDK config (`.http_client(..)`).
 ///
 /// ```
@@ -45,6 +65,11 @@ pub fn shared_tls_client(provider: TlsProvider, roots: TrustRoots) -> SmithyTlsC
 /// ```
 pub fn shared_client(provider: TlsProvider, roots: TrustRoots) -> SharedHttpClient {
     shared_tls_client(provider, roots).into_shared()
+}
+
+/// [`try_shared_tls_client`] wrapped for an SDK config (`.http_client(..)`).
+pub fn try_shared_client(provider: TlsProvider, roots: TrustRoots) -> Result<SharedHttpClient, Error> {
+    try_shared_tls_client(provider, roots).map(SmithyTlsClient::into_shared)
 }
 
 /// A runtime plugin that installs [`shared_client`] as the HTTP client, at [`Order::Defaults`].

@@ -31,7 +31,7 @@ async fn native_roots_from_ssl_cert_file_and_one_shared_pool() {
             let response =
                 call(&client, &settings, get(&server.url("/bytes/1000"))).await.expect("GET via native roots");
             let info = response.extension::<ConnectionInfo>().cloned().expect("info");
-            assert_eq!(info.tls.as_ref().map(|t| t.provider), Some(provider.name()));
+            assert_eq!(info.tls.as_ref().map(|t| t.provider), Some(provider));
             ids.push(info.id);
             assert_eq!(digest_body(response.into_body()).await, Digest::of_pattern(1000));
             tokio::time::sleep(Duration::from_millis(20)).await;

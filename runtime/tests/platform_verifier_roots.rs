@@ -56,7 +56,7 @@ async fn platform_verifier_trusts_the_system_store_and_extra_roots_and_nothing_e
         let client = platform_client(provider, None);
         let response = call(&client, &settings, get(&server.url("/bytes/5000"))).await.expect("GET via the store");
         let info = response.extension::<ConnectionInfo>().cloned().expect("info");
-        assert_eq!(info.tls.as_ref().map(|t| t.provider), Some(provider.name()));
+        assert_eq!(info.tls.as_ref().map(|t| t.provider), Some(provider));
         assert_eq!(digest_body(response.into_body()).await, Digest::of_pattern(5000));
 
         // Refused: unknown issuer, wrong name, expired.
@@ -105,4 +105,15 @@ fn s2n_tls_refuses_platform_verifier_roots_when_built() {
         .expect_err("s2n-tls has no platform verifier");
     let message = err.to_string();
     assert!(message.contains("rustls provider") && message.contains("native"), "{message}");
+}
+
+#[cfg(feature = "s2n-tls")]
+#[test]
+fn the_shared_client_refusal_is_available_up_front() {
+    let err = smithy_default_tls::try_shared_client(TlsProvider::S2nTls, TrustRoots::PlatformVerifier)
+        .expect_err("s2n-tls has no platform verifier");
+    assert!(
+        matches!(err, smithy_default_tls::Error::UnsupportedRoots { provider: TlsProvider::S2nTls, .. }),
+        "{err:?}"
+    );
 }

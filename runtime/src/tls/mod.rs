@@ -6,13 +6,11 @@
 //! or on tokio's blocking pool at the first connection; when it is quick, inline at the first
 //! connection.
 
-#[cfg(any(feature = "rustls-aws-lc", feature = "rustls-ring", all(feature = "s2n-tls", unix)))]
 mod read_ahead;
-#[cfg(any(feature = "rustls-aws-lc", feature = "rustls-ring"))]
+#[cfg(rustls)]
 pub(crate) mod rustls;
-#[cfg(all(feature = "s2n-tls", unix))]
+#[cfg(s2n)]
 pub(crate) mod s2n;
-#[cfg(any(feature = "rustls-aws-lc", feature = "rustls-ring", all(feature = "s2n-tls", unix)))]
 pub(crate) use read_ahead::ReadAhead;
 
 use std::io;
@@ -56,8 +54,8 @@ impl TlsSettings {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct TlsInfo {
-    /// The provider that ran the handshake, e.g. `rustls-aws-lc`.
-    pub provider: &'static str,
+    /// The provider that ran the handshake.
+    pub provider: TlsProvider,
     /// The protocol version, e.g. `TLSv1_3`.
     pub protocol_version: String,
     /// The cipher suite, e.g. `TLS13_AES_256_GCM_SHA384`.
@@ -73,21 +71,31 @@ pub struct TlsInfo {
 /// A prepared backend.
 #[derive(Debug)]
 pub(crate) enum TlsBackend {
-    #[cfg(any(feature = "rustls-aws-lc", feature = "rustls-ring"))]
+    #[cfg(rustls)]
     Rustls(self::rustls::RustlsBackend),
-    #[cfg(all(feature = "s2n-tls", unix))]
+    #[cfg(s2n)]
     S2n(self::s2n::S2nBackend),
 }
 
 impl TlsBackend {
     /// Loads roots and builds the configuration. Blocking.
     fn prepare(settings: &TlsSettings) -> Result<TlsBackend, Error> {
+        if let Some(roots) = settings.roots {
+            settings.provider.validate_roots(roots)?;
+        }
         match settings.provider {
             #[cfg(feature = "rustls-aws-lc")]
-            TlsProvider::RustlsAwsLc => Ok(TlsBackend::Rustls(self::rustls::RustlsBackend::prepare(settings)?)),
+            TlsProvider::RustlsAwsLc => Ok(TlsBackend::Rustls(self::rustls::RustlsBackend::prepare(
+                settings,
+                // With the `prefer-post-quantum` feature, X25519MLKEM768 leads the key exchange groups.
+                ::rustls::crypto::aws_lc_rs::default_provider(),
+            )?)),
             #[cfg(feature = "rustls-ring")]
-            TlsProvider::RustlsRing => Ok(TlsBackend::Rustls(self::rustls::RustlsBackend::prepare(settings)?)),
-            #[cfg(all(feature = "s2n-tls", unix))]
+            TlsProvider::RustlsRing => Ok(TlsBackend::Rustls(self::rustls::RustlsBackend::prepare(
+                settings,
+                ::rustls::crypto::ring::default_provider(),
+            )?)),
+            #[cfg(s2n)]
             TlsProvider::S2nTls => Ok(TlsBackend::S2n(self::s2n::S2nBackend::prepare(settings)?)),
         }
     }
@@ -98,9 +106,9 @@ impl TlsBackend {
         tcp: TcpStream,
     ) -> Result<(MaybeTlsStream, TlsInfo), TlsHandshakeError> {
         match self {
-            #[cfg(any(feature = "rustls-aws-lc", feature = "rustls-ring"))]
+            #[cfg(rustls)]
             TlsBackend::Rustls(b) => b.handshake(server_name, tcp).await,
-            #[cfg(all(feature = "s2n-tls", unix))]
+            #[cfg(s2n)]
             TlsBackend::S2n(b) => b.handshake(server_name, tcp).await,
         }
     }
@@ -138,21 +146,7 @@ impl LazyTlsBackend {
     /// is read from disk. ring with bundled or given roots prepares in microseconds, less than
     /// starting a thread costs.
     fn preparation_is_slow(&self) -> bool {
-        // Every provider but ring is built on aws-lc.
-        let aws_lc = match self.settings.provider {
-            #[cfg(feature = "rustls-ring")]
-            TlsProvider::RustlsRing => false,
-            #[allow(unreachable_patterns)]
-            _ => true,
-        };
-        // Reading the system store (the platform verifier reads it too on Linux and other Unix).
-        const READ_THE_STORE: &[TrustRoots] = &[
-            #[cfg(feature = "native")]
-            TrustRoots::Native,
-            #[cfg(feature = "platform-verifier")]
-            TrustRoots::PlatformVerifier,
-        ];
-        aws_lc || self.settings.roots.is_some_and(|roots| READ_THE_STORE.contains(&roots))
+        self.settings.provider.is_built_on_aws_lc() || self.settings.roots.is_some_and(TrustRoots::reads_the_store)
     }
 
     /// Starts preparing on a background thread so that the first connection finds it done.
@@ -193,20 +187,20 @@ impl LazyTlsBackend {
 #[derive(Debug)]
 pub(crate) enum MaybeTlsStream {
     Plain(TcpStream),
-    #[cfg(any(feature = "rustls-aws-lc", feature = "rustls-ring"))]
+    #[cfg(rustls)]
     Rustls(Box<tokio_rustls::client::TlsStream<ReadAhead<TcpStream>>>),
-    #[cfg(all(feature = "s2n-tls", unix))]
-    S2n(Box<s2n_tls_tokio::TlsStream<ReadAhead<TcpStream>>>),
+    #[cfg(s2n)]
+    S2n(Box<self::s2n::S2nStream>),
 }
 
 impl MaybeTlsStream {
     pub(crate) fn tcp(&self) -> &TcpStream {
         match self {
             MaybeTlsStream::Plain(s) => s,
-            #[cfg(any(feature = "rustls-aws-lc", feature = "rustls-ring"))]
+            #[cfg(rustls)]
             MaybeTlsStream::Rustls(s) => s.get_ref().0.get_ref(),
-            #[cfg(all(feature = "s2n-tls", unix))]
-            MaybeTlsStream::S2n(s) => s.get_ref().get_ref(),
+            #[cfg(s2n)]
+            MaybeTlsStream::S2n(s) => s.tcp(),
         }
     }
 }
@@ -218,12 +212,12 @@ macro_rules! delegate {
                 let $s = Pin::new($s);
                 $e
             }
-            #[cfg(any(feature = "rustls-aws-lc", feature = "rustls-ring"))]
+            #[cfg(rustls)]
             MaybeTlsStream::Rustls($s) => {
                 let $s = Pin::new(&mut **$s);
                 $e
             }
-            #[cfg(all(feature = "s2n-tls", unix))]
+            #[cfg(s2n)]
             MaybeTlsStream::S2n($s) => {
                 let $s = Pin::new(&mut **$s);
                 $e
@@ -234,29 +228,7 @@ macro_rules! delegate {
 
 impl AsyncRead for MaybeTlsStream {
     fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
-        let this = self.get_mut();
-        // s2n-tls hands out at most one record per read; hyper then sees many small reads,
-        // never grows its buffer, and wakes the body's reader once per record. Drain every
-        // record s2n-tls already holds into the caller's buffer instead.
-        #[cfg(all(feature = "s2n-tls", unix))]
-        if let MaybeTlsStream::S2n(s) = &mut *this {
-            let mut s = Pin::new(&mut **s);
-            let start = buf.filled().len();
-            std::task::ready!(s.as_mut().poll_read(cx, buf))?;
-            if buf.filled().len() == start {
-                return Poll::Ready(Ok(())); // end of stream
-            }
-            while buf.remaining() > 0 {
-                let before = buf.filled().len();
-                match s.as_mut().poll_read(cx, buf) {
-                    Poll::Ready(Ok(())) if buf.filled().len() > before => continue,
-                    // End of stream or an error: reported by the next call, after this data.
-                    _ => break,
-                }
-            }
-            return Poll::Ready(Ok(()));
-        }
-        delegate!(Pin::new(this), s => s.poll_read(cx, buf))
+        delegate!(self, s => s.poll_read(cx, buf))
     }
 }
 
@@ -276,9 +248,9 @@ impl AsyncWrite for MaybeTlsStream {
     fn is_write_vectored(&self) -> bool {
         match self {
             MaybeTlsStream::Plain(s) => s.is_write_vectored(),
-            #[cfg(any(feature = "rustls-aws-lc", feature = "rustls-ring"))]
+            #[cfg(rustls)]
             MaybeTlsStream::Rustls(s) => s.is_write_vectored(),
-            #[cfg(all(feature = "s2n-tls", unix))]
+            #[cfg(s2n)]
             MaybeTlsStream::S2n(s) => s.is_write_vectored(),
         }
     }
@@ -320,7 +292,7 @@ mod tests {
         }
         #[cfg(feature = "rustls-aws-lc")]
         assert!(lazy(TlsProvider::RustlsAwsLc, None).preparation_is_slow());
-        #[cfg(all(feature = "s2n-tls", unix))]
+        #[cfg(s2n)]
         assert!(lazy(TlsProvider::S2nTls, None).preparation_is_slow());
     }
 

@@ -17,33 +17,21 @@ use crate::TlsProvider;
 static PROTOCOL_VERSIONS: &[&SupportedProtocolVersion] = &[&rustls::version::TLS13, &rustls::version::TLS12];
 
 pub(crate) struct RustlsBackend {
-    provider_name: &'static str,
+    provider: TlsProvider,
     connector: TlsConnector,
 }
 
 impl std::fmt::Debug for RustlsBackend {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RustlsBackend").field("provider", &self.provider_name).finish_non_exhaustive()
+        f.debug_struct("RustlsBackend").field("provider", &self.provider).finish_non_exhaustive()
     }
-}
-
-fn crypto_provider(provider: TlsProvider) -> Result<CryptoProvider, Error> {
-    Ok(match provider {
-        // With the `prefer-post-quantum` feature, X25519MLKEM768 leads the key exchange groups.
-        #[cfg(feature = "rustls-aws-lc")]
-        TlsProvider::RustlsAwsLc => rustls::crypto::aws_lc_rs::default_provider(),
-        #[cfg(feature = "rustls-ring")]
-        TlsProvider::RustlsRing => rustls::crypto::ring::default_provider(),
-        #[allow(unreachable_patterns)]
-        other => return Err(Error::TlsConfig { provider: other.name(), reason: "not a rustls provider".to_owned() }),
-    })
 }
 
 /// The root store for a trust-root source, built once per process and source.
 fn base_root_store(settings: &TlsSettings) -> Result<Arc<RootCertStore>, Error> {
     match settings.roots {
         None => Ok(Arc::new(RootCertStore::empty())),
-        #[cfg(not(any(feature = "native", feature = "webpki", feature = "platform-verifier")))]
+        #[cfg(not(roots_source))]
         Some(roots) => match roots {},
         // The platform verifier brings its own roots; see `platform_verifier`.
         #[cfg(feature = "platform-verifier")]
@@ -113,7 +101,7 @@ fn platform_verifier(
     {
         if !settings.extra_roots.is_empty() {
             return Err(Error::TlsConfig {
-                provider: settings.provider.name(),
+                provider: settings.provider,
                 reason: "extra root certificates are not supported with platform-verifier roots on Android".to_owned(),
             });
         }
@@ -130,11 +118,12 @@ fn platform_verifier(
 }
 
 impl RustlsBackend {
-    pub(crate) fn prepare(settings: &TlsSettings) -> Result<Self, Error> {
-        let provider_name = settings.provider.name();
-        let tls_error = |e: rustls::Error| Error::TlsConfig { provider: provider_name, reason: e.to_string() };
+    /// Prepares `settings.provider` (a rustls provider) with its `crypto`.
+    pub(crate) fn prepare(settings: &TlsSettings, crypto: CryptoProvider) -> Result<Self, Error> {
+        let provider = settings.provider;
+        let tls_error = |e: rustls::Error| Error::TlsConfig { provider, reason: e.to_string() };
 
-        let crypto = Arc::new(crypto_provider(settings.provider)?);
+        let crypto = Arc::new(crypto);
         // Draw once from the provider's RNG here, on the warm-up thread: aws-lc seeds its DRBG
         // (CPU-jitter entropy, tens of milliseconds) on first use, and the first handshake
         // should not be the one to pay for it.
@@ -157,7 +146,7 @@ impl RustlsBackend {
         if !settings.session_resumption {
             config.resumption = rustls::client::Resumption::disabled();
         }
-        Ok(RustlsBackend { provider_name, connector: TlsConnector::from(Arc::new(config)) })
+        Ok(RustlsBackend { provider, connector: TlsConnector::from(Arc::new(config)) })
     }
 
     pub(crate) async fn handshake(
@@ -165,7 +154,7 @@ impl RustlsBackend {
         server_name: &str,
         tcp: TcpStream,
     ) -> Result<(MaybeTlsStream, TlsInfo), TlsHandshakeError> {
-        let provider = self.provider_name;
+        let provider = self.provider;
         let name = ServerName::try_from(server_name.to_owned()).map_err(|e| TlsHandshakeError {
             provider,
             kind: HandshakeFailure::Protocol,
@@ -185,7 +174,7 @@ impl RustlsBackend {
     }
 }
 
-fn classify(provider: &'static str, io: std::io::Error) -> TlsHandshakeError {
+fn classify(provider: TlsProvider, io: std::io::Error) -> TlsHandshakeError {
     use rustls::CertificateError as C;
     let kind = match io.get_ref().and_then(|e| e.downcast_ref::<rustls::Error>()) {
         Some(rustls::Error::InvalidCertificate(problem)) => HandshakeFailure::Certificate(match problem {

@@ -37,7 +37,7 @@ async fn get_and_check(alpn: Alpn, len: u64, expect_alpn: &str) {
     assert_eq!(response.status().as_u16(), 200);
     let info = response.extension::<ConnectionInfo>().cloned().expect("connection info in extensions");
     let tls = info.tls.expect("TLS info");
-    assert_eq!(tls.provider, PROVIDER.name());
+    assert_eq!(tls.provider, PROVIDER);
     assert_eq!(tls.alpn.as_deref(), Some(expect_alpn));
     let digest = digest_body(response.into_body()).await;
     assert_eq!(digest, Digest::of_pattern(len), "body must arrive byte-exact");
@@ -159,7 +159,7 @@ async fn expect_certificate_failure(identity: ServerIdentity, trusted: &TestCa, 
     assert!(!err.is_timeout() && !err.is_user(), "{err:?}");
     let handshake = find_in_chain::<TlsHandshakeError>(&err).expect("a TLS handshake error in the chain");
     assert_eq!(handshake.kind(), HandshakeFailure::Certificate(why), "{}", error_chain(&err));
-    assert_eq!(handshake.provider(), PROVIDER.name());
+    assert_eq!(handshake.provider(), PROVIDER);
     let message = error_chain(&err);
     assert!(message.contains(&why.to_string()), "error must say why ({why}): {message}");
 }

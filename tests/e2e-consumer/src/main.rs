@@ -32,7 +32,7 @@ impl Intercept for ReportConnection {
                     "CONN service={} id={} provider={} version={} group={} alpn={}",
                     self.0,
                     info.id,
-                    tls.map_or("none", |t| t.provider),
+                    tls.map_or("none", |t| t.provider.name()),
                     tls.map_or("-", |t| t.protocol_version.as_str()),
                     tls.and_then(|t| t.key_exchange_group.as_deref()).unwrap_or("-"),
                     tls.and_then(|t| t.alpn.as_deref()).unwrap_or("-"),

@@ -9,10 +9,14 @@
 //!
 //! Throughput: receive buffering is turned on for every connection, so s2n-tls reads records in
 //! large chunks instead of issuing one read per record header and one per body (about half the
-//! read syscalls; see aws/s2n-tls#5301).
+//! read syscalls; see aws/s2n-tls#5301), and [`S2nStream`] hands the HTTP layer every decrypted
+//! record at once.
 
 mod chain;
+mod stream;
 mod tickets;
+
+pub(crate) use self::stream::S2nStream;
 
 use std::sync::Arc;
 
@@ -24,11 +28,12 @@ use tokio::net::TcpStream;
 use self::tickets::{TicketGate, TicketSink, TicketStore};
 use super::{MaybeTlsStream, ReadAhead, TlsInfo, TlsSettings};
 use crate::error::{CertificateProblem, Error, HandshakeFailure, TlsHandshakeError};
+use crate::TlsProvider;
 
 /// The s2n-tls security policy every s2n-tls client uses.
 pub(crate) const SECURITY_POLICY: &str = "20251014";
 
-const PROVIDER: &str = "s2n-tls";
+const PROVIDER: TlsProvider = TlsProvider::S2nTls;
 
 pub(crate) struct S2nBackend {
     config: s2n_tls::config::Config,
@@ -103,12 +108,6 @@ fn check_native_store() -> Result<(), crate::RootsError> {
     Err(crate::RootsError::NativeUnreadable { details: DEFAULTS.iter().map(|p| format!("{p}: not found")).collect() })
 }
 
-/// Why s2n-tls refuses `platform-verifier` roots.
-#[cfg(feature = "platform-verifier")]
-pub(crate) const NO_PLATFORM_VERIFIER: &str =
-    "platform-verifier roots need a rustls provider; s2n-tls reads the system store itself: use `native` \
-     (or `webpki`) roots";
-
 impl S2nBackend {
     pub(crate) fn prepare(settings: &TlsSettings) -> Result<Self, Error> {
         let mut builder = s2n_tls::config::Builder::new();
@@ -131,12 +130,11 @@ impl S2nBackend {
             None => {
                 builder.with_system_certs(false).map_err(config_error)?;
             }
-            #[cfg(not(any(feature = "native", feature = "webpki", feature = "platform-verifier")))]
+            #[cfg(not(roots_source))]
             Some(roots) => match roots {},
+            // Refused by `TlsProvider::validate_roots` before any backend is prepared.
             #[cfg(feature = "platform-verifier")]
-            Some(crate::TrustRoots::PlatformVerifier) => {
-                return Err(Error::TlsConfig { provider: PROVIDER, reason: NO_PLATFORM_VERIFIER.to_owned() });
-            }
+            Some(roots @ crate::TrustRoots::PlatformVerifier) => PROVIDER.validate_roots(roots)?,
         }
         for cert in &settings.extra_roots.certificates {
             builder.trust_pem(der_to_pem(cert.as_ref()).as_bytes()).map_err(|e| Error::InvalidPem {
@@ -191,7 +189,7 @@ impl S2nBackend {
             alpn: conn.application_protocol().map(|p| String::from_utf8_lossy(p).into_owned()),
             resumed: conn.resumed(),
         };
-        Ok((MaybeTlsStream::S2n(Box::new(stream)), info))
+        Ok((MaybeTlsStream::S2n(Box::new(S2nStream(stream))), info))
     }
 }
 
