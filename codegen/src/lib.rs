@@ -3,6 +3,7 @@
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod cfg;
 pub mod cli;
 pub mod diag;
 pub mod discover;

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use toml_edit::{Array, Document, DocumentMut, InlineTable, Item, Key, RawString, Table, TableLike, Value};
 
-use crate::model::{CompiledPolicy, CompiledRule, LegacyRustls, Provider};
+use crate::model::{CompiledPolicy, LegacyRustls, Provider, Roots, Stack};
 
 /// The package generated crates depend on for their orchestrator.
 const SMITHY_RUNTIME: &str = "aws-smithy-runtime";
@@ -359,7 +359,7 @@ fn edit_features(
     let dep_entry = format!("dep:{}", edit.runtime.package);
     // With no target table there is no dependency for `dep:` to name (cargo would reject it):
     // the feature then enables no client anywhere.
-    let any_client = edit.compiled.rules.iter().any(|rule| rule.provider != Provider::None);
+    let any_client = edit.compiled.rules.iter().any(|rule| rule.stack != Stack::None);
     let alias_rustls = edit.legacy_rustls == LegacyRustls::AliasDefault;
 
     // Other features reach the default client through `default-https-client`.
@@ -552,10 +552,8 @@ struct DepSpec<'a> {
 }
 
 impl<'a> DepSpec<'a> {
-    fn new(runtime: &RuntimeDepSpec<'a>, rule: &CompiledRule) -> Self {
-        let mut features = vec![rule.provider.name()];
-        features.extend(rule.roots.map(|roots| roots.name()));
-        DepSpec { version: runtime.version, path: runtime.path, features }
+    fn new(runtime: &RuntimeDepSpec<'a>, provider: Provider, roots: Roots) -> Self {
+        DepSpec { version: runtime.version, path: runtime.path, features: vec![provider.name(), roots.name()] }
     }
 
     fn features_value(&self) -> Value {
@@ -625,8 +623,12 @@ fn edit_target_tables(
         .compiled
         .rules
         .iter()
-        .filter(|rule| rule.provider != Provider::None)
-        .map(|rule| (format!("cfg({})", rule.predicate), DepSpec::new(&edit.runtime, rule)))
+        .filter_map(|rule| match rule.stack {
+            Stack::None => None,
+            Stack::Tls { provider, roots } => {
+                Some((format!("cfg({})", rule.predicate), DepSpec::new(&edit.runtime, provider, roots)))
+            }
+        })
         .collect();
     let mut changed = remove_stale_entries(root, package, &active);
     let relaid = tables_to_relay(root, package, &active);
@@ -801,7 +803,8 @@ fn upsert_dependency(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Policy, Roots, Rule, RuntimeDependency};
+    use crate::cfg::Cfg;
+    use crate::model::{CompiledRule, Policy, Rule, RuntimeDependency, Scope};
 
     const LINUX_GNU: &str = r#"all(target_os = "linux", target_env = "gnu")"#;
     const WASM: &str = r#"all(target_family = "wasm", not(all(target_os = "linux", target_env = "gnu")))"#;
@@ -829,33 +832,41 @@ mod tests {
         ("hand_written.toml", HAND_WRITTEN),
     ];
 
-    fn rule(name: &str, cfg: Option<&str>, provider: Provider, roots: Option<Roots>) -> Rule {
-        Rule { name: name.to_owned(), cfg: cfg.map(str::to_owned), provider, roots }
+    fn rule(name: &str, scope: Scope, stack: Stack) -> Rule {
+        Rule { name: name.to_owned(), scope, stack, spans: Default::default() }
     }
 
-    /// Builds a compiled policy from `(name, predicate, provider, roots)` rows, the last being the
+    fn tls(provider: Provider, roots: Roots) -> Stack {
+        Stack::Tls { provider, roots }
+    }
+
+    fn cfg(text: &str) -> Cfg {
+        Cfg::parse(text).unwrap_or_else(|e| panic!("{text}: {e}"))
+    }
+
+    /// Builds a compiled policy from `(name, predicate, stack)` rows, the last being the
     /// fallback.
-    fn compiled(name: &str, rows: &[(&str, &str, Provider, Option<Roots>)]) -> CompiledPolicy {
+    fn compiled(name: &str, rows: &[(&str, &str, Stack)]) -> CompiledPolicy {
         let (last, rest) = rows.split_last().expect("at least the fallback");
         let policy = Policy {
             name: name.to_owned(),
+            description: None,
             runtime: RuntimeDependency {
                 package: "smithy-default-tls".to_owned(),
                 version: "0.1".to_owned(),
                 path: None,
             },
             legacy_rustls: LegacyRustls::AliasDefault,
-            rules: rest.iter().map(|(n, _, p, r)| rule(n, Some(n), *p, *r)).collect(),
-            fallback: rule(last.0, None, last.2, last.3),
+            rules: rest.iter().map(|(n, p, stack)| rule(n, Scope::When(cfg(p)), *stack)).collect(),
+            fallback: rule(last.0, Scope::Fallback, last.2),
             content_hash: "0".repeat(64),
         };
         let rules = rows
             .iter()
-            .map(|(name, predicate, provider, roots)| CompiledRule {
+            .map(|(name, predicate, stack)| CompiledRule {
                 name: (*name).to_owned(),
-                predicate: (*predicate).to_owned(),
-                provider: *provider,
-                roots: *roots,
+                predicate: cfg(predicate),
+                stack: *stack,
                 targets: Vec::new(),
             })
             .collect();
@@ -867,9 +878,9 @@ mod tests {
         compiled(
             "a",
             &[
-                ("linux-gnu", LINUX_GNU, Provider::S2nTls, Some(Roots::Native)),
-                ("wasm", WASM, Provider::None, None),
-                ("fallback", FALLBACK, Provider::RustlsAwsLc, Some(Roots::Native)),
+                ("linux-gnu", LINUX_GNU, tls(Provider::S2nTls, Roots::Native)),
+                ("wasm", WASM, Stack::None),
+                ("fallback", FALLBACK, tls(Provider::RustlsAwsLc, Roots::Native)),
             ],
         )
     }
@@ -879,8 +890,8 @@ mod tests {
         compiled(
             "b",
             &[
-                ("apple", APPLE, Provider::RustlsRing, Some(Roots::Webpki)),
-                ("fallback", NOT_APPLE, Provider::RustlsAwsLc, Some(Roots::Webpki)),
+                ("apple", APPLE, tls(Provider::RustlsRing, Roots::Webpki)),
+                ("fallback", NOT_APPLE, tls(Provider::RustlsAwsLc, Roots::Webpki)),
             ],
         )
     }
@@ -890,9 +901,9 @@ mod tests {
         compiled(
             "c",
             &[
-                ("linux-gnu", LINUX_GNU, Provider::RustlsAwsLc, Some(Roots::Native)),
-                ("wasm", WASM, Provider::RustlsRing, Some(Roots::Webpki)),
-                ("fallback", FALLBACK, Provider::RustlsAwsLc, Some(Roots::Native)),
+                ("linux-gnu", LINUX_GNU, tls(Provider::RustlsAwsLc, Roots::Native)),
+                ("wasm", WASM, tls(Provider::RustlsRing, Roots::Webpki)),
+                ("fallback", FALLBACK, tls(Provider::RustlsAwsLc, Roots::Native)),
             ],
         )
     }
@@ -1117,7 +1128,7 @@ mod tests {
 
     #[test]
     fn policy_without_any_client_names_no_dependency() {
-        let nothing = compiled("nothing", &[("fallback", "any()", Provider::None, None)]);
+        let nothing = compiled("nothing", &[("fallback", "any()", Stack::None)]);
         let with_a = edit_a("config_like.toml", CONFIG_LIKE);
         let edited = edit_with("config_like.toml", &with_a, &nothing, LegacyRustls::AliasDefault);
         assert!(!edited.contains("smithy-default-tls"), "{edited}");

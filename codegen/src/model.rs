@@ -1,6 +1,9 @@
 //! The policy model shared by every step: what a policy says, once parsed and validated.
 
 use std::fmt;
+use std::ops::Range;
+
+use crate::cfg::Cfg;
 
 /// A TLS provider a policy can pick for a target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
@@ -12,13 +15,11 @@ pub enum Provider {
     RustlsRing,
     /// s2n-tls (Linux and macOS only).
     S2nTls,
-    /// No default client on the target: users supply their own.
-    None,
 }
 
 impl Provider {
     /// Every provider, in policy-file spelling order.
-    pub const ALL: [Provider; 4] = [Provider::RustlsAwsLc, Provider::RustlsRing, Provider::S2nTls, Provider::None];
+    pub const ALL: [Provider; 3] = [Provider::RustlsAwsLc, Provider::RustlsRing, Provider::S2nTls];
 
     /// The spelling used in policy files and as the runtime crate's cargo feature.
     pub fn name(self) -> &'static str {
@@ -26,7 +27,6 @@ impl Provider {
             Provider::RustlsAwsLc => "rustls-aws-lc",
             Provider::RustlsRing => "rustls-ring",
             Provider::S2nTls => "s2n-tls",
-            Provider::None => "none",
         }
     }
 
@@ -35,14 +35,19 @@ impl Provider {
         Provider::ALL.into_iter().find(|p| p.name() == name)
     }
 
-    /// The runtime crate's `TlsProvider` variant, or `None` for [`Provider::None`].
-    pub fn runtime_variant(self) -> Option<&'static str> {
+    /// The runtime crate's `TlsProvider` variant.
+    pub fn runtime_variant(self) -> &'static str {
         match self {
-            Provider::RustlsAwsLc => Some("RustlsAwsLc"),
-            Provider::RustlsRing => Some("RustlsRing"),
-            Provider::S2nTls => Some("S2nTls"),
-            Provider::None => None,
+            Provider::RustlsAwsLc => "RustlsAwsLc",
+            Provider::RustlsRing => "RustlsRing",
+            Provider::S2nTls => "S2nTls",
         }
+    }
+
+    /// Whether this provider can use `roots` (s2n-tls reads the system store itself and has no
+    /// platform verifier). The runtime crate decides the same in `TlsProvider::validate_roots`.
+    pub fn supports_roots(self, roots: Roots) -> bool {
+        !(self == Provider::S2nTls && roots == Roots::PlatformVerifier)
     }
 }
 
@@ -120,35 +125,158 @@ pub struct RuntimeDependency {
     pub path: Option<String>,
 }
 
+/// What a policy gives a target: a TLS stack, or no default client at all.
+///
+/// Serialized as the policy file spells it: `provider` and `roots` (`"none"` and `null`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Stack {
+    /// No default client on the target: users supply their own (`provider = "none"`).
+    None,
+    /// A TLS provider with its trust roots.
+    Tls {
+        /// The provider.
+        provider: Provider,
+        /// Where its trusted roots come from.
+        roots: Roots,
+    },
+}
+
+impl Stack {
+    /// The spelling of [`Stack::None`] in policy files.
+    pub const NONE: &'static str = "none";
+
+    /// The provider's spelling in policy files (`none` for [`Stack::None`]).
+    pub fn provider_name(self) -> &'static str {
+        match self {
+            Stack::None => Stack::NONE,
+            Stack::Tls { provider, .. } => provider.name(),
+        }
+    }
+
+    /// The roots' spelling, `-` for [`Stack::None`] (for tables).
+    pub fn roots_name(self) -> &'static str {
+        match self {
+            Stack::None => "-",
+            Stack::Tls { roots, .. } => roots.name(),
+        }
+    }
+
+    /// The provider, if any.
+    pub fn provider(self) -> Option<Provider> {
+        match self {
+            Stack::None => None,
+            Stack::Tls { provider, .. } => Some(provider),
+        }
+    }
+
+    /// The roots, if any.
+    pub fn roots(self) -> Option<Roots> {
+        match self {
+            Stack::None => None,
+            Stack::Tls { roots, .. } => Some(roots),
+        }
+    }
+}
+
+impl serde::Serialize for Stack {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(2))?;
+        map.serialize_entry("provider", self.provider_name())?;
+        map.serialize_entry("roots", &self.roots())?;
+        map.end()
+    }
+}
+
+/// Which targets a rule is written for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scope {
+    /// A `[[rule]]`: the targets its cfg predicate matches (and no earlier rule did).
+    When(Cfg),
+    /// The `[fallback]`: every target no rule matches.
+    Fallback,
+}
+
+impl Scope {
+    /// The rule's own predicate; `None` for the fallback.
+    pub fn cfg(&self) -> Option<&Cfg> {
+        match self {
+            Scope::When(cfg) => Some(cfg),
+            Scope::Fallback => None,
+        }
+    }
+}
+
+impl serde::Serialize for Scope {
+    /// The predicate's text, `null` for the fallback.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.cfg().serialize(serializer)
+    }
+}
+
+/// Where a rule's parts sit in its policy file, for diagnostics raised after parsing.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RuleSpans {
+    /// The whole `[[rule]]` / `[fallback]` table.
+    pub table: Range<usize>,
+    /// The `cfg` value.
+    pub cfg: Option<Range<usize>>,
+    /// The `provider` value.
+    pub provider: Option<Range<usize>>,
+    /// The `roots` value.
+    pub roots: Option<Range<usize>>,
+}
+
 /// One row of the policy: the first rule whose `cfg` matches a target decides its stack.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+///
+/// Two rules are equal when they say the same (name, scope, stack), wherever they were written.
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct Rule {
     /// A short name for reports (unique within the policy).
     pub name: String,
-    /// The cfg predicate as written, without the surrounding `cfg(...)`, e.g.
-    /// `all(target_os = "linux", target_env = "gnu")`. The fallback's is `None`.
-    pub cfg: Option<String>,
-    /// The provider picked by this rule.
-    pub provider: Provider,
-    /// The trust roots; `None` exactly when `provider` is [`Provider::None`].
-    pub roots: Option<Roots>,
+    /// Which targets it is for (serialized as `cfg`: the predicate, or `null` for the fallback).
+    #[serde(rename = "cfg")]
+    pub scope: Scope,
+    /// What those targets get.
+    #[serde(flatten)]
+    pub stack: Stack,
+    /// Where it was written (the default for rules built in code).
+    #[serde(skip)]
+    pub spans: RuleSpans,
 }
+
+impl PartialEq for Rule {
+    fn eq(&self, other: &Rule) -> bool {
+        (&self.name, &self.scope, self.stack) == (&other.name, &other.scope, other.stack)
+    }
+}
+
+impl Eq for Rule {}
 
 /// A parsed, validated policy.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Policy {
     /// The policy's name (shown in generated headers).
     pub name: String,
+    /// What the policy says it is for (`description`; shown by `smithy-tls presets`).
+    pub description: Option<String>,
     /// How generated crates depend on the runtime crate.
     pub runtime: RuntimeDependency,
     /// What to do with the legacy `rustls` feature.
     pub legacy_rustls: LegacyRustls,
     /// Ordered rules; the first match wins.
     pub rules: Vec<Rule>,
-    /// The rule for targets no other rule matches (its `cfg` is `None`).
+    /// The rule for targets no other rule matches (its scope is [`Scope::Fallback`]).
     pub fallback: Rule,
     /// Hex SHA-256 of the policy file's bytes (shown in generated headers).
     pub content_hash: String,
+}
+
+impl Policy {
+    /// Every rule in order, the fallback last.
+    pub fn all_rules(&self) -> impl Iterator<Item = &Rule> {
+        self.rules.iter().chain(std::iter::once(&self.fallback))
+    }
 }
 
 /// A rule compiled against the ones before it: its predicate matches exactly the targets for
@@ -157,13 +285,11 @@ pub struct Policy {
 pub struct CompiledRule {
     /// The rule's name.
     pub name: String,
-    /// The exclusive predicate, without the surrounding `cfg(...)`, e.g.
-    /// `all(target_os = "linux", not(target_family = "wasm"))`. Deterministic text.
-    pub predicate: String,
-    /// The provider.
-    pub provider: Provider,
-    /// The trust roots (`None` for [`Provider::None`]).
-    pub roots: Option<Roots>,
+    /// The exclusive predicate, e.g. `all(target_os = "linux", not(target_family = "wasm"))`.
+    pub predicate: Cfg,
+    /// What the targets it serves get.
+    #[serde(flatten)]
+    pub stack: Stack,
     /// The builtin rustc targets this rule serves, sorted.
     pub targets: Vec<String>,
 }

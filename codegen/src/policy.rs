@@ -24,8 +24,10 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest as _, Sha256};
 use toml_edit::{Document, Item, Table, Value};
 
+use crate::cfg::Cfg;
 use crate::diag::{Diagnostic, Diagnostics};
-use crate::model::{LegacyRustls, Policy, Provider, Roots, Rule, RuntimeDependency};
+pub use crate::model::RuleSpans;
+use crate::model::{LegacyRustls, Policy, Provider, Roots, Rule, RuntimeDependency, Scope, Stack};
 
 /// The package name of the runtime crate, used when a policy does not name one.
 pub const DEFAULT_RUNTIME_PACKAGE: &str = "smithy-default-tls";
@@ -39,33 +41,18 @@ pub struct PolicySource {
     pub text: String,
 }
 
-/// Where each rule's parts sit in the file, for diagnostics raised after parsing.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct RuleSpans {
-    /// The whole `[[rule]]` / `[fallback]` table.
-    pub table: Range<usize>,
-    /// The `cfg` value.
-    pub cfg: Option<Range<usize>>,
-    /// The `provider` value.
-    pub provider: Option<Range<usize>>,
-    /// The `roots` value.
-    pub roots: Option<Range<usize>>,
-}
-
 /// `"a" | "b" | "c"`: the choices for a key, as a policy file spells them.
-fn alternatives<const N: usize>(names: [&str; N]) -> String {
-    names.map(|name| format!("\"{name}\"")).join(" | ")
+fn alternatives(names: &[&str]) -> String {
+    names.iter().map(|name| format!("\"{name}\"")).collect::<Vec<_>>().join(" | ")
 }
 
-/// A parsed policy plus the spans of its rules (rules first, fallback last).
+/// A parsed policy and the source it came from (each rule carries its spans).
 #[derive(Debug, Clone)]
 pub struct ParsedPolicy {
     /// The policy.
     pub policy: Policy,
     /// The source it was parsed from.
     pub source: PolicySource,
-    /// Spans of `policy.rules` in order, then of the fallback.
-    pub spans: Vec<RuleSpans>,
 }
 
 impl ParsedPolicy {
@@ -91,7 +78,7 @@ impl ParsedPolicy {
 /// roots = "webpki"
 /// "#;
 /// let parsed = parse_policy(PolicySource { path: "tiny.toml".into(), text: text.into() }).unwrap();
-/// assert_eq!(parsed.policy.fallback.provider.name(), "rustls-ring");
+/// assert_eq!(parsed.policy.fallback.stack.provider_name(), "rustls-ring");
 /// ```
 pub fn parse_policy(source: PolicySource) -> Result<ParsedPolicy, Diagnostics> {
     let mut parser = Parser { source: &source, diagnostics: Vec::new() };
@@ -109,19 +96,19 @@ pub fn parse_policy(source: PolicySource) -> Result<ParsedPolicy, Diagnostics> {
     parser.check_keys(root, &["name", "description", "runtime", "features", "rule", "fallback"], "the top level");
 
     let name = parser.required_str(root, "name", root.span().unwrap_or(0..0), "the top level");
+    let description = match root.get("description") {
+        Some(_) => parser.required_str(root, "description", 0..0, "the top level"),
+        None => None,
+    };
     let runtime = parser.runtime(root);
     let legacy_rustls = parser.features(root);
 
     let mut rules = Vec::new();
-    let mut spans = Vec::new();
     match root.get("rule") {
         None => {}
         Some(Item::ArrayOfTables(tables)) => {
             for table in tables.iter() {
-                if let Some((rule, span)) = parser.rule(table, true) {
-                    rules.push(rule);
-                    spans.push(span);
-                }
+                rules.extend(parser.rule(table, RuleKind::Rule));
             }
         }
         Some(other) => {
@@ -133,7 +120,7 @@ pub fn parse_policy(source: PolicySource) -> Result<ParsedPolicy, Diagnostics> {
         }
     }
     let fallback = match root.get("fallback") {
-        Some(Item::Table(table)) => parser.rule(table, false),
+        Some(Item::Table(table)) => parser.rule(table, RuleKind::Fallback),
         Some(other) => {
             parser.push(
                 parser
@@ -155,34 +142,40 @@ pub fn parse_policy(source: PolicySource) -> Result<ParsedPolicy, Diagnostics> {
 
     // Rule names must be unique: they name tables and rows in reports.
     let mut seen: Vec<&str> = Vec::new();
-    let all_names = rules.iter().map(|r| r.name.as_str()).chain(fallback.as_ref().map(|(r, _)| r.name.as_str()));
-    for (i, rule_name) in all_names.enumerate() {
-        if seen.contains(&rule_name) {
-            let span =
-                spans.get(i).map(|s| s.table.clone()).or_else(|| fallback.as_ref().map(|(_, s)| s.table.clone()));
+    for rule in rules.iter().chain(fallback.as_ref()) {
+        if seen.contains(&rule.name.as_str()) {
             parser.diagnostics.push(
                 Diagnostic::error(
                     "P006",
-                    format!("rule name `{rule_name}` is used twice"),
+                    format!("rule name `{}` is used twice", rule.name),
                     &source.path,
                     &source.text,
-                    span.unwrap_or(0..0),
+                    rule.spans.table.clone(),
                 )
                 .with_help("give every rule a distinct name"),
             );
         }
-        seen.push(rule_name);
+        seen.push(&rule.name);
     }
 
     if !parser.diagnostics.is_empty() {
         return Err(Diagnostics(parser.diagnostics));
     }
-    let (Some(name), Some(runtime), Some((fallback, fallback_span))) = (name, runtime, fallback) else {
+    let (Some(name), Some(runtime), Some(fallback)) = (name, runtime, fallback) else {
         return Err(Diagnostics(parser.diagnostics));
     };
-    spans.push(fallback_span);
     let content_hash = format!("{:x}", Sha256::digest(source.text.as_bytes()));
-    Ok(ParsedPolicy { policy: Policy { name, runtime, legacy_rustls, rules, fallback, content_hash }, source, spans })
+    let policy = Policy { name, description, runtime, legacy_rustls, rules, fallback, content_hash };
+    Ok(ParsedPolicy { policy, source })
+}
+
+/// Which kind of table a rule is read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RuleKind {
+    /// A `[[rule]]`, with a `cfg`.
+    Rule,
+    /// The `[fallback]`, without one.
+    Fallback,
 }
 
 struct Parser<'a> {
@@ -302,41 +295,44 @@ impl Parser<'_> {
         }
     }
 
-    fn rule(&mut self, table: &Table, with_cfg: bool) -> Option<(Rule, RuleSpans)> {
-        let where_ = if with_cfg { "[[rule]]" } else { "[fallback]" };
-        let allowed: &[&str] =
-            if with_cfg { &["name", "cfg", "provider", "roots"] } else { &["name", "provider", "roots"] };
+    fn rule(&mut self, table: &Table, kind: RuleKind) -> Option<Rule> {
+        let (where_, allowed): (&str, &[&str]) = match kind {
+            RuleKind::Rule => ("[[rule]]", &["name", "cfg", "provider", "roots"]),
+            RuleKind::Fallback => ("[fallback]", &["name", "provider", "roots"]),
+        };
         self.check_keys(table, allowed, where_);
         let table_span = table.span().unwrap_or(0..0);
         let name = self.required_str(table, "name", table_span.clone(), where_);
         let mut spans = RuleSpans { table: table_span.clone(), cfg: None, provider: None, roots: None };
 
-        let cfg = if with_cfg {
-            let text = self.required_str(table, "cfg", table_span.clone(), where_);
-            spans.cfg = table.get("cfg").and_then(|i| i.span());
-            match text {
-                Some(text) => match crate::targets::normalize_predicate(&text) {
-                    Ok(normalized) => Some(normalized),
-                    Err(message) => {
+        let scope = match kind {
+            RuleKind::Fallback => Some(Scope::Fallback),
+            RuleKind::Rule => {
+                let text = self.required_str(table, "cfg", table_span.clone(), where_);
+                spans.cfg = table.get("cfg").and_then(|i| i.span());
+                match text.map(|text| Cfg::parse(&text)) {
+                    Some(Ok(cfg)) => Some(Scope::When(cfg)),
+                    Some(Err(message)) => {
                         let d = self
                             .diag("P010", format!("invalid cfg predicate: {message}"), spans.cfg.clone().unwrap_or(table_span.clone()))
                             .with_help("write a Rust cfg predicate over target_* keys, e.g. 'cfg(all(target_os = \"linux\", target_env = \"gnu\"))'");
                         self.push(d);
                         None
                     }
-                },
-                None => None,
+                    None => None,
+                }
             }
-        } else {
-            None
         };
 
-        let provider = match self.string_value(table, "provider", where_) {
+        let provider_names = || Provider::ALL.map(Provider::name).into_iter().chain([Stack::NONE]);
+        // `Some(None)`: provider "none"; `Some(Some(p))`: a provider; `None`: missing or unknown.
+        let provider: Option<Option<Provider>> = match self.string_value(table, "provider", where_) {
             None => {
                 if table.get("provider").is_none() {
+                    let names: Vec<&str> = provider_names().collect();
                     let d = self
                         .diag("P004", format!("missing `provider` in {where_}"), table_span.clone())
-                        .with_help(format!("add provider = {}", alternatives(Provider::ALL.map(Provider::name))));
+                        .with_help(format!("add provider = {}", alternatives(&names)));
                     self.push(d);
                 }
                 None
@@ -344,11 +340,12 @@ impl Parser<'_> {
             Some((value, span)) => {
                 spans.provider = Some(span.clone());
                 match Provider::from_name(value) {
-                    Some(p) => Some(p),
+                    Some(p) => Some(Some(p)),
+                    None if value == Stack::NONE => Some(None),
                     None => {
                         let d = self
                             .diag("P003", format!("unknown provider `{value}`"), span)
-                            .with_help(format!("use one of: {}", Provider::ALL.map(Provider::name).join(", ")));
+                            .with_help(format!("use one of: {}", provider_names().collect::<Vec<_>>().join(", ")));
                         self.push(d);
                         None
                     }
@@ -357,18 +354,19 @@ impl Parser<'_> {
         };
 
         let roots = match (self.string_value(table, "roots", where_), provider) {
-            (None, Some(Provider::None)) => None,
-            (None, Some(_)) => {
+            (None, Some(None)) => None,
+            (None, Some(Some(_))) => {
                 if table.get("roots").is_none() {
+                    let names = Roots::ALL.map(Roots::name);
                     let d = self
                         .diag("P004", format!("missing `roots` in {where_}"), table_span.clone())
-                        .with_help(format!("add roots = {}", alternatives(Roots::ALL.map(Roots::name))));
+                        .with_help(format!("add roots = {}", alternatives(&names)));
                     self.push(d);
                 }
                 None
             }
             (None, None) => None,
-            (Some((_, span)), Some(Provider::None)) => {
+            (Some((_, span)), Some(None)) => {
                 let d = self
                     .diag("P008", "`roots` has no meaning with provider \"none\"", span)
                     .with_help("remove `roots` from this rule");
@@ -378,7 +376,7 @@ impl Parser<'_> {
             (Some((value, span)), provider) => {
                 spans.roots = Some(span.clone());
                 match Roots::from_name(value) {
-                    Some(Roots::PlatformVerifier) if provider == Some(Provider::S2nTls) => {
+                    Some(roots) if provider.flatten().is_some_and(|p| !p.supports_roots(roots)) => {
                         let d = self
                             .diag("P009", "roots \"platform-verifier\" needs a rustls provider, not s2n-tls", span)
                             .with_help("s2n-tls reads the OS store itself: use \"native\", or a rustls provider");
@@ -397,10 +395,10 @@ impl Parser<'_> {
             }
         };
 
-        let provider = provider?;
-        if provider != Provider::None && roots.is_none() {
-            return None;
-        }
-        Some((Rule { name: name?, cfg: if with_cfg { Some(cfg?) } else { None }, provider, roots }, spans))
+        let stack = match provider? {
+            None => Stack::None,
+            Some(provider) => Stack::Tls { provider, roots: roots? },
+        };
+        Some(Rule { name: name?, scope: scope?, stack, spans })
     }
 }

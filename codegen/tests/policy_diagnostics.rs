@@ -467,7 +467,7 @@ fn platform_verifier_with_rustls_off_android_compiles() {
     );
     let policy = compiled(&text);
     let apple = policy.rules.iter().find(|r| r.name == "apple-and-windows").expect("rule");
-    assert_eq!(apple.roots, Some(Roots::PlatformVerifier));
+    assert_eq!(apple.stack.roots(), Some(Roots::PlatformVerifier));
     assert!(apple.targets.iter().any(|t| t == "aarch64-apple-darwin"));
     assert!(apple.targets.iter().any(|t| t == "x86_64-pc-windows-msvc"));
 }
@@ -882,10 +882,10 @@ roots = "webpki"
 fn cfg_wrapper_is_optional() {
     let wrapped = compiled(&with_cfg(r#"'cfg(target_os = "windows")'"#));
     let bare = compiled(&with_cfg(r#"'target_os = "windows"'"#));
-    assert_eq!(wrapped.policy.rules[0].cfg.as_deref(), Some(r#"target_os = "windows""#));
+    assert_eq!(wrapped.policy.rules[0].scope.cfg().map(|c| c.to_string()).as_deref(), Some(r#"target_os = "windows""#));
     assert_eq!(wrapped.policy.rules, bare.policy.rules);
     assert_eq!(wrapped.rules, bare.rules);
-    assert_eq!(wrapped.rules[0].predicate, r#"target_os = "windows""#);
+    assert_eq!(wrapped.rules[0].predicate.to_string(), r#"target_os = "windows""#);
     assert!(wrapped.rules[0].targets.contains(&"x86_64-pc-windows-msvc".to_owned()));
 }
 
@@ -893,7 +893,10 @@ fn cfg_wrapper_is_optional() {
 fn whitespace_is_normalised() {
     let messy = compiled(&with_cfg(r#"'cfg(  all( target_os="linux" ,target_env  =  "gnu" ) )'"#));
     let tidy = compiled(&with_cfg(r#"'all(target_os = "linux", target_env = "gnu")'"#));
-    assert_eq!(messy.policy.rules[0].cfg.as_deref(), Some(r#"all(target_os = "linux", target_env = "gnu")"#));
+    assert_eq!(
+        messy.policy.rules[0].scope.cfg().map(|c| c.to_string()).as_deref(),
+        Some(r#"all(target_os = "linux", target_env = "gnu")"#)
+    );
     assert_eq!(messy.rules, tidy.rules);
     // The file differs, so its hash does; the rules do not.
     assert_ne!(messy.policy.content_hash, tidy.policy.content_hash);
@@ -902,7 +905,10 @@ fn whitespace_is_normalised() {
 #[test]
 fn double_quoted_cfg_with_escapes_is_accepted() {
     let c = compiled(&with_cfg(r#""any(target_os = \"macos\", target_os = \"ios\")""#));
-    assert_eq!(c.policy.rules[0].cfg.as_deref(), Some(r#"any(target_os = "macos", target_os = "ios")"#));
+    assert_eq!(
+        c.policy.rules[0].scope.cfg().map(|c| c.to_string()).as_deref(),
+        Some(r#"any(target_os = "macos", target_os = "ios")"#)
+    );
 }
 
 #[test]
@@ -929,7 +935,7 @@ provider = "rustls-aws-lc"
 roots = "webpki"
 "#;
     let c = compiled(text);
-    let predicates: Vec<&str> = c.rules.iter().map(|r| r.predicate.as_str()).collect();
+    let predicates: Vec<String> = c.rules.iter().map(|r| r.predicate.to_string()).collect();
     assert_eq!(
         predicates,
         [
@@ -938,8 +944,8 @@ roots = "webpki"
             r#"not(any(target_family = "wasm", all(target_os = "linux", target_env = "gnu")))"#,
         ]
     );
-    assert_eq!(c.policy.fallback.roots, Some(Roots::Webpki));
-    assert_eq!(c.rules[1].provider, Provider::S2nTls);
+    assert_eq!(c.policy.fallback.stack.roots(), Some(Roots::Webpki));
+    assert_eq!(c.rules[1].stack.provider(), Some(Provider::S2nTls));
 }
 
 /// `all()` is true for every target (as in rustc); as a later rule it takes every target that the

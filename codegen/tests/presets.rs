@@ -10,12 +10,22 @@ fn compiled(name: &str) -> smithy_tls_codegen::model::CompiledPolicy {
     targets::compile(&parsed).unwrap_or_else(|d| panic!("{name}:\n{d}"))
 }
 
-fn provider_for(compiled: &smithy_tls_codegen::model::CompiledPolicy, triple: &str) -> Provider {
+/// The provider a target gets (`None`: no default client).
+fn provider_for(compiled: &smithy_tls_codegen::model::CompiledPolicy, triple: &str) -> Option<Provider> {
     targets::matrix(compiled)
         .into_iter()
         .find(|r| r.target == triple)
         .unwrap_or_else(|| panic!("{triple} missing"))
-        .provider
+        .stack
+        .provider()
+}
+
+#[test]
+fn every_preset_describes_itself() {
+    for name in presets::names() {
+        let description = compiled(name).policy.description;
+        assert!(description.as_deref().is_some_and(|d| d.len() > 20), "{name}: {description:?}");
+    }
 }
 
 #[test]
@@ -31,12 +41,12 @@ fn every_preset_covers_every_builtin_target_once() {
 #[test]
 fn platform_default_picks_per_platform() {
     let c = compiled("platform-default");
-    assert_eq!(provider_for(&c, "x86_64-unknown-linux-gnu"), Provider::S2nTls);
-    assert_eq!(provider_for(&c, "aarch64-unknown-linux-gnu"), Provider::S2nTls);
-    assert_eq!(provider_for(&c, "x86_64-unknown-linux-musl"), Provider::RustlsAwsLc);
-    assert_eq!(provider_for(&c, "aarch64-apple-darwin"), Provider::RustlsAwsLc);
-    assert_eq!(provider_for(&c, "x86_64-pc-windows-msvc"), Provider::RustlsAwsLc);
-    assert_eq!(provider_for(&c, "wasm32-unknown-unknown"), Provider::None);
+    assert_eq!(provider_for(&c, "x86_64-unknown-linux-gnu"), Some(Provider::S2nTls));
+    assert_eq!(provider_for(&c, "aarch64-unknown-linux-gnu"), Some(Provider::S2nTls));
+    assert_eq!(provider_for(&c, "x86_64-unknown-linux-musl"), Some(Provider::RustlsAwsLc));
+    assert_eq!(provider_for(&c, "aarch64-apple-darwin"), Some(Provider::RustlsAwsLc));
+    assert_eq!(provider_for(&c, "x86_64-pc-windows-msvc"), Some(Provider::RustlsAwsLc));
+    assert_eq!(provider_for(&c, "wasm32-unknown-unknown"), None);
 }
 
 #[test]
@@ -48,10 +58,10 @@ fn portable_uses_ring_where_aws_lc_is_hard_to_build() {
         "riscv64gc-unknown-linux-gnu",
         "x86_64-unknown-linux-musl",
     ] {
-        assert_eq!(provider_for(&c, t), Provider::RustlsRing, "{t}");
+        assert_eq!(provider_for(&c, t), Some(Provider::RustlsRing), "{t}");
     }
-    assert_eq!(provider_for(&c, "x86_64-unknown-linux-gnu"), Provider::RustlsAwsLc);
-    assert_eq!(provider_for(&c, "x86_64-pc-windows-msvc"), Provider::RustlsAwsLc);
+    assert_eq!(provider_for(&c, "x86_64-unknown-linux-gnu"), Some(Provider::RustlsAwsLc));
+    assert_eq!(provider_for(&c, "x86_64-pc-windows-msvc"), Some(Provider::RustlsAwsLc));
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! The compiler as an oracle for the builtin target list.
 //!
-//! `targets::matches` evaluates a rule's predicate against cfg-expr's builtin list of targets;
+//! `Cfg::matches` evaluates a rule's predicate against cfg-expr's builtin list of targets;
 //! cargo evaluates the same predicate against what rustc says about the target. For a sample of
 //! targets this asks rustc (`rustc --print cfg --target T`, which needs no std for T) and checks
 //! that every compiled rule of every preset matches the same targets both ways, so each target
@@ -9,6 +9,7 @@
 use std::process::Command;
 
 use cfg_expr::targets::{get_builtin_target_by_triple, TargetInfo};
+use smithy_tls_codegen::cfg::Cfg;
 use smithy_tls_codegen::model::CompiledPolicy;
 use smithy_tls_codegen::{policy, presets, targets};
 
@@ -100,9 +101,8 @@ fn disagreements(policies: &[CompiledPolicy], triple: &str, cfg: &str, info: &Ta
         let mut served_by_rustc = Vec::new();
         let mut served_by_list = Vec::new();
         for rule in &compiled.rules {
-            let by_rustc = targets::matches_rustc_cfg(&rule.predicate, cfg)
-                .unwrap_or_else(|e| panic!("{name}/{}: predicate `{}` does not parse: {e}", rule.name, rule.predicate));
-            let by_list = targets::matches(&rule.predicate, info);
+            let by_rustc = rule.predicate.matches_rustc_cfg(cfg);
+            let by_list = rule.predicate.matches(info);
             if by_rustc != by_list {
                 found.push(format!(
                     "{triple}: {name}/{}: cfg({}) is {by_rustc} for rustc but {by_list} for the builtin list",
@@ -181,7 +181,7 @@ fn oracle_notices_a_wrong_target() {
 #[test]
 fn matches_rustc_cfg_reads_rustc_listings() {
     let linux = "target_os=\"linux\"\ntarget_env=\"gnu\"\ntarget_family=\"unix\"\nunix\ntarget_arch=\"x86_64\"\ntarget_pointer_width=\"64\"\ntarget_endian=\"little\"\n";
-    let m = |p: &str| targets::matches_rustc_cfg(p, linux).unwrap();
+    let m = |p: &str| Cfg::parse(p).unwrap().matches_rustc_cfg(linux);
     assert!(m(r#"all(target_os = "linux", target_env = "gnu")"#));
     assert!(!m(r#"all(target_os = "linux", target_env = "musl")"#));
     assert!(m("unix"));
@@ -194,5 +194,5 @@ fn matches_rustc_cfg_reads_rustc_listings() {
     assert!(m(r#"any(target_arch = "arm", target_arch = "x86_64")"#));
     // A value is only a match as a whole line, not as a prefix of another.
     assert!(!m(r#"target_env = "gn""#));
-    assert!(targets::matches_rustc_cfg("all(", linux).is_err());
+    assert!(Cfg::parse("all(").is_err());
 }

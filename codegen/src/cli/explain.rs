@@ -26,8 +26,8 @@ fn run_inner(args: &ExplainArgs) -> Result<ExitCode, Failure> {
                 println!(
                     "{triple}: rule `{}` → provider {}, roots {}",
                     explanation.row.rule,
-                    explanation.row.provider,
-                    explanation.row.roots.map_or("-", |r| r.name())
+                    explanation.row.stack.provider_name(),
+                    explanation.row.stack.roots_name()
                 );
                 for (name, cfg, hit) in &explanation.considered {
                     let cfg =
@@ -65,8 +65,8 @@ fn run_inner(args: &ExplainArgs) -> Result<ExitCode, Failure> {
                 println!(
                     "{:width$}  {:<14} {:<8} {}",
                     row.target,
-                    row.provider.name(),
-                    row.roots.map_or("-", |r| r.name()),
+                    row.stack.provider_name(),
+                    row.stack.roots_name(),
                     row.rule
                 );
             }

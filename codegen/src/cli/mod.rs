@@ -190,15 +190,12 @@ fn run(cli: Cli) -> ExitCode {
         Command::Diff(args) => rewrite::run(rewrite::Mode::Diff, args),
         Command::Explain(args) => explain::run(args),
         Command::Presets { format } => {
-            let described: Vec<(&str, &str)> = presets::PRESETS
-                .iter()
-                .map(|(name, text)| {
-                    let description = text
-                        .lines()
-                        .find_map(|l| l.strip_prefix("description = "))
-                        .map(|d| d.trim_matches('"'))
-                        .unwrap_or("");
-                    (*name, description)
+            // The presets are embedded and checked by tests; one that did not parse would show
+            // without a description rather than take the listing down.
+            let described: Vec<(&str, String)> = presets::names()
+                .map(|name| {
+                    let parsed = presets::preset(name).and_then(|source| crate::policy::parse_policy(source).ok());
+                    (name, parsed.and_then(|p| p.policy.description).unwrap_or_default())
                 })
                 .collect();
             match format {

@@ -1,0 +1,375 @@
+//! cfg predicates as data: parsed once (from a policy's `cfg` text), evaluated against targets
+//! without re-parsing, combined structurally into the exclusive predicates of a compiled policy,
+//! and printed (as text for manifests, as tokens for generated code) in one canonical spelling.
+
+use std::fmt;
+
+use cfg_expr::expr::TargetPredicate;
+use cfg_expr::targets::{Abi, Arch, Endian, Env, Family, Os, TargetInfo, Vendor};
+use proc_macro2::TokenStream;
+use quote::{quote, ToTokens};
+use syn::punctuated::Punctuated;
+use syn::{Meta, Token};
+
+/// A cfg predicate over target properties: what a policy rule may test.
+///
+/// Only target keys, `unix`, `windows`, `all`, `any` and `not` exist: a policy decides per
+/// target, so features, `test` or `debug_assertions` have no place in it.
+///
+/// ```
+/// use smithy_tls_codegen::cfg::Cfg;
+///
+/// let cfg = Cfg::parse("cfg( all(target_os=\"linux\" ,target_env = \"gnu\") )").unwrap();
+/// assert_eq!(cfg.to_string(), "all(target_os = \"linux\", target_env = \"gnu\")");
+/// let linux = cfg_expr::targets::get_builtin_target_by_triple("x86_64-unknown-linux-gnu").unwrap();
+/// assert!(cfg.matches(linux));
+/// assert!(Cfg::parse("feature = \"x\"").is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Cfg {
+    /// True when every part is (`all()` is always true).
+    All(Vec<Cfg>),
+    /// True when some part is (`any()` is never true).
+    Any(Vec<Cfg>),
+    /// True when the part is not.
+    Not(Box<Cfg>),
+    /// `unix` or `windows`.
+    Family(FamilyFlag),
+    /// `key = "value"`.
+    Key(TargetKey, String),
+}
+
+/// The bare family names rustc sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FamilyFlag {
+    /// `unix`.
+    Unix,
+    /// `windows`.
+    Windows,
+}
+
+impl FamilyFlag {
+    fn name(self) -> &'static str {
+        match self {
+            FamilyFlag::Unix => "unix",
+            FamilyFlag::Windows => "windows",
+        }
+    }
+}
+
+/// The target keys a policy may test: fixed per target and known to the builtin target list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TargetKey {
+    /// `target_os`.
+    Os,
+    /// `target_family`.
+    Family,
+    /// `target_env`.
+    Env,
+    /// `target_arch`.
+    Arch,
+    /// `target_vendor`.
+    Vendor,
+    /// `target_pointer_width` (a number of bits).
+    PointerWidth,
+    /// `target_endian` (`little` or `big`).
+    Endian,
+    /// `target_abi`.
+    Abi,
+}
+
+impl TargetKey {
+    /// Every key, in the order help texts list them.
+    pub const ALL: [TargetKey; 8] = [
+        TargetKey::Os,
+        TargetKey::Family,
+        TargetKey::Env,
+        TargetKey::Arch,
+        TargetKey::Vendor,
+        TargetKey::PointerWidth,
+        TargetKey::Endian,
+        TargetKey::Abi,
+    ];
+
+    /// The key as written in cfg predicates, e.g. `target_os`.
+    pub fn name(self) -> &'static str {
+        match self {
+            TargetKey::Os => "target_os",
+            TargetKey::Family => "target_family",
+            TargetKey::Env => "target_env",
+            TargetKey::Arch => "target_arch",
+            TargetKey::Vendor => "target_vendor",
+            TargetKey::PointerWidth => "target_pointer_width",
+            TargetKey::Endian => "target_endian",
+            TargetKey::Abi => "target_abi",
+        }
+    }
+
+    fn from_name(name: &str) -> Option<TargetKey> {
+        TargetKey::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// Checks a value's form for this key (numbers for pointer widths, `little`/`big`).
+    fn check_value(self, value: &str) -> Result<(), String> {
+        match self {
+            TargetKey::PointerWidth if value.parse::<u8>().is_err() => {
+                Err(format!("target_pointer_width must be a number of bits, not `{value}`"))
+            }
+            TargetKey::Endian if !matches!(value, "little" | "big") => {
+                Err(format!("target_endian must be \"little\" or \"big\", not `{value}`"))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+impl Cfg {
+    /// Parses a predicate, with or without the surrounding `cfg(...)`. The error says what is
+    /// wrong in words (the caller knows where the text sits).
+    pub fn parse(text: &str) -> Result<Cfg, String> {
+        let meta: Meta = syn::parse_str(text.trim()).map_err(|e| format!("{e} in `{text}`"))?;
+        match &meta {
+            Meta::List(list) if list.path.is_ident("cfg") => {
+                let inner: Punctuated<Meta, Token![,]> =
+                    list.parse_args_with(Punctuated::parse_terminated).map_err(|e| e.to_string())?;
+                if inner.len() != 1 {
+                    return Err("cfg(...) takes exactly one predicate".to_owned());
+                }
+                inner.first().map(Cfg::from_meta).unwrap_or_else(|| Err("empty cfg(...)".to_owned()))
+            }
+            _ => Cfg::from_meta(&meta),
+        }
+    }
+
+    fn from_meta(meta: &Meta) -> Result<Cfg, String> {
+        let name = meta.path().get_ident().map(|i| i.to_string()).ok_or_else(|| "expected a plain name".to_owned())?;
+        match meta {
+            Meta::Path(_) => match name.as_str() {
+                "unix" => Ok(Cfg::Family(FamilyFlag::Unix)),
+                "windows" => Ok(Cfg::Family(FamilyFlag::Windows)),
+                other => Err(format!("`{other}` is not a target property; use target_* keys, `unix` or `windows`")),
+            },
+            Meta::NameValue(nv) => {
+                let Some(key) = TargetKey::from_name(&name) else {
+                    let keys: Vec<&str> = TargetKey::ALL.iter().map(|k| k.name()).collect();
+                    return Err(format!(
+                        "`{name}` cannot decide a target's TLS stack; use one of: {}",
+                        keys.join(", ")
+                    ));
+                };
+                match &nv.value {
+                    syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => {
+                        let value = s.value();
+                        key.check_value(&value)?;
+                        Ok(Cfg::Key(key, value))
+                    }
+                    _ => Err(format!("the value of `{name}` must be a string literal")),
+                }
+            }
+            Meta::List(list) => {
+                let args: Punctuated<Meta, Token![,]> =
+                    list.parse_args_with(Punctuated::parse_terminated).map_err(|e| e.to_string())?;
+                let mut parts = args.iter().map(Cfg::from_meta).collect::<Result<Vec<_>, _>>()?;
+                match name.as_str() {
+                    "all" => Ok(Cfg::All(parts)),
+                    "any" => Ok(Cfg::Any(parts)),
+                    "not" if parts.len() == 1 => Ok(Cfg::Not(Box::new(parts.remove(0)))),
+                    "not" => Err("not(...) takes exactly one predicate".to_owned()),
+                    other => Err(format!("unknown combinator `{other}`; use all, any or not")),
+                }
+            }
+        }
+    }
+
+    /// Whether the predicate holds for a builtin target (cfg-expr's view of it, which a test
+    /// checks against `rustc --print cfg`).
+    pub fn matches(&self, target: &TargetInfo) -> bool {
+        self.eval(&|key, value| key_predicate(key, value).is_some_and(|p| p.matches(target)))
+    }
+
+    /// Whether the predicate holds for a `rustc --print cfg` listing (`key="value"` lines and
+    /// bare family lines such as `unix`).
+    ///
+    /// ```
+    /// use smithy_tls_codegen::cfg::Cfg;
+    /// let listing = "target_os=\"linux\"\ntarget_family=\"unix\"\nunix\n";
+    /// assert!(Cfg::parse("all(unix, target_os = \"linux\")").unwrap().matches_rustc_cfg(listing));
+    /// ```
+    pub fn matches_rustc_cfg(&self, listing: &str) -> bool {
+        let has_line = |line: &str| listing.lines().any(|l| l.trim() == line);
+        self.eval(&|key, value| {
+            has_line(&format!("{}=\"{value}\"", key.name())) || (key == TargetKey::Family && has_line(value))
+        })
+    }
+
+    /// Evaluates the combinators, asking `holds` about each key (a family flag is
+    /// `target_family = "unix"` / `"windows"`).
+    fn eval(&self, holds: &dyn Fn(TargetKey, &str) -> bool) -> bool {
+        match self {
+            Cfg::All(parts) => parts.iter().all(|p| p.eval(holds)),
+            Cfg::Any(parts) => parts.iter().any(|p| p.eval(holds)),
+            Cfg::Not(part) => !part.eval(holds),
+            Cfg::Family(flag) => holds(TargetKey::Family, flag.name()),
+            Cfg::Key(key, value) => holds(*key, value),
+        }
+    }
+
+    /// The predicate of a first-match rule: its own predicate (`None` for the fallback), and
+    /// not any earlier rule's. `all(a, b)` with earlier rules reads `all(a, b, not(..))`, not
+    /// `all(all(a, b), not(..))`.
+    ///
+    /// ```
+    /// use smithy_tls_codegen::cfg::Cfg;
+    /// let wasm = Cfg::parse("target_family = \"wasm\"").unwrap();
+    /// let linux = Cfg::parse("all(target_os = \"linux\", target_env = \"gnu\")").unwrap();
+    /// let exclusive = Cfg::first_match(Some(&linux), &[wasm.clone()]);
+    /// assert_eq!(
+    ///     exclusive.to_string(),
+    ///     "all(target_os = \"linux\", target_env = \"gnu\", not(target_family = \"wasm\"))"
+    /// );
+    /// assert_eq!(Cfg::first_match(None, &[wasm]).to_string(), "not(target_family = \"wasm\")");
+    /// ```
+    pub fn first_match(own: Option<&Cfg>, earlier: &[Cfg]) -> Cfg {
+        let none_earlier = match earlier {
+            [] => return own.cloned().unwrap_or(Cfg::All(Vec::new())),
+            [one] => Cfg::Not(Box::new(one.clone())),
+            many => Cfg::Not(Box::new(Cfg::Any(many.to_vec()))),
+        };
+        match own {
+            None => none_earlier,
+            Some(Cfg::All(parts)) if !parts.is_empty() => {
+                Cfg::All(parts.iter().cloned().chain(std::iter::once(none_earlier)).collect())
+            }
+            Some(own) => Cfg::All(vec![own.clone(), none_earlier]),
+        }
+    }
+}
+
+/// The cfg-expr predicate for `key = value`, or `None` for a value no target can have (a
+/// pointer width that is not a number).
+fn key_predicate(key: TargetKey, value: &str) -> Option<TargetPredicate> {
+    let value = value.to_owned();
+    Some(match key {
+        TargetKey::Os => TargetPredicate::Os(Os::new(value)),
+        TargetKey::Family => TargetPredicate::Family(Family::new(value)),
+        TargetKey::Env => TargetPredicate::Env(Env::new(value)),
+        TargetKey::Arch => TargetPredicate::Arch(Arch::new(value)),
+        TargetKey::Vendor => TargetPredicate::Vendor(Vendor::new(value)),
+        TargetKey::Abi => TargetPredicate::Abi(Abi::new(value)),
+        TargetKey::PointerWidth => TargetPredicate::PointerWidth(value.parse().ok()?),
+        TargetKey::Endian => TargetPredicate::Endian(if value == "big" { Endian::big } else { Endian::little }),
+    })
+}
+
+impl fmt::Display for Cfg {
+    /// The canonical spelling: `all(target_os = "linux", not(target_env = "musl"))`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let list = |f: &mut fmt::Formatter<'_>, name: &str, parts: &[Cfg]| {
+            write!(f, "{name}(")?;
+            for (i, part) in parts.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(", ")?;
+                }
+                write!(f, "{part}")?;
+            }
+            f.write_str(")")
+        };
+        match self {
+            Cfg::All(parts) => list(f, "all", parts),
+            Cfg::Any(parts) => list(f, "any", parts),
+            Cfg::Not(part) => write!(f, "not({part})"),
+            Cfg::Family(flag) => f.write_str(flag.name()),
+            Cfg::Key(key, value) => write!(f, "{} = \"{value}\"", key.name()),
+        }
+    }
+}
+
+impl ToTokens for Cfg {
+    /// The predicate as tokens for `#[cfg(..)]` in generated code.
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        let ident = |name: &str| proc_macro2::Ident::new(name, proc_macro2::Span::call_site());
+        tokens.extend(match self {
+            Cfg::All(parts) => quote!(all(#(#parts),*)),
+            Cfg::Any(parts) => quote!(any(#(#parts),*)),
+            Cfg::Not(part) => quote!(not(#part)),
+            Cfg::Family(flag) => ident(flag.name()).into_token_stream(),
+            Cfg::Key(key, value) => {
+                let key = ident(key.name());
+                quote!(#key = #value)
+            }
+        });
+    }
+}
+
+impl serde::Serialize for Cfg {
+    /// As its canonical text, so JSON reports read like policy files.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parsing_and_printing_round_trip_in_canonical_form() {
+        for (input, canonical) in [
+            ("unix", "unix"),
+            ("cfg(windows)", "windows"),
+            ("all()", "all()"),
+            (
+                "any( target_arch=\"x86_64\" , target_arch = \"aarch64\")",
+                "any(target_arch = \"x86_64\", target_arch = \"aarch64\")",
+            ),
+            (
+                "not(all(target_os = \"linux\", target_env = \"musl\"))",
+                "not(all(target_os = \"linux\", target_env = \"musl\"))",
+            ),
+            ("target_pointer_width = \"64\"", "target_pointer_width = \"64\""),
+        ] {
+            let cfg = Cfg::parse(input).unwrap_or_else(|e| panic!("{input}: {e}"));
+            assert_eq!(cfg.to_string(), canonical);
+            assert_eq!(Cfg::parse(canonical), Ok(cfg));
+        }
+    }
+
+    #[test]
+    fn bad_predicates_say_why() {
+        for (input, says) in [
+            ("feature = \"x\"", "cannot decide a target's TLS stack"),
+            ("debug_assertions", "is not a target property"),
+            ("not(unix, windows)", "exactly one predicate"),
+            ("xor(unix)", "unknown combinator `xor`"),
+            ("target_os = linux", "must be a string literal"),
+            ("target_pointer_width = \"wide\"", "number of bits"),
+            ("target_endian = \"middle\"", "\"little\" or \"big\""),
+            ("cfg(unix, windows)", "exactly one predicate"),
+            ("all(", ""),
+        ] {
+            let err = Cfg::parse(input).expect_err(input);
+            assert!(err.contains(says), "{input}: {err}");
+        }
+    }
+
+    #[test]
+    fn tokens_read_as_the_text() {
+        let cfg = Cfg::parse("all(unix, not(target_env = \"musl\"), any())").unwrap();
+        let tokens = cfg.to_token_stream().to_string();
+        assert_eq!(Cfg::parse(&tokens), Ok(cfg));
+    }
+
+    #[test]
+    fn first_match_splices_only_a_non_empty_leading_all() {
+        let a = Cfg::parse("target_os = \"a\"").unwrap();
+        let b = Cfg::parse("target_os = \"b\"").unwrap();
+        let empty_all = Cfg::All(Vec::new());
+        assert_eq!(Cfg::first_match(Some(&a), &[]).to_string(), "target_os = \"a\"");
+        assert_eq!(Cfg::first_match(None, &[]).to_string(), "all()");
+        assert_eq!(
+            Cfg::first_match(Some(&empty_all), &[a.clone(), b.clone()]).to_string(),
+            "all(all(), not(any(target_os = \"a\", target_os = \"b\")))"
+        );
+        assert_eq!(Cfg::first_match(Some(&b), &[a]).to_string(), "all(target_os = \"b\", not(target_os = \"a\"))");
+    }
+}
