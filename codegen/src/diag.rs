@@ -5,14 +5,13 @@ use std::fmt;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-/// How bad a diagnostic is.
+/// How bad a diagnostic is. Every diagnostic today is an error (the input cannot be used); the
+/// level is part of the rendering and of the JSON so that tools can filter when there are others.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// The input cannot be used.
     Error,
-    /// The input works but is probably not what was meant.
-    Warning,
 }
 
 /// One finding about a file, with its location.
@@ -20,7 +19,7 @@ pub enum Severity {
 pub struct Diagnostic {
     /// A stable identifier, e.g. `P004`, for documentation and for tools that filter.
     pub code: &'static str,
-    /// Error or warning.
+    /// How bad it is.
     pub severity: Severity,
     /// What is wrong, in one sentence.
     pub message: String,
@@ -57,12 +56,6 @@ impl Diagnostic {
         }
     }
 
-    /// The same diagnostic as a warning.
-    pub fn warning(mut self) -> Self {
-        self.severity = Severity::Warning;
-        self
-    }
-
     /// Adds what to do about it.
     pub fn with_help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
@@ -86,7 +79,6 @@ impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let level = match self.severity {
             Severity::Error => "error",
-            Severity::Warning => "warning",
         };
         writeln!(f, "{level}[{}]: {}", self.code, self.message)?;
         let gutter = self.line.to_string().len();

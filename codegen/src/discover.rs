@@ -1,11 +1,12 @@
 //! Finding the crates of an SDK tree and sorting them: generated clients and aws-config are
 //! wired; crates that look like clients but cannot be wired are refused with the reason; the
-//! rest (runtime crates, tools) are left alone. Nothing is guessed.
+//! rest (runtime crates, tools) are left alone. Nothing is guessed: a service config counts only
+//! when the syntax-aware search the patch itself uses finds its anchor.
 
 use std::path::{Path, PathBuf};
 
 use crate::manifest::{inspect_manifest, ManifestError};
-use crate::patch::PatchError;
+use crate::patch::has_service_config_anchor;
 
 /// What kind of crate the tool will wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -73,9 +74,6 @@ pub enum DiscoverError {
     /// A manifest could not be parsed.
     #[error(transparent)]
     Manifest(#[from] ManifestError),
-    /// A source file could not be parsed.
-    #[error(transparent)]
-    Source(#[from] PatchError),
 }
 
 const SKIPPED_DIRS: &[&str] = &["target", "node_modules"];
@@ -172,8 +170,9 @@ pub fn discover(root: &Path, runtime_package: &str) -> Result<Discovery, Discove
             continue;
         }
         let config = read(&config_rs)?;
-        // A cheap textual look here; the exact, syntax-aware check happens when planning.
-        let has_anchor = config.contains("fn base_client_runtime_plugins") && config.contains("default_plugins");
+        // A config.rs that does not parse, or has two anchors, is wired: planning then reports
+        // the same error with its line, alongside every other crate's.
+        let has_anchor = has_service_config_anchor(&config_rs, &config).unwrap_or(true);
         match has_anchor {
             true => crates.push(DiscoveredCrate { name, dir, rel_dir, kind: CrateKind::GeneratedClient }),
             false if looks_like_client => skipped.push(skip(
@@ -201,4 +200,48 @@ pub fn relative_to_root(rel_dir: &Path, target: &str) -> String {
     let mut out = "../".repeat(depth);
     out.push_str(target);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A crate named like a generated client, with `config` as its src/config.rs.
+    fn tree_with_config(config: &str) -> tempfile::TempDir {
+        let root = tempfile::tempdir().expect("temp dir");
+        let dir = root.path().join("aws-sdk-widgets");
+        std::fs::create_dir_all(dir.join("src")).expect("mkdir");
+        std::fs::write(
+            dir.join("Cargo.toml"),
+            "[package]\nname = \"aws-sdk-widgets\"\nversion = \"1.0.0\"\n\n[package.metadata.smithy]\n",
+        )
+        .expect("manifest");
+        std::fs::write(dir.join("src/lib.rs"), "pub mod config;\n").expect("lib.rs");
+        std::fs::write(dir.join("src/config.rs"), config).expect("config.rs");
+        root
+    }
+
+    #[test]
+    fn names_in_comments_are_not_an_anchor() {
+        let root = tree_with_config(
+            "// fn base_client_runtime_plugins() calls default_plugins(..) upstream\npub struct Config;\n",
+        );
+        let found = discover(root.path(), "smithy-default-tls").expect("discovers");
+        assert!(found.crates.is_empty(), "{found:#?}");
+        assert_eq!(found.skipped.len(), 1);
+        assert!(found.skipped[0].unsupported);
+        assert!(found.skipped[0].reason.contains("no `base_client_runtime_plugins`"), "{}", found.skipped[0].reason);
+    }
+
+    #[test]
+    fn a_real_anchor_is_wired_and_an_unparsable_config_is_left_to_planning() {
+        let anchored = "fn base_client_runtime_plugins() { x.with_client_plugins(default_plugins(p)); }\n";
+        let found = discover(tree_with_config(anchored).path(), "smithy-default-tls").expect("discovers");
+        assert_eq!(found.crates.len(), 1, "{found:#?}");
+        assert_eq!(found.crates[0].kind, CrateKind::GeneratedClient);
+        // Planning reports the parse error with its line, with every other crate's errors.
+        let broken = "fn base_client_runtime_plugins( {\n";
+        let found = discover(tree_with_config(broken).path(), "smithy-default-tls").expect("discovers");
+        assert_eq!(found.crates.len(), 1, "{found:#?}");
+    }
 }

@@ -53,15 +53,9 @@ pub struct ManifestEdit<'a> {
 pub struct ManifestFacts {
     /// `package.name`.
     pub package_name: String,
-    /// `package.version`, unless it is missing or inherited from the workspace.
-    pub package_version: Option<String>,
     /// The key under which `aws-smithy-runtime` is depended on in `[dependencies]` (handles
     /// `package = "aws-smithy-runtime"` renames), if any.
     pub smithy_runtime_key: Option<String>,
-    /// Whether the crate has a `default-https-client` feature.
-    pub has_default_https_client_feature: bool,
-    /// The crate's feature names, in file order.
-    pub features: Vec<String>,
 }
 
 /// Why a manifest could not be inspected or edited.
@@ -131,18 +125,12 @@ fn line_suffix(line: &Option<usize>) -> String {
 pub fn inspect_manifest(path: &Path, original: &str) -> Result<ManifestFacts, ManifestError> {
     let source = Source::parse(path, original)?;
     let root = source.spans.as_table();
-    let (package_name, package_version) = source.package(root)?;
-    let features = match root.get("features") {
-        None => Vec::new(),
-        Some(item) => source.features_table(item)?.iter().map(|(name, _)| name.to_owned()).collect(),
-    };
-    Ok(ManifestFacts {
-        package_name,
-        package_version,
-        smithy_runtime_key: smithy_runtime_key(root),
-        has_default_https_client_feature: features.iter().any(|f| f == DEFAULT_HTTPS_CLIENT),
-        features,
-    })
+    let package_name = source.package_name(root)?;
+    // A `features` that is not a table is refused here, at discovery, with its line.
+    if let Some(item) = root.get("features") {
+        source.features_table(item)?;
+    }
+    Ok(ManifestFacts { package_name, smithy_runtime_key: smithy_runtime_key(root) })
 }
 
 /// Applies `edit` to the manifest text `original` read from `path`.
@@ -150,7 +138,7 @@ pub fn inspect_manifest(path: &Path, original: &str) -> Result<ManifestFacts, Ma
 /// Returns the new file text, equal to `original` when nothing needs to change.
 pub fn edit_manifest(path: &Path, original: &str, edit: &ManifestEdit<'_>) -> Result<String, ManifestError> {
     let source = Source::parse(path, original)?;
-    source.package(source.spans.as_table())?;
+    source.package_name(source.spans.as_table())?;
     let runtime_key = smithy_runtime_key(source.spans.as_table());
 
     let mut doc: DocumentMut = source.spans.clone().into_mut();
@@ -234,7 +222,7 @@ impl<'a> Source<'a> {
     }
 
     /// `package.name` and `package.version`, or why the file is not a package manifest.
-    fn package(&self, root: &Table) -> Result<(String, Option<String>), ManifestError> {
+    fn package_name(&self, root: &Table) -> Result<String, ManifestError> {
         let Some(package) = root.get("package") else {
             return Err(ManifestError::NotAPackage { path: self.path.to_owned() });
         };
@@ -248,8 +236,7 @@ impl<'a> Source<'a> {
                 "give the package a name, e.g. `name = \"aws-sdk-sts\"`",
             )
         })?;
-        let version = package.get("version").and_then(Item::as_str).map(str::to_owned);
-        Ok((name.to_owned(), version))
+        Ok(name.to_owned())
     }
 
     fn features_table<'t>(&self, item: &'t Item) -> Result<&'t dyn TableLike, ManifestError> {
@@ -1287,29 +1274,11 @@ mod tests {
             facts,
             ManifestFacts {
                 package_name: "example-sdk-widgets".to_owned(),
-                package_version: Some("0.4.2".to_owned()),
                 smithy_runtime_key: Some("aws-smithy-runtime".to_owned()),
-                has_default_https_client_feature: true,
-                features: [
-                    "behavior-version-latest",
-                    "default",
-                    "default-https-client",
-                    "legacy-https-client",
-                    "rt-tokio",
-                    "rustls",
-                    "test-util",
-                ]
-                .map(str::to_owned)
-                .to_vec(),
             }
         );
-        let facts = inspect_manifest(Path::new("missing.toml"), MISSING_DHC).expect("inspects");
-        assert!(!facts.has_default_https_client_feature);
         let facts = inspect_manifest(Path::new("no_features.toml"), NO_FEATURES).expect("inspects");
-        assert_eq!(facts.package_version, None);
-        assert!(facts.features.is_empty());
-        let facts = inspect_manifest(Path::new("config_like.toml"), CONFIG_LIKE).expect("inspects");
-        assert!(facts.features.iter().any(|f| f == "client-hyper"));
+        assert_eq!(facts.package_name, "example-bare");
     }
 
     #[test]

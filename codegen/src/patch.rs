@@ -40,16 +40,6 @@ const SERVICE_CONFIG_FN: &str = "base_client_runtime_plugins";
 /// Method whose call with `default_plugins(...)` is the anchor in the service config.
 const WITH_CLIENT_PLUGINS: &str = "with_client_plugins";
 
-/// Where [`find_service_config_anchor`] found the anchor of [`patch_service_config`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct AnchorInfo {
-    /// 1-based line of the `.with_client_plugins(...default_plugins(...))` call (or, in a file
-    /// that is already patched but has no recognisable anchor any more, of the existing hook).
-    pub line: usize,
-    /// Whether the hook is already present, so that patching would leave the file unchanged.
-    pub already_patched: bool,
-}
-
 /// Why a file could not be patched.
 ///
 /// Every variant names the file; its `Display` also gives the line when it is known and says
@@ -329,7 +319,7 @@ fn patch_service_config_whole(path: &Path, text: &str) -> Result<String, PatchEr
     let src = Source::new(path, text);
     let file = src.parse()?;
     let anchor = match locate_service_config(&src, &file)? {
-        ServiceConfigState::AlreadyPatched { .. } => return Ok(text.to_owned()),
+        ServiceConfigState::AlreadyPatched => return Ok(text.to_owned()),
         ServiceConfigState::NoFunction => {
             return Err(PatchError::AnchorNotFound {
                 path: path.to_owned(),
@@ -398,35 +388,42 @@ fn patch_service_config_whole(path: &Path, text: &str) -> Result<String, PatchEr
     Ok(out)
 }
 
-/// Classifies a service `config.rs` without editing it: does it have the anchor that
-/// [`patch_service_config`] needs?
+/// Classifies a service `config.rs` without editing it: whether it has the anchor that
+/// [`patch_service_config`] needs (or is already patched). Discovery uses it to tell generated
+/// clients it can wire from crates it must refuse, with the same syntax-aware search the patch
+/// itself uses (a comment or string that mentions the names does not count).
 ///
-/// Returns `Ok(Some(..))` when the file can be patched (`already_patched: false`) or already is
-/// (`already_patched: true`), and `Ok(None)` when fn `base_client_runtime_plugins` or its
-/// `.with_client_plugins(...default_plugins(...))` call is missing, so that callers can refuse
-/// such crates politely.
+/// `Ok(false)` when fn `base_client_runtime_plugins` or its
+/// `.with_client_plugins(...default_plugins(...))` call is missing.
 ///
 /// # Errors
 /// [`PatchError::Parse`] for invalid Rust and [`PatchError::Ambiguous`] when several functions or
 /// calls qualify (exactly the cases where [`patch_service_config`] fails for a reason other than
 /// a missing anchor).
-pub fn find_service_config_anchor(path: &Path, text: &str) -> Result<Option<AnchorInfo>, PatchError> {
+///
+/// ```
+/// use std::path::Path;
+/// use smithy_tls_codegen::patch::has_service_config_anchor;
+/// let config = "fn base_client_runtime_plugins() { x.with_client_plugins(default_plugins(p)); }";
+/// assert_eq!(has_service_config_anchor(Path::new("config.rs"), config), Ok(true));
+/// let mentioned = "// fn base_client_runtime_plugins uses default_plugins\nfn other() {}";
+/// assert_eq!(has_service_config_anchor(Path::new("config.rs"), mentioned), Ok(false));
+/// ```
+pub fn has_service_config_anchor(path: &Path, text: &str) -> Result<bool, PatchError> {
     if let Some(range) = function_extent(text, SERVICE_CONFIG_FN) {
-        if let Ok(Some(info)) = find_service_config_anchor_whole(path, &text[range.clone()]) {
-            let line_offset = text[..range.start].matches('\n').count();
-            return Ok(Some(AnchorInfo { line: info.line + line_offset, ..info }));
+        if let Ok(true) = has_service_config_anchor_whole(path, &text[range]) {
+            return Ok(true);
         }
     }
-    find_service_config_anchor_whole(path, text)
+    has_service_config_anchor_whole(path, text)
 }
 
-fn find_service_config_anchor_whole(path: &Path, text: &str) -> Result<Option<AnchorInfo>, PatchError> {
+fn has_service_config_anchor_whole(path: &Path, text: &str) -> Result<bool, PatchError> {
     let src = Source::new(path, text);
     let file = src.parse()?;
     Ok(match locate_service_config(&src, &file)? {
-        ServiceConfigState::NoFunction | ServiceConfigState::NoAnchor { .. } => None,
-        ServiceConfigState::AlreadyPatched { line } => Some(AnchorInfo { line, already_patched: true }),
-        ServiceConfigState::Anchor(anchor) => Some(AnchorInfo { line: anchor.line, already_patched: false }),
+        ServiceConfigState::NoFunction | ServiceConfigState::NoAnchor { .. } => false,
+        ServiceConfigState::AlreadyPatched | ServiceConfigState::Anchor(_) => true,
     })
 }
 
@@ -436,16 +433,14 @@ enum ServiceConfigState {
     NoFunction,
     /// The function exists (at `fn_line`) but has no `default_plugins` anchor.
     NoAnchor { fn_line: usize },
-    /// The hook is present; `line` is the anchor's line, or the hook's if there is no unique anchor.
-    AlreadyPatched { line: usize },
+    /// The hook is present.
+    AlreadyPatched,
     /// Exactly one anchor and no hook.
     Anchor(ServiceAnchor),
 }
 
 /// The spans of the anchor call needed to place the hook.
 struct ServiceAnchor {
-    /// 1-based line of the method name.
-    line: usize,
     /// The `.` before `with_client_plugins`.
     dot: Span,
     /// The `)` that closes the `with_client_plugins(...)` call.
@@ -467,17 +462,12 @@ fn locate_service_config(src: &Source<'_>, file: &syn::File) -> Result<ServiceCo
     };
     let calls = chain_calls(block);
     let anchor_line = |m: &syn::ExprMethodCall| m.method.span().start().line;
-    if let Some(hook) = calls.hooks.first() {
-        let line = match calls.anchors.as_slice() {
-            [one] => anchor_line(one),
-            _ => hook.start().line,
-        };
-        return Ok(ServiceConfigState::AlreadyPatched { line });
+    if !calls.hooks.is_empty() {
+        return Ok(ServiceConfigState::AlreadyPatched);
     }
     match calls.anchors.as_slice() {
         [] => Ok(ServiceConfigState::NoAnchor { fn_line: fn_span.start().line }),
         [one] => Ok(ServiceConfigState::Anchor(ServiceAnchor {
-            line: anchor_line(one),
             dot: one.dot_token.spans[0],
             close_paren: one.paren_token.span.close(),
         })),
@@ -1104,10 +1094,7 @@ mod tests {
     #[test]
     fn service_config_formatted_chain() {
         let input = fixture("config_formatted.rs");
-        assert_eq!(
-            find_service_config_anchor(&fx("config_formatted.rs"), &input),
-            Ok(Some(AnchorInfo { line: 19, already_patched: false }))
-        );
+        assert_eq!(has_service_config_anchor(&fx("config_formatted.rs"), &input), Ok(true));
         let out = patch_ok(patch_service_config, "config_formatted.rs", &input, SERVICE_HOOK);
         let indent = " ".repeat(24);
         assert_eq!(
@@ -1122,10 +1109,7 @@ mod tests {
         let at = lines.iter().position(|l| l.contains(SERVICE_HOOK)).unwrap();
         assert_eq!(lines[at - 2].trim(), "))");
         assert_eq!(lines[at + 1].trim(), "// user config");
-        assert_eq!(
-            find_service_config_anchor(&fx("config_formatted.rs"), &out),
-            Ok(Some(AnchorInfo { line: 19, already_patched: true }))
-        );
+        assert_eq!(has_service_config_anchor(&fx("config_formatted.rs"), &out), Ok(true));
         snapshot("service_config_formatted", &out);
     }
 
@@ -1155,10 +1139,7 @@ mod tests {
     #[test]
     fn service_config_use_imported_default_plugins_in_impl() {
         let input = fixture("config_use_import.rs");
-        assert_eq!(
-            find_service_config_anchor(&fx("config_use_import.rs"), &input),
-            Ok(Some(AnchorInfo { line: 9, already_patched: false }))
-        );
+        assert_eq!(has_service_config_anchor(&fx("config_use_import.rs"), &input), Ok(true));
         let out = patch_ok(patch_service_config, "config_use_import.rs", &input, SERVICE_HOOK);
         // The anchor is the last call: the `;` moves after the hook.
         assert!(out.contains(
@@ -1197,7 +1178,7 @@ mod tests {
         let msg = err.to_string();
         assert!(msg.starts_with("fixtures/config_no_fn.rs: cannot find fn `base_client_runtime_plugins`"), "{msg}");
         assert!(msg.contains("leave this crate out of the policy"), "{msg}");
-        assert_eq!(find_service_config_anchor(&fx("config_no_fn.rs"), &input), Ok(None));
+        assert_eq!(has_service_config_anchor(&fx("config_no_fn.rs"), &input), Ok(false));
     }
 
     #[test]
@@ -1207,7 +1188,7 @@ mod tests {
         let msg = err.to_string();
         assert!(matches!(err, PatchError::AnchorNotFound { .. }));
         assert!(msg.contains("(line 1)") && msg.contains("by hand"), "{msg}");
-        assert_eq!(find_service_config_anchor(&fx("config_no_anchor.rs"), &input), Ok(None));
+        assert_eq!(has_service_config_anchor(&fx("config_no_anchor.rs"), &input), Ok(false));
     }
 
     #[test]
@@ -1217,7 +1198,7 @@ mod tests {
         assert!(matches!(&err, PatchError::Ambiguous { lines, .. } if *lines == vec![4, 7]), "{err:?}");
         let msg = err.to_string();
         assert!(msg.starts_with("fixtures/config_two_anchors.rs: lines 4, 7: found 2 candidates"), "{msg}");
-        assert_eq!(find_service_config_anchor(&fx("config_two_anchors.rs"), &input), Err(err));
+        assert_eq!(has_service_config_anchor(&fx("config_two_anchors.rs"), &input), Err(err));
 
         let two_fns = "fn base_client_runtime_plugins() {}\nmod m {\n    fn base_client_runtime_plugins() {}\n}\n";
         let err = patch_service_config(&fx("two.rs"), two_fns).unwrap_err();
@@ -1233,7 +1214,7 @@ mod tests {
         assert!(*column > 1);
         let msg = err.to_string();
         assert!(msg.starts_with(&format!("fixtures/config_syntax_error.rs:4:{column}: cannot parse")), "{msg}");
-        assert_eq!(find_service_config_anchor(&fx("config_syntax_error.rs"), &input), Err(err.clone()));
+        assert_eq!(has_service_config_anchor(&fx("config_syntax_error.rs"), &input), Err(err.clone()));
         assert!(matches!(patch_crate_root(&fx("x.rs"), &input), Err(PatchError::Parse { line: 4, .. })));
         assert!(matches!(patch_aws_config_loader(&fx("x.rs"), &input), Err(PatchError::Parse { line: 4, .. })));
         // Lexer errors point at the mismatched closer, or at the unclosed opener.
@@ -1250,10 +1231,7 @@ mod tests {
     fn service_config_hook_anywhere_in_fn_counts_as_patched() {
         let input = "fn base_client_runtime_plugins() -> P {\n    let p = P::new().with_client_plugins(default_plugins(x));\n    p.with_client_plugins(crate::default_http_client::runtime_plugin())\n}\n";
         assert_eq!(patch_service_config(&fx("c.rs"), input).as_deref(), Ok(input));
-        assert_eq!(
-            find_service_config_anchor(&fx("c.rs"), input),
-            Ok(Some(AnchorInfo { line: 2, already_patched: true }))
-        );
+        assert_eq!(has_service_config_anchor(&fx("c.rs"), input), Ok(true));
     }
 
     // ----- aws-config loader -----------------------------------------------------------------
@@ -1335,7 +1313,7 @@ mod tests {
                 let prefix = &text[..cut];
                 let _ = patch_crate_root(&fx(name), prefix);
                 let _ = patch_service_config(&fx(name), prefix);
-                let _ = find_service_config_anchor(&fx(name), prefix);
+                let _ = has_service_config_anchor(&fx(name), prefix);
                 let _ = patch_aws_config_loader(&fx(name), prefix);
             }
         }
@@ -1404,12 +1382,11 @@ mod tests {
             if let Some((path, text)) = real(&dir, "src/config.rs") {
                 if !text.contains("fn base_client_runtime_plugins") {
                     // Pre-orchestrator (2023) crates have no anchor: they are refused, not mangled.
-                    assert_eq!(find_service_config_anchor(&path, &text).unwrap(), None, "{}", path.display());
+                    assert_eq!(has_service_config_anchor(&path, &text), Ok(false), "{}", path.display());
                     assert!(matches!(patch_service_config(&path, &text), Err(PatchError::AnchorNotFound { .. })));
                     continue;
                 }
-                let anchor = find_service_config_anchor(&path, &text).unwrap().expect("anchor");
-                assert!(!anchor.already_patched);
+                assert_eq!(has_service_config_anchor(&path, &text), Ok(true), "{}", path.display());
                 check_real(patch_service_config, &path, &text, SERVICE_HOOK, None, 2);
             }
             if let Some((path, text)) = real(&dir, "src/lib.rs") {
