@@ -7,13 +7,15 @@
 //! - [`test_server`]: the conformance suite's servers built on it;
 //! - [`openssl`]: `openssl s_server` as an outside TLS peer, for what rustls cannot serve;
 //! - [`drive`]: calling a client the way the Smithy orchestrator does;
-//! - [`fs`]: copying fixture trees (the only module without the `net` feature).
+//! - [`fs`]: copying fixture trees, and [`text`]: comparing a patched text with its input (the
+//!   modules without the `net` feature).
 //!
 //! It does not depend on the runtime crate (the runtime's tests depend on it), so it speaks to
 //! clients only through aws-smithy-runtime-api's `HttpClient`.
 #![warn(missing_docs)]
 
 pub mod fs;
+pub mod text;
 pub use fs::copy_tree;
 
 #[cfg(feature = "net")]

@@ -99,13 +99,13 @@ pub struct SdkTree {
     pub crates: BTreeMap<String, String>,
 }
 
-/// Fetches `published` (name, version requirement) and everything they depend on from the
-/// registry into a fresh tree at `root`, ready for `smithy-tls`. `members` (crates of the tree)
-/// become workspace members so their own tests can run; `with_consumer` adds the consumer app.
-pub fn prepare_sdk_tree(root: &Path, published: &[(&str, &str)], members: &[&str], with_consumer: bool) -> SdkTree {
-    let fetch = root.with_extension("fetch");
-    let _ = std::fs::remove_dir_all(root);
-    let _ = std::fs::remove_dir_all(&fetch); // a fresh resolution every time: no stale lock file
+/// Resolves `published` (name, version requirement) with cargo, in a scratch package at `fetch`
+/// (recreated: a fresh resolution every time, no stale lock file), downloading what is missing
+/// into the cargo registry. Returns every SDK crate of the resolved graph: name → [(version,
+/// source directory)]; a crate needed at two semver-incompatible versions (0.x runtime crates
+/// across SDK eras) has one entry per version.
+pub fn fetch_published(fetch: &Path, published: &[(&str, &str)]) -> BTreeMap<String, Vec<(String, PathBuf)>> {
+    let _ = std::fs::remove_dir_all(fetch);
     std::fs::create_dir_all(fetch.join("src")).expect("mkdir fetch");
     let deps: String = published.iter().map(|(n, v)| format!("{n} = \"{v}\"\n")).collect();
     std::fs::write(
@@ -114,10 +114,8 @@ pub fn prepare_sdk_tree(root: &Path, published: &[(&str, &str)], members: &[&str
     )
     .expect("write fetch manifest");
     std::fs::write(fetch.join("src/lib.rs"), "").expect("write fetch lib");
-    let out = run(Command::new(env!("CARGO")).current_dir(&fetch).args(["metadata", "--format-version", "1"]));
+    let out = run(Command::new(env!("CARGO")).current_dir(fetch).args(["metadata", "--format-version", "1"]));
     let metadata: serde_json::Value = serde_json::from_slice(&out.stdout).expect("cargo metadata JSON");
-    // name → [(version, source dir)]; a crate needed at two semver-incompatible versions (0.x
-    // runtime crates across SDK eras) gets one directory per version.
     let mut found: BTreeMap<String, Vec<(String, PathBuf)>> = BTreeMap::new();
     for package in metadata["packages"].as_array().expect("packages") {
         let name = package["name"].as_str().expect("name");
@@ -128,6 +126,15 @@ pub fn prepare_sdk_tree(root: &Path, published: &[(&str, &str)], members: &[&str
         let manifest = PathBuf::from(package["manifest_path"].as_str().expect("manifest_path"));
         found.entry(name.to_owned()).or_default().push((version, manifest.parent().expect("crate dir").to_path_buf()));
     }
+    found
+}
+
+/// Fetches `published` (name, version requirement) and everything they depend on from the
+/// registry into a fresh tree at `root`, ready for `smithy-tls`. `members` (crates of the tree)
+/// become workspace members so their own tests can run; `with_consumer` adds the consumer app.
+pub fn prepare_sdk_tree(root: &Path, published: &[(&str, &str)], members: &[&str], with_consumer: bool) -> SdkTree {
+    let _ = std::fs::remove_dir_all(root);
+    let found = fetch_published(&root.with_extension("fetch"), published);
     let mut crates = BTreeMap::new();
     let mut patches = String::new();
     for (name, versions) in &found {

@@ -1,0 +1,108 @@
+//! The `[features]` edits: `default-https-client` enables the runtime crate, and features that
+//! reached for the runtime's own default client go through `default-https-client`.
+
+use toml_edit::{Item, Table, TableLike, Value};
+
+use super::array_layout::rewrite_string_array;
+use super::source::Source;
+use super::{take_position, ManifestEdit, ManifestError};
+use crate::model::{LegacyRustls, Stack};
+
+/// The feature generated crates use to turn on their default HTTPS client.
+const DEFAULT_HTTPS_CLIENT: &str = "default-https-client";
+/// The legacy feature [`LegacyRustls::AliasDefault`] rewrites.
+const LEGACY_RUSTLS: &str = "rustls";
+
+/// Rewires the crate's features; returns whether anything changed.
+pub(super) fn edit_features(
+    source: &Source<'_>,
+    root: &mut Table,
+    runtime_key: Option<&str>,
+    edit: &ManifestEdit<'_>,
+    next_position: &mut isize,
+) -> Result<bool, ManifestError> {
+    let mut changed = false;
+    if !root.contains_key("features") {
+        let mut features = Table::new();
+        features.set_position(Some(take_position(next_position)));
+        root.insert("features", Item::Table(features));
+        changed = true;
+    }
+    let features =
+        root.get_mut("features").and_then(Item::as_table_like_mut).ok_or_else(|| source.not_a_features_table())?;
+
+    // Entries that enable the runtime's own default client.
+    let runtime_entries: Vec<String> = runtime_key
+        .map(|key| vec![format!("{key}/{DEFAULT_HTTPS_CLIENT}"), format!("{key}?/{DEFAULT_HTTPS_CLIENT}")])
+        .unwrap_or_default();
+    let dep_entry = format!("dep:{}", edit.runtime.package);
+    // With no target table there is no dependency for `dep:` to name (cargo would reject it):
+    // the feature then enables no client anywhere.
+    let any_client = edit.compiled.rules.iter().any(|rule| rule.stack != Stack::None);
+    let alias_rustls = edit.legacy_rustls == LegacyRustls::AliasDefault;
+
+    // Other features reach the default client through `default-https-client`.
+    let names: Vec<String> = features.iter().map(|(name, _)| name.to_owned()).collect();
+    for name in &names {
+        if name == DEFAULT_HTTPS_CLIENT || (alias_rustls && name == LEGACY_RUSTLS) {
+            continue;
+        }
+        let entries = source.feature_entries(&*features, name)?;
+        if !entries.iter().any(|entry| runtime_entries.contains(entry)) {
+            continue;
+        }
+        let mut desired = Vec::with_capacity(entries.len());
+        let mut has_default_client = false;
+        for entry in entries {
+            let entry = if runtime_entries.contains(&entry) { DEFAULT_HTTPS_CLIENT.to_owned() } else { entry };
+            if entry == DEFAULT_HTTPS_CLIENT {
+                if has_default_client {
+                    continue;
+                }
+                has_default_client = true;
+            }
+            desired.push(entry);
+        }
+        changed |= set_feature(features, name, &desired);
+    }
+
+    // `default` turns the default client on.
+    if features.contains_key("default") {
+        let mut desired = source.feature_entries(&*features, "default")?;
+        if !desired.iter().any(|entry| entry == DEFAULT_HTTPS_CLIENT) {
+            desired.push(DEFAULT_HTTPS_CLIENT.to_owned());
+            changed |= set_feature(features, "default", &desired);
+        }
+    } else {
+        features.insert("default", feature_item(&[DEFAULT_HTTPS_CLIENT]));
+        changed = true;
+    }
+
+    // `default-https-client` enables the runtime crate instead of the runtime's client.
+    if features.contains_key(DEFAULT_HTTPS_CLIENT) {
+        let entries = source.feature_entries(&*features, DEFAULT_HTTPS_CLIENT)?;
+        let mut desired: Vec<String> = any_client.then(|| dep_entry.clone()).into_iter().collect();
+        desired.extend(entries.into_iter().filter(|entry| *entry != dep_entry && !runtime_entries.contains(entry)));
+        changed |= set_feature(features, DEFAULT_HTTPS_CLIENT, &desired);
+    } else {
+        let entries: &[&str] = if any_client { &[&dep_entry] } else { &[] };
+        features.insert(DEFAULT_HTTPS_CLIENT, feature_item(entries));
+        changed = true;
+    }
+
+    if alias_rustls && features.contains_key(LEGACY_RUSTLS) {
+        // Validates the shape before rewriting.
+        source.feature_entries(&*features, LEGACY_RUSTLS)?;
+        changed |= set_feature(features, LEGACY_RUSTLS, &[DEFAULT_HTTPS_CLIENT.to_owned()]);
+    }
+    Ok(changed)
+}
+
+fn feature_item(entries: &[&str]) -> Item {
+    Item::Value(Value::Array(entries.iter().copied().collect()))
+}
+
+/// Sets an existing feature's entries; returns whether anything changed.
+fn set_feature(features: &mut dyn TableLike, name: &str, desired: &[String]) -> bool {
+    features.get_mut(name).and_then(Item::as_array_mut).is_some_and(|array| rewrite_string_array(array, desired))
+}

@@ -1,0 +1,227 @@
+//! Cargo.toml edits: give every target platform the TLS stack the policy picks for it.
+//!
+//! A generated crate's manifest gets, for every compiled rule with a provider, a
+//! `[target.'cfg(<predicate>)'.dependencies]` table holding an optional dependency on the
+//! runtime crate with that rule's provider and roots features. Its `default-https-client`
+//! feature is rewired from `aws-smithy-runtime/default-https-client` to `dep:<runtime crate>`,
+//! and features that reached for the runtime's default client now go through
+//! `default-https-client`.
+//!
+//! Edits go through [`toml_edit`], so everything the edit does not touch keeps its exact bytes:
+//! comments, key order, quoting, table styles and whitespace. Edits are idempotent, and editing
+//! an already edited manifest with another policy removes what the previous policy added.
+
+mod array_layout;
+mod features;
+mod source;
+mod target_tables;
+
+use std::path::{Path, PathBuf};
+
+use toml_edit::{DocumentMut, Item, Table};
+
+use self::features::edit_features;
+use self::source::Source;
+use self::target_tables::edit_target_tables;
+use crate::model::{CompiledPolicy, LegacyRustls};
+
+/// The package generated crates depend on for their orchestrator.
+const SMITHY_RUNTIME: &str = "aws-smithy-runtime";
+
+/// What to write for the runtime crate dependency.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RuntimeDepSpec<'a> {
+    /// The runtime crate's package name (normally `smithy-default-tls`); also the dependency key.
+    pub package: &'a str,
+    /// The version requirement to write.
+    pub version: &'a str,
+    /// A path to the runtime crate, already relative to the edited crate's directory and written
+    /// with forward slashes; `None` to depend on the registry only.
+    pub path: Option<&'a str>,
+}
+
+/// Everything [`edit_manifest`] needs to know about the policy being applied.
+#[derive(Debug, Clone, Copy)]
+pub struct ManifestEdit<'a> {
+    /// The compiled policy: one target table per rule whose provider is not
+    /// [`Stack::None`](crate::model::Stack::None).
+    pub compiled: &'a CompiledPolicy,
+    /// How to depend on the runtime crate.
+    pub runtime: RuntimeDepSpec<'a>,
+    /// What to do with a `rustls` feature, if the crate has one.
+    pub legacy_rustls: LegacyRustls,
+}
+
+/// What [`inspect_manifest`] learns about a crate without changing it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ManifestFacts {
+    /// `package.name`.
+    pub package_name: String,
+    /// The key under which `aws-smithy-runtime` is depended on in `[dependencies]` (handles
+    /// `package = "aws-smithy-runtime"` renames), if any.
+    pub smithy_runtime_key: Option<String>,
+}
+
+/// Why a manifest could not be inspected or edited.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ManifestError {
+    /// The file is not valid TOML.
+    #[error(
+        "{}:{line}:{column}: invalid TOML: {message}; fix the syntax error (`cargo metadata` \
+         reports it too) and run again",
+        .path.display()
+    )]
+    Parse {
+        /// The manifest's path.
+        path: PathBuf,
+        /// 1-based line of the error.
+        line: usize,
+        /// 1-based column (in characters) of the error.
+        column: usize,
+        /// The parser's description of the problem.
+        message: String,
+    },
+    /// The file has no `[package]` table (a virtual workspace manifest, for instance).
+    #[error(
+        "{}: not a package manifest (there is no [package] table); pass the Cargo.toml of a \
+         generated crate, not a workspace root",
+        .path.display()
+    )]
+    NotAPackage {
+        /// The manifest's path.
+        path: PathBuf,
+    },
+    /// The file is valid TOML but something has a shape the tool cannot edit.
+    #[error("{}{}: {what}; {help}", .path.display(), line_suffix(.line))]
+    UnexpectedShape {
+        /// The manifest's path.
+        path: PathBuf,
+        /// 1-based line of the offending item, when known.
+        line: Option<usize>,
+        /// What is wrong.
+        what: String,
+        /// What to do about it.
+        help: String,
+    },
+    /// The edited text no longer parses. This is a bug in the tool; nothing was written.
+    #[error(
+        "{}: internal error: the edited manifest would not parse ({message}); the file was left \
+         as it is, please report this together with the file",
+        .path.display()
+    )]
+    InvalidOutput {
+        /// The manifest's path.
+        path: PathBuf,
+        /// The parser's complaint about the edited text.
+        message: String,
+    },
+}
+
+fn line_suffix(line: &Option<usize>) -> String {
+    match line {
+        Some(line) => format!(":{line}"),
+        None => String::new(),
+    }
+}
+
+/// Reads what the other steps need to know about a manifest.
+pub fn inspect_manifest(path: &Path, original: &str) -> Result<ManifestFacts, ManifestError> {
+    let source = Source::parse(path, original)?;
+    let root = source.spans.as_table();
+    let package_name = source.package_name(root)?;
+    // A `features` that is not a table is refused here, at discovery, with its line.
+    if let Some(item) = root.get("features") {
+        source.features_table(item)?;
+    }
+    Ok(ManifestFacts { package_name, smithy_runtime_key: smithy_runtime_key(root) })
+}
+
+/// Applies `edit` to the manifest text `original` read from `path`.
+///
+/// Returns the new file text, equal to `original` when nothing needs to change.
+pub fn edit_manifest(path: &Path, original: &str, edit: &ManifestEdit<'_>) -> Result<String, ManifestError> {
+    let source = Source::parse(path, original)?;
+    source.package_name(source.spans.as_table())?;
+    let runtime_key = smithy_runtime_key(source.spans.as_table());
+
+    let mut doc: DocumentMut = source.spans.clone().into_mut();
+    let root = doc.as_table_mut();
+    let mut next_position = max_position(root).saturating_add(1);
+
+    let features_changed = edit_features(&source, root, runtime_key.as_deref(), edit, &mut next_position)?;
+    let targets_changed = edit_target_tables(&source, root, edit, &mut next_position)?;
+    if !features_changed && !targets_changed {
+        return Ok(original.to_owned());
+    }
+
+    let edited = match_line_endings(original, doc.to_string());
+    if let Err(error) = edited.parse::<DocumentMut>() {
+        return Err(ManifestError::InvalidOutput { path: path.to_owned(), message: error.message().trim().to_owned() });
+    }
+    Ok(edited)
+}
+
+/// toml_edit writes the tables and entries it adds with `\n`; a CRLF manifest gets CRLF for
+/// them too, so the file keeps one line-ending style.
+fn match_line_endings(original: &str, edited: String) -> String {
+    if !original.contains("\r\n") {
+        return edited;
+    }
+    let mut out = String::with_capacity(edited.len() + edited.len() / 32);
+    let mut previous = '\0';
+    for c in edited.chars() {
+        if c == '\n' && previous != '\r' {
+            out.push('\r');
+        }
+        out.push(c);
+        previous = c;
+    }
+    out
+}
+
+/// The `[dependencies]` key under which `aws-smithy-runtime` is depended on.
+fn smithy_runtime_key(root: &Table) -> Option<String> {
+    let dependencies = root.get("dependencies")?.as_table_like()?;
+    let mut renamed = None;
+    for (key, item) in dependencies.iter() {
+        let package = item.as_table_like().and_then(|dep| dep.get("package")).and_then(Item::as_str);
+        match package {
+            None if key == SMITHY_RUNTIME => return Some(key.to_owned()),
+            Some(package) if package == SMITHY_RUNTIME => {
+                if key == SMITHY_RUNTIME {
+                    return Some(key.to_owned());
+                }
+                renamed.get_or_insert_with(|| key.to_owned());
+            }
+            _ => {}
+        }
+    }
+    renamed
+}
+
+/// The largest document position of any table, so new tables can go after all of them.
+fn max_position(table: &Table) -> isize {
+    let mut max = table.position().unwrap_or(0);
+    for (_, item) in table.iter() {
+        match item {
+            Item::Table(child) => max = max.max(max_position(child)),
+            Item::ArrayOfTables(array) => {
+                for child in array.iter() {
+                    max = max.max(max_position(child));
+                }
+            }
+            _ => {}
+        }
+    }
+    max
+}
+
+fn take_position(next_position: &mut isize) -> isize {
+    let position = *next_position;
+    *next_position = next_position.saturating_add(1);
+    position
+}
+
+#[cfg(test)]
+mod tests;

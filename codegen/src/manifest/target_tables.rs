@@ -1,0 +1,264 @@
+//! The `[target.'cfg(..)'.dependencies]` tables holding the runtime crate: added, updated and
+//! removed as the policy's rules say.
+
+use toml_edit::{InlineTable, Item, Key, Table, TableLike, Value};
+
+use super::source::Source;
+use super::{take_position, ManifestEdit, ManifestError, RuntimeDepSpec};
+use crate::model::{Provider, Roots, Stack};
+
+/// The dependency one rule's target table holds.
+struct DepSpec<'a> {
+    version: &'a str,
+    path: Option<&'a str>,
+    features: Vec<&'static str>,
+}
+
+impl<'a> DepSpec<'a> {
+    fn new(runtime: &RuntimeDepSpec<'a>, provider: Provider, roots: Roots) -> Self {
+        DepSpec { version: runtime.version, path: runtime.path, features: vec![provider.name(), roots.name()] }
+    }
+
+    fn features_value(&self) -> Value {
+        Value::Array(self.features.iter().copied().collect())
+    }
+
+    /// The fields in the order they are written.
+    fn fields(&self) -> Vec<(&'static str, Value)> {
+        let mut fields = vec![("version", Value::from(self.version))];
+        if let Some(path) = self.path {
+            fields.push(("path", Value::from(path)));
+        }
+        fields.push(("optional", Value::from(true)));
+        fields.push(("default-features", Value::from(false)));
+        fields.push(("features", self.features_value()));
+        fields
+    }
+
+    fn inline(&self) -> InlineTable {
+        let mut table = InlineTable::new();
+        for (key, value) in self.fields() {
+            table.insert(key, value);
+        }
+        table
+    }
+
+    /// Whether an existing entry already says exactly this.
+    fn matches(&self, existing: &dyn TableLike) -> bool {
+        let string = |key: &str| existing.get(key).and_then(Item::as_str);
+        let boolean = |key: &str| existing.get(key).and_then(Item::as_bool);
+        let features_match = existing
+            .get("features")
+            .and_then(Item::as_array)
+            .is_some_and(|array| array.iter().map(Value::as_str).eq(self.features.iter().map(|f| Some(*f))));
+        existing.len() == 4 + usize::from(self.path.is_some())
+            && string("version") == Some(self.version)
+            && self.path.is_none_or(|path| string("path") == Some(path))
+            && boolean("optional") == Some(true)
+            && boolean("default-features") == Some(false)
+            && features_match
+    }
+}
+
+/// The key of a `target` table for `cfg`, written as a literal string when possible so the
+/// predicate's double quotes need no escaping.
+fn cfg_key(cfg: &str) -> Key {
+    if !cfg.contains('\'') && !cfg.chars().any(char::is_control) {
+        if let Ok(key) = format!("'{cfg}'").parse::<Key>() {
+            return key;
+        }
+    }
+    Key::new(cfg)
+}
+
+const TARGET_HELP: &str = "write platform dependencies as [target.'cfg(...)'.dependencies] tables";
+
+/// Adds, updates and removes the runtime crate's target dependencies; returns whether anything
+/// changed.
+pub(super) fn edit_target_tables(
+    source: &Source<'_>,
+    root: &mut Table,
+    edit: &ManifestEdit<'_>,
+    next_position: &mut isize,
+) -> Result<bool, ManifestError> {
+    let package = edit.runtime.package;
+    let active: Vec<(String, DepSpec<'_>)> = edit
+        .compiled
+        .rules
+        .iter()
+        .filter_map(|rule| match rule.stack {
+            Stack::None => None,
+            Stack::Tls { provider, roots } => {
+                Some((format!("cfg({})", rule.predicate), DepSpec::new(&edit.runtime, provider, roots)))
+            }
+        })
+        .collect();
+    let mut changed = remove_stale_entries(root, package, &active);
+    let relaid = tables_to_relay(root, package, &active);
+
+    for (cfg, spec) in &active {
+        if !root.contains_key("target") {
+            let mut target = Table::new();
+            target.set_implicit(true);
+            root.insert("target", Item::Table(target));
+        }
+        let target = root
+            .get_mut("target")
+            .and_then(Item::as_table_mut)
+            .ok_or_else(|| source.shape(&["target"], "`target` is not a table", TARGET_HELP))?;
+        if !target.contains_key(cfg) {
+            let mut platform = Table::new();
+            platform.set_implicit(true);
+            target.insert_formatted(&cfg_key(cfg), Item::Table(platform));
+        }
+        let platform = target
+            .get_mut(cfg)
+            .and_then(Item::as_table_mut)
+            .ok_or_else(|| source.shape(&["target", cfg], format!("`target.'{cfg}'` is not a table"), TARGET_HELP))?;
+        if !platform.contains_key("dependencies") {
+            let mut dependencies = Table::new();
+            dependencies.set_position(Some(take_position(next_position)));
+            platform.insert("dependencies", Item::Table(dependencies));
+        } else if relaid.contains(cfg) {
+            if let Some(dependencies) = platform.get_mut("dependencies").and_then(Item::as_table_mut) {
+                dependencies.set_position(Some(take_position(next_position)));
+            }
+        }
+        let dependencies = platform.get_mut("dependencies").and_then(Item::as_table_like_mut).ok_or_else(|| {
+            source.shape(
+                &["target", cfg, "dependencies"],
+                format!("`target.'{cfg}'.dependencies` is not a table"),
+                TARGET_HELP,
+            )
+        })?;
+        changed |= upsert_dependency(source, dependencies, package, spec, cfg)?;
+    }
+    Ok(changed)
+}
+
+/// The active tables to move so that, when new tables are added, the tables this tool owns at the
+/// end of the file stay in rule order (so switching policies gives the same text as editing the
+/// original).
+///
+/// Empty when no table needs creating: existing tables are then only updated in place. Otherwise
+/// these are the active `[target.'cfg(..)'.dependencies]` tables that hold nothing but `package`
+/// and come after every other table of the file.
+fn tables_to_relay(root: &Table, package: &str, active: &[(String, DepSpec<'_>)]) -> Vec<String> {
+    let target = root.get("target").and_then(Item::as_table_like);
+    let dependencies_of =
+        |cfg: &str| target.and_then(|target| target.get(cfg)).and_then(|platform| platform.get("dependencies"));
+    if active.iter().all(|(cfg, _)| dependencies_of(cfg).is_some()) {
+        return Vec::new();
+    }
+    let owned: Vec<(&str, &Table, isize)> = active
+        .iter()
+        .filter_map(|(cfg, _)| {
+            let table = dependencies_of(cfg)?.as_table()?;
+            let position = table.position()?;
+            let only_ours = table.len() == 1 && table.get(package).is_some_and(Item::is_value);
+            (only_ours && !table.is_implicit() && !table.is_dotted()).then_some((cfg.as_str(), table, position))
+        })
+        .collect();
+    let others = max_position_except(root, &|table| owned.iter().any(|(_, ours, _)| std::ptr::eq(*ours, table)));
+    owned
+        .into_iter()
+        .filter(|(_, _, position)| others.is_none_or(|others| *position > others))
+        .map(|(cfg, _, _)| cfg.to_owned())
+        .collect()
+}
+
+/// The largest position among the header tables not picked by `skip`.
+fn max_position_except(table: &Table, skip: &dyn Fn(&Table) -> bool) -> Option<isize> {
+    let mut max = if skip(table) || table.is_implicit() || table.is_dotted() { None } else { table.position() };
+    let mut consider = |child: &Table| {
+        if let Some(position) = max_position_except(child, skip) {
+            max = Some(max.map_or(position, |max: isize| max.max(position)));
+        }
+    };
+    for (_, item) in table.iter() {
+        match item {
+            Item::Table(child) => consider(child),
+            Item::ArrayOfTables(array) => array.iter().for_each(&mut consider),
+            _ => {}
+        }
+    }
+    max
+}
+
+/// Removes `package` from every `target.*.dependencies` table the policy no longer uses, then
+/// the tables that become empty. Returns whether anything changed.
+fn remove_stale_entries(root: &mut Table, package: &str, active: &[(String, DepSpec<'_>)]) -> bool {
+    let Some(target) = root.get_mut("target").and_then(Item::as_table_like_mut) else {
+        return false;
+    };
+    let platforms: Vec<String> = target.iter().map(|(key, _)| key.to_owned()).collect();
+    let mut changed = false;
+    for platform_key in platforms {
+        if active.iter().any(|(cfg, _)| *cfg == platform_key) {
+            continue;
+        }
+        let Some(platform) = target.get_mut(&platform_key).and_then(Item::as_table_like_mut) else {
+            continue;
+        };
+        let Some(dependencies) = platform.get_mut("dependencies").and_then(Item::as_table_like_mut) else {
+            continue;
+        };
+        if dependencies.remove(package).is_none() {
+            continue;
+        }
+        changed = true;
+        if dependencies.is_empty() {
+            platform.remove("dependencies");
+        }
+        if platform.is_empty() {
+            target.remove(&platform_key);
+        }
+    }
+    if changed && target.is_empty() {
+        root.remove("target");
+    }
+    changed
+}
+
+/// Makes `dependencies[package]` say `spec`; returns whether anything changed.
+fn upsert_dependency(
+    source: &Source<'_>,
+    dependencies: &mut dyn TableLike,
+    package: &str,
+    spec: &DepSpec<'_>,
+    cfg: &str,
+) -> Result<bool, ManifestError> {
+    match dependencies.get_mut(package) {
+        None => {
+            dependencies.insert(package, Item::Value(Value::InlineTable(spec.inline())));
+            Ok(true)
+        }
+        Some(Item::Value(value)) => {
+            if value.as_inline_table().is_some_and(|existing| spec.matches(existing)) {
+                return Ok(false);
+            }
+            let decor = value.decor().clone();
+            let mut replacement = Value::InlineTable(spec.inline());
+            *replacement.decor_mut() = decor;
+            *value = replacement;
+            Ok(true)
+        }
+        Some(Item::Table(table)) => {
+            // Written as its own `[target.'cfg(..)'.dependencies.<package>]` table: keep that
+            // style and rewrite the keys.
+            if spec.matches(&*table) {
+                return Ok(false);
+            }
+            table.clear();
+            for (key, value) in spec.fields() {
+                table.insert(key, Item::Value(value));
+            }
+            Ok(true)
+        }
+        Some(_) => Err(source.shape(
+            &["target", cfg, "dependencies", package],
+            format!("`{package}` in `target.'{cfg}'.dependencies` is not a dependency specification"),
+            format!("remove it; the tool writes `{package} = {{ version = ..., optional = true, ... }}` itself"),
+        )),
+    }
+}

@@ -1,0 +1,207 @@
+//! aws-config's `src/lib.rs`: the default client in `ConfigLoader::load` when the user set none.
+
+use std::path::Path;
+
+use proc_macro2::Span;
+use syn::visit::{self, Visit};
+
+use super::text::{apply, Edit, Source};
+use super::{path_ends_with, PatchError, LOADER_NOTE, MARKER, MODULE_NAME};
+/// Patches aws-config's `src/lib.rs`: in `impl ConfigLoader`'s `async fn load(self)` (searched
+/// in inline modules at any depth, e.g. `mod loader { ... }`), makes the receiver `mut self` if it
+/// is not, and inserts as the first statement
+/// `if self.http_client.is_none() { self.http_client = crate::default_http_client::default_http_client(); }`
+/// with a `// smithy-tls:` comment above it.
+///
+/// The statement is laid out over several lines, indented like the body, when the body's `{`
+/// ends its line (the normal case); inline otherwise. Returns the input unchanged when the body
+/// already calls `crate::default_http_client::default_http_client` and the receiver is `mut`.
+///
+/// # Errors
+/// [`PatchError::Parse`] for invalid Rust; [`PatchError::AnchorNotFound`] when there is no such
+/// `load`, or when `struct ConfigLoader` is in the file but has no `http_client` field (an
+/// aws-config too old for this hook); [`PatchError::Ambiguous`] when several `load`s qualify;
+/// [`PatchError::InvalidResult`] if the result fails validation (a bug).
+pub fn patch_aws_config_loader(path: &Path, text: &str) -> Result<String, PatchError> {
+    let src = Source::new(path, text);
+    let file = src.parse()?;
+    let found = find_loader(&file);
+
+    if !found.structs.is_empty() && !found.structs.iter().any(|s| has_named_field(s, "http_client")) {
+        return Err(PatchError::AnchorNotFound {
+            path: path.to_owned(),
+            what: format!(
+                "field `http_client` on `struct ConfigLoader` (line {})",
+                found.structs[0].ident.span().start().line
+            ),
+            help: "this aws-config predates `ConfigLoader::http_client`; upgrade to aws-config 1.x \
+                   or leave aws-config out of the policy"
+                .to_owned(),
+        });
+    }
+    let load = match found.loads.as_slice() {
+        [] => {
+            return Err(PatchError::AnchorNotFound {
+                path: path.to_owned(),
+                what: "`async fn load(self)` in an inherent `impl ConfigLoader`".to_owned(),
+                help: "this does not look like aws-config's `src/lib.rs` (or its loader has an \
+                       unexpected shape); leave aws-config out of the policy, or set the HTTP \
+                       client with `ConfigLoader::http_client` in application code"
+                    .to_owned(),
+            })
+        }
+        [one] => *one,
+        many => {
+            return Err(PatchError::Ambiguous {
+                path: path.to_owned(),
+                lines: many.iter().map(|f| f.sig.ident.span().start().line).collect(),
+                what: "`async fn load(self)` in `impl ConfigLoader`".to_owned(),
+            })
+        }
+    };
+
+    let has_hook = loader_hooks(&load.block) > 0;
+    let receiver = match load.sig.inputs.first() {
+        Some(syn::FnArg::Receiver(r)) => r,
+        // `find_loader` only accepts functions whose first input is a receiver.
+        _ => return Err(src.invalid("`load` lost its receiver".to_owned())),
+    };
+    let needs_mut = receiver.mutability.is_none();
+    if has_hook && !needs_mut {
+        return Ok(text.to_owned());
+    }
+
+    let mut edits = Vec::new();
+    if needs_mut {
+        edits.push(Edit { at: src.start_of(receiver.self_token.span)?, text: "mut ".to_owned() });
+    }
+    if !has_hook {
+        let open = src.end_of(load.block.brace_token.span.open())?;
+        let field = "self.http_client";
+        let call = format!("crate::{MODULE_NAME}::default_http_client()");
+        if src.rest_is_ignorable(open) {
+            let fn_indent = src.indent_of_line_at(src.start_of(load.sig.fn_token.span)?);
+            let unit = if fn_indent.contains('\t') { "\t" } else { "    " };
+            let body_indent =
+                body_indent(&src, &load.block, open, fn_indent).unwrap_or_else(|| format!("{fn_indent}{unit}"));
+            let lines = [
+                format!("{body_indent}// {MARKER} {LOADER_NOTE}"),
+                format!("{body_indent}if {field}.is_none() {{"),
+                format!("{body_indent}{unit}{field} = {call};"),
+                format!("{body_indent}}}"),
+            ];
+            edits.push(src.lines_after_line_of(open, &lines));
+        } else {
+            edits.push(Edit {
+                at: open,
+                text: format!(" /* {MARKER} {LOADER_NOTE} */ if {field}.is_none() {{ {field} = {call}; }}"),
+            });
+        }
+    }
+    let out = apply(text, edits);
+
+    let patched = src.reparse(&out)?;
+    let again = find_loader(&patched);
+    let ok = match again.loads.as_slice() {
+        [f] => {
+            let is_mut = matches!(f.sig.inputs.first(), Some(syn::FnArg::Receiver(r)) if r.mutability.is_some());
+            let hooks = loader_hooks(&f.block);
+            if !is_mut || hooks != 1 {
+                Err(format!(
+                    "expected `load(mut self)` with exactly one call of `{MODULE_NAME}::default_http_client` \
+                     after patching, found mut: {is_mut}, calls: {hooks}"
+                ))
+            } else {
+                Ok(())
+            }
+        }
+        other => Err(format!("expected one `ConfigLoader::load` after patching, found {}", other.len())),
+    };
+    ok.map_err(|message| src.invalid(message))?;
+    Ok(out)
+}
+
+/// The indentation of the first statement of `block`, when it starts its own line after the
+/// opening brace (at offset `open`) and is indented deeper than the fn.
+fn body_indent(src: &Source<'_>, block: &syn::Block, open: usize, fn_indent: &str) -> Option<String> {
+    let first = block.stmts.first()?;
+    let start = src.start_of(first_span_of_stmt(first)?).ok()?;
+    if start <= open || !src.starts_its_line(start) {
+        return None;
+    }
+    let indent = src.indent_of_line_at(start);
+    (indent.len() > fn_indent.len()).then(|| indent.to_owned())
+}
+
+/// The span of the first token of a statement (its first attribute, if any).
+fn first_span_of_stmt(stmt: &syn::Stmt) -> Option<Span> {
+    use quote::ToTokens;
+    stmt.to_token_stream().into_iter().next().map(|tt| tt.span())
+}
+
+/// What [`find_loader`] found.
+struct LoaderSearch<'ast> {
+    /// `async fn load(self)` (by-value receiver) in inherent `impl ConfigLoader` blocks.
+    loads: Vec<&'ast syn::ImplItemFn>,
+    /// `struct ConfigLoader` definitions.
+    structs: Vec<&'ast syn::ItemStruct>,
+}
+
+impl<'ast> Visit<'ast> for LoaderSearch<'ast> {
+    fn visit_item_impl(&mut self, imp: &'ast syn::ItemImpl) {
+        if imp.trait_.is_none() && type_is_named(&imp.self_ty, "ConfigLoader") {
+            for item in &imp.items {
+                if let syn::ImplItem::Fn(f) = item {
+                    let by_value_self =
+                        matches!(f.sig.inputs.first(), Some(syn::FnArg::Receiver(r)) if r.reference.is_none());
+                    if f.sig.ident == "load" && f.sig.asyncness.is_some() && by_value_self {
+                        self.loads.push(f);
+                    }
+                }
+            }
+        }
+        visit::visit_item_impl(self, imp);
+    }
+    fn visit_item_struct(&mut self, s: &'ast syn::ItemStruct) {
+        if s.ident == "ConfigLoader" {
+            self.structs.push(s);
+        }
+        visit::visit_item_struct(self, s);
+    }
+}
+
+fn find_loader(file: &syn::File) -> LoaderSearch<'_> {
+    let mut search = LoaderSearch { loads: Vec::new(), structs: Vec::new() };
+    search.visit_file(file);
+    search
+}
+
+/// Whether `ty` is a path type whose last segment is `name` (`ConfigLoader`, `loader::ConfigLoader`).
+fn type_is_named(ty: &syn::Type, name: &str) -> bool {
+    match ty {
+        syn::Type::Path(p) => p.qself.is_none() && p.path.segments.last().is_some_and(|seg| seg.ident == name),
+        syn::Type::Paren(p) => type_is_named(&p.elem, name),
+        syn::Type::Group(g) => type_is_named(&g.elem, name),
+        _ => false,
+    }
+}
+
+fn has_named_field(s: &syn::ItemStruct, name: &str) -> bool {
+    s.fields.iter().any(|f| f.ident.as_ref().is_some_and(|ident| ident == name))
+}
+
+/// Number of calls of a path ending in `default_http_client::default_http_client` in `block`.
+fn loader_hooks(block: &syn::Block) -> usize {
+    struct Hooks(usize);
+    impl<'ast> Visit<'ast> for Hooks {
+        fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+            if path_ends_with(&call.func, &[MODULE_NAME, "default_http_client"]).is_some() {
+                self.0 += 1;
+            }
+            visit::visit_expr_call(self, call);
+        }
+    }
+    let mut hooks = Hooks(0);
+    hooks.visit_block(block);
+    hooks.0
+}

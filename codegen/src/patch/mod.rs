@@ -1,0 +1,143 @@
+//! Source patches: splice small smithy-tls hooks into existing Rust files without reprinting them.
+//!
+//! Every patch follows the same recipe:
+//!
+//! 1. parse the file with `syn` (spans carry line/column thanks to proc-macro2's
+//!    `span-locations` feature);
+//! 2. locate the anchor structurally (not by text search), refusing when it is missing or
+//!    ambiguous;
+//! 3. if the hook is already there, return the input unchanged (idempotence);
+//! 4. convert the anchor's span to a byte offset (proc-macro2 columns count `char`s, not bytes)
+//!    and insert a few lines of text there, copying the surrounding indentation and the file's
+//!    line ending;
+//! 5. re-parse the result and check structurally that exactly one hook is now present.
+//!
+//! Everything outside the inserted text is preserved byte for byte: comments, formatting and
+//! odd indentation of generated code included. No function here writes to disk; `path` is used
+//! only to name the file in errors.
+//!
+//! Modules: `crate_root` (`src/lib.rs`), `service_config` (a generated client's
+//! `src/config.rs`), `loader` (aws-config's `ConfigLoader::load`), `fast_path` (cutting one
+//! function out of a large file without parsing it), `text` (byte offsets, line table, edits).
+
+mod crate_root;
+mod fast_path;
+mod loader;
+mod service_config;
+#[cfg(test)]
+mod tests;
+mod text;
+
+use std::path::PathBuf;
+
+use proc_macro2::Span;
+
+pub use self::crate_root::patch_crate_root;
+pub use self::loader::patch_aws_config_loader;
+pub use self::service_config::{
+    has_service_config_anchor, patch_service_config, patch_service_config_without_fast_path,
+};
+
+/// Name of the module that another step emits into each patched crate
+/// (`src/default_http_client.rs`), and that the hooks inserted here call into.
+pub const MODULE_NAME: &str = "default_http_client";
+
+/// Marker that starts every comment this module inserts, so hooks are easy to find with grep.
+const MARKER: &str = "smithy-tls:";
+
+/// Comment placed above the `pub mod default_http_client;` line of a crate root.
+const CRATE_ROOT_NOTE: &str = "default HTTP client chosen by the smithy-tls policy";
+/// Comment placed above the hook in `base_client_runtime_plugins`.
+const SERVICE_CONFIG_NOTE: &str = "install the policy-chosen default HTTP client";
+/// Comment placed above the hook in aws-config's `ConfigLoader::load`.
+const LOADER_NOTE: &str = "fall back to the policy-chosen default HTTP client";
+
+/// Name of the generated function whose plugin chain [`patch_service_config`] extends.
+const SERVICE_CONFIG_FN: &str = "base_client_runtime_plugins";
+/// Method whose call with `default_plugins(...)` is the anchor in the service config.
+const WITH_CLIENT_PLUGINS: &str = "with_client_plugins";
+
+/// Why a file could not be patched.
+///
+/// Every variant names the file; its `Display` also gives the line when it is known and says
+/// what the user can do about it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PatchError {
+    /// The input is not valid Rust.
+    #[error(
+        "{}:{line}:{column}: cannot parse the file as Rust: {message}; smithy-tls only patches \
+         sources that compile, so fix the syntax error or re-extract the crate from its \
+         published package",
+        path.display()
+    )]
+    Parse {
+        /// File being patched.
+        path: PathBuf,
+        /// 1-based line of the error.
+        line: usize,
+        /// 1-based column (in characters) of the error.
+        column: usize,
+        /// The parser's message.
+        message: String,
+    },
+    /// The place the hook belongs was not found.
+    #[error("{}: cannot find {what}; {help}", path.display())]
+    AnchorNotFound {
+        /// File being patched.
+        path: PathBuf,
+        /// What was looked for (including the line of the enclosing item when known).
+        what: String,
+        /// What the user can do.
+        help: String,
+    },
+    /// More than one place qualifies for the hook, so none is chosen.
+    #[error(
+        "{}: {} {}: found {} candidates for {what} where exactly one was expected; remove the \
+         duplicate or add the hook by hand (smithy-tls then detects it and leaves the file alone)",
+        path.display(),
+        if lines.len() == 1 { "line" } else { "lines" },
+        join_lines(lines),
+        lines.len()
+    )]
+    Ambiguous {
+        /// File being patched.
+        path: PathBuf,
+        /// 1-based lines of every candidate.
+        lines: Vec<usize>,
+        /// What was looked for.
+        what: String,
+    },
+    /// The patched text failed validation; nothing should be written.
+    #[error(
+        "{}: the patched text is not valid ({message}); nothing was written. This is a bug in \
+         smithy-tls: please report it with the original file attached",
+        path.display()
+    )]
+    InvalidResult {
+        /// File being patched.
+        path: PathBuf,
+        /// What is wrong with the result (with its line when known).
+        message: String,
+    },
+}
+
+/// Formats line numbers as `3, 17`.
+fn join_lines(lines: &[usize]) -> String {
+    lines.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+}
+
+/// If `expr` is a path whose last segments are `suffix`, returns the span of its first segment.
+fn path_ends_with(expr: &syn::Expr, suffix: &[&str]) -> Option<Span> {
+    let syn::Expr::Path(p) = expr else { return None };
+    let segments: Vec<&syn::PathSegment> = p.path.segments.iter().collect();
+    if segments.len() < suffix.len() {
+        return None;
+    }
+    let tail = &segments[segments.len() - suffix.len()..];
+    if tail.iter().zip(suffix).all(|(seg, want)| seg.ident == want) {
+        segments.first().map(|seg| seg.ident.span())
+    } else {
+        None
+    }
+}
