@@ -6,6 +6,8 @@
 //! - [`https`]: one rustls HTTPS server on 127.0.0.1 for any hyper service, recording what it saw;
 //! - [`test_server`]: the conformance suite's servers built on it;
 //! - [`openssl`]: `openssl s_server` as an outside TLS peer, for what rustls cannot serve;
+//! - [`raw_peer`]: peers that break TLS below any TLS library (garbage, closing mid-handshake)
+//!   and read the client's ClientHello;
 //! - [`drive`]: calling a client the way the Smithy orchestrator does;
 //! - [`fs`]: copying fixture trees, and [`text`]: comparing a patched text with its input (the
 //!   modules without the `net` feature).
@@ -28,6 +30,8 @@ pub mod openssl;
 pub mod pattern;
 #[cfg(feature = "net")]
 pub mod pki;
+#[cfg(feature = "net")]
+pub mod raw_peer;
 #[cfg(feature = "net")]
 pub mod test_server;
 

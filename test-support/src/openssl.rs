@@ -52,6 +52,8 @@ pub struct OpensslLeaf {
     pub cert: PathBuf,
     /// Its private key, PEM file.
     pub key: PathBuf,
+    /// The intermediate CA certificate that signed it (PEM file), when there is one.
+    pub intermediate: Option<PathBuf>,
 }
 
 impl Drop for OpensslCa {
@@ -97,6 +99,63 @@ impl OpensslCa {
     /// A leaf for `localhost` and 127.0.0.1 with the given key, signed by this CA with `digest`
     /// (`sha1`, `sha256`, …).
     pub fn leaf(&self, name: &str, key: KeySpec, digest: &str) -> OpensslLeaf {
+        self.sign_leaf(name, key, digest, "ca")
+    }
+
+    /// An RSA-2048 leaf signed (SHA-256) by an intermediate CA (RSA-2048) that this CA signed.
+    /// Serve it with [`OpensslServer::start`] (leaf only: the chain misses its intermediate) or
+    /// [`OpensslServer::start_with_chain`].
+    pub fn leaf_via_intermediate(&self, name: &str) -> OpensslLeaf {
+        let inter = format!("{name}-intermediate");
+        let (csr, ext) = (format!("{inter}.csr"), format!("{inter}.ext"));
+        openssl(
+            &[
+                "req",
+                "-new",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-subj",
+                "/CN=openssl test intermediate",
+                "-keyout",
+                &format!("{inter}.key"),
+                "-out",
+                &csr,
+            ],
+            &self.dir,
+        );
+        std::fs::write(
+            self.dir.join(&ext),
+            "basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n",
+        )
+        .expect("extensions file");
+        openssl(
+            &[
+                "x509",
+                "-req",
+                "-in",
+                &csr,
+                "-CA",
+                "ca.pem",
+                "-CAkey",
+                "ca.key",
+                "-CAcreateserial",
+                "-days",
+                "2",
+                "-sha256",
+                "-extfile",
+                &ext,
+                "-out",
+                &format!("{inter}.pem"),
+            ],
+            &self.dir,
+        );
+        let mut leaf = self.sign_leaf(name, KeySpec::Rsa(2048), "sha256", &inter);
+        leaf.intermediate = Some(self.dir.join(format!("{inter}.pem")));
+        leaf
+    }
+
+    fn sign_leaf(&self, name: &str, key: KeySpec, digest: &str, issuer: &str) -> OpensslLeaf {
         let (cert, key_file, csr, ext) =
             (format!("{name}.pem"), format!("{name}.key"), format!("{name}.csr"), format!("{name}.ext"));
         let newkey = key.newkey();
@@ -125,9 +184,9 @@ impl OpensslCa {
                 "-in",
                 &csr,
                 "-CA",
-                "ca.pem",
+                &format!("{issuer}.pem"),
                 "-CAkey",
-                "ca.key",
+                &format!("{issuer}.key"),
                 "-CAcreateserial",
                 "-days",
                 "2",
@@ -139,7 +198,7 @@ impl OpensslCa {
             ],
             &self.dir,
         );
-        OpensslLeaf { cert: self.dir.join(cert), key: self.dir.join(key_file) }
+        OpensslLeaf { cert: self.dir.join(cert), key: self.dir.join(key_file), intermediate: None }
     }
 }
 
@@ -161,12 +220,27 @@ impl OpensslServer {
     /// Starts a server for `leaf`, with security level 0 (so that it agrees to serve weak
     /// certificates) and `extra` arguments (`-tls1_2`, `-cipher …`).
     pub fn start(leaf: &OpensslLeaf, extra: &[&str]) -> OpensslServer {
+        Self::spawn(leaf, extra, false)
+    }
+
+    /// Like [`start`](Self::start), also sending the leaf's intermediate certificate.
+    pub fn start_with_chain(leaf: &OpensslLeaf, extra: &[&str]) -> OpensslServer {
+        Self::spawn(leaf, extra, true)
+    }
+
+    fn spawn(leaf: &OpensslLeaf, extra: &[&str], with_chain: bool) -> OpensslServer {
+        let chain: Vec<&std::ffi::OsStr> = match (&leaf.intermediate, with_chain) {
+            (Some(intermediate), true) => vec!["-cert_chain".as_ref(), intermediate.as_os_str()],
+            (None, true) => panic!("the leaf has no intermediate to send"),
+            (_, false) => Vec::new(),
+        };
         let mut child = Command::new("openssl")
             .args(["s_server", "-accept", "127.0.0.1:0", "-www", "-cipher", "ALL:@SECLEVEL=0"])
             .arg("-cert")
             .arg(&leaf.cert)
             .arg("-key")
             .arg(&leaf.key)
+            .args(chain)
             .args(extra)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

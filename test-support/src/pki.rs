@@ -55,6 +55,12 @@ impl TestCa {
         self.leaf_valid(names, now - 86_400, now + 365 * 86_400)
     }
 
+    /// A leaf that becomes valid a year from now.
+    pub fn not_yet_valid_leaf(&self, names: &[&str]) -> ServerIdentity {
+        let now = time_now();
+        self.leaf_valid(names, now + 365 * 86_400, now + 2 * 365 * 86_400)
+    }
+
     /// A leaf that expired a year ago.
     pub fn expired_leaf(&self, names: &[&str]) -> ServerIdentity {
         let now = time_now();
@@ -69,6 +75,16 @@ impl TestCa {
         params.not_before = rcgen::date_time_ymd(1970, 1, 1) + Duration::from_secs(from_unix as u64);
         params.not_after = rcgen::date_time_ymd(1970, 1, 1) + Duration::from_secs(to_unix as u64);
         let cert = params.signed_by(&key, &self.issuer).expect("sign leaf");
+        ServerIdentity { chain: vec![cert.der().clone()], key: Arc::new(PrivatePkcs8KeyDer::from(key.serialize_der())) }
+    }
+}
+
+impl ServerIdentity {
+    /// A self-signed certificate for `names` (no CA: nothing vouches for it).
+    pub fn self_signed(names: &[&str]) -> ServerIdentity {
+        let key = KeyPair::generate().expect("generate key");
+        let params = CertificateParams::new(names.iter().map(|n| n.to_string()).collect::<Vec<_>>()).expect("params");
+        let cert = params.self_signed(&key).expect("self-sign");
         ServerIdentity { chain: vec![cert.der().clone()], key: Arc::new(PrivatePkcs8KeyDer::from(key.serialize_der())) }
     }
 }

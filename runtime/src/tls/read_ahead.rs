@@ -8,6 +8,8 @@
 
 use std::io;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU16, Ordering};
+use std::sync::Arc;
 use std::task::{ready, Context, Poll};
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
@@ -33,11 +35,40 @@ pub(crate) struct ReadAhead<S> {
     /// Bytes `buffer[start..end]` have been received and not yet handed out.
     start: usize,
     end: usize,
+    /// Where to note the first byte the peer sent, if anyone asked.
+    first_byte: Option<FirstByte>,
+}
+
+/// The first byte a peer sent on a connection, kept for diagnosing a failed handshake (a server
+/// that answers with something other than TLS) after the stream itself is gone.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct FirstByte(Arc<AtomicU16>);
+
+impl FirstByte {
+    const NONE: u16 = u16::MAX;
+
+    pub(crate) fn new() -> Self {
+        FirstByte(Arc::new(AtomicU16::new(Self::NONE)))
+    }
+
+    /// The byte, once the peer sent one.
+    pub(crate) fn get(&self) -> Option<u8> {
+        u8::try_from(self.0.load(Ordering::Relaxed)).ok()
+    }
+
+    fn note(&self, byte: u8) {
+        let _ = self.0.compare_exchange(Self::NONE, u16::from(byte), Ordering::Relaxed, Ordering::Relaxed);
+    }
 }
 
 impl<S> ReadAhead<S> {
     pub(crate) fn new(inner: S) -> Self {
-        ReadAhead { inner, buffer: Vec::new(), start: 0, end: 0 }
+        ReadAhead { inner, buffer: Vec::new(), start: 0, end: 0, first_byte: None }
+    }
+
+    /// Like [`new`](Self::new), noting the first byte the peer sends in `first_byte`.
+    pub(crate) fn noting_first_byte(inner: S, first_byte: FirstByte) -> Self {
+        ReadAhead { first_byte: Some(first_byte), ..Self::new(inner) }
     }
 
     pub(crate) fn get_ref(&self) -> &S {
@@ -51,7 +82,12 @@ impl<S: AsyncRead + Unpin> AsyncRead for ReadAhead<S> {
         if this.start == this.end {
             // A caller with room for a whole batch gains nothing from the detour.
             if buf.remaining() >= READ_AHEAD_CAPACITY {
-                return Pin::new(&mut this.inner).poll_read(cx, buf);
+                let before = buf.filled().len();
+                ready!(Pin::new(&mut this.inner).poll_read(cx, buf))?;
+                if let (Some(probe), Some(&first)) = (&this.first_byte, buf.filled().get(before)) {
+                    probe.note(first);
+                }
+                return Poll::Ready(Ok(()));
             }
             if buf.remaining() == 0 {
                 return Poll::Ready(Ok(()));
@@ -68,6 +104,9 @@ impl<S: AsyncRead + Unpin> AsyncRead for ReadAhead<S> {
             this.end = into.filled().len();
             if this.end == 0 {
                 return Poll::Ready(Ok(())); // end of stream
+            }
+            if let Some(probe) = &this.first_byte {
+                probe.note(this.buffer[0]);
             }
         }
         let n = (this.end - this.start).min(buf.remaining());
@@ -243,5 +282,24 @@ mod tests {
         assert_eq!(stream.read(&mut buf).await.unwrap(), 36);
         let err = stream.read(&mut buf).await.unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::ConnectionReset);
+    }
+
+    #[tokio::test]
+    async fn the_first_byte_is_noted_once_on_either_read_path() {
+        for big_reader in [false, true] {
+            let probe = FirstByte::new();
+            assert_eq!(probe.get(), None);
+            let chunks = Chunks::new([Ok(b"HTTP/1.1".to_vec()), Ok(b"xyz".to_vec())]);
+            let mut stream = ReadAhead::noting_first_byte(chunks, probe.clone());
+            let mut buf = vec![0; if big_reader { READ_AHEAD_CAPACITY } else { 5 }];
+            let _ = stream.read(&mut buf).await.unwrap();
+            let _ = stream.read(&mut buf).await.unwrap();
+            assert_eq!(probe.get(), Some(b'H'), "big reader: {big_reader}");
+        }
+        // Nothing received, nothing noted.
+        let probe = FirstByte::new();
+        let mut stream = ReadAhead::noting_first_byte(Chunks::new([]), probe.clone());
+        assert_eq!(stream.read(&mut [0u8; 16]).await.unwrap(), 0);
+        assert_eq!(probe.get(), None);
     }
 }

@@ -13,12 +13,12 @@ const MIB: u64 = 1024 * 1024;
 const LARGE: u64 = 64 * MIB;
 
 fn client_trusting(ca: &TestCa) -> SmithyTlsClient {
-    SmithyTlsClient::builder()
-        .provider(PROVIDER)
-        .extra_root_pem(&ca.pem)
-        .expect("CA PEM")
-        .build()
-        .expect("client")
+    client_trusting_pem(&ca.pem)
+}
+
+/// A client of this provider trusting only the CA certificates in `pem`.
+fn client_trusting_pem(pem: &str) -> SmithyTlsClient {
+    SmithyTlsClient::builder().provider(PROVIDER).extra_root_pem(pem).expect("CA PEM").build().expect("client")
 }
 
 async fn server(ca: &TestCa, alpn: Alpn) -> TestServer {
@@ -189,7 +189,7 @@ async fn refused_by_outside_peer(key: support::openssl::KeySpec, digest: &str) -
     let ca = support::openssl::OpensslCa::new();
     let leaf = ca.leaf("leaf", key, digest);
     let server = support::openssl::OpensslServer::start(&leaf, &[]);
-    let client = SmithyTlsClient::builder().provider(PROVIDER).extra_root_pem(&ca.pem).unwrap().build().unwrap();
+    let client = client_trusting_pem(&ca.pem);
     let err = match call(&client, &no_timeouts(), get(&server.url())).await {
         Ok(response) => panic!(
             "{key:?} leaf signed with {digest} was accepted; body: {} bytes",
@@ -233,7 +233,7 @@ async fn a_refused_servers_session_is_never_resumed() {
     // TLS 1.2 hands the client its session ticket inside the handshake, before the chain can be
     // judged; a second connection resuming that session would skip certificate checks.
     let ca = support::openssl::OpensslCa::new();
-    let client = SmithyTlsClient::builder().provider(PROVIDER).extra_root_pem(&ca.pem).unwrap().build().unwrap();
+    let client = client_trusting_pem(&ca.pem);
     // The control: the same peer with a sound chain does resume (each `-www` response closes
     // the connection), so the refusals below are not for want of a ticket.
     let sound = support::openssl::OpensslServer::start(&ca.leaf("sound", support::openssl::KeySpec::Rsa(2048), "sha256"), &["-tls1_2"]);
@@ -269,7 +269,7 @@ async fn outside_peer_with_a_sound_chain_is_accepted() {
     let ca = support::openssl::OpensslCa::new();
     let leaf = ca.leaf("leaf", support::openssl::KeySpec::Rsa(2048), "sha256");
     let server = support::openssl::OpensslServer::start(&leaf, &[]);
-    let client = SmithyTlsClient::builder().provider(PROVIDER).extra_root_pem(&ca.pem).unwrap().build().unwrap();
+    let client = client_trusting_pem(&ca.pem);
     let response = call(&client, &no_timeouts(), get(&server.url())).await.expect("GET from openssl s_server");
     assert_eq!(response.status().as_u16(), 200);
     assert!(digest_body(response.into_body()).await.len > 0, "a body arrives");

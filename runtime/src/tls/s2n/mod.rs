@@ -26,6 +26,7 @@ use s2n_tls::security::Policy;
 use tokio::net::TcpStream;
 
 use self::tickets::{TicketGate, TicketSink, TicketStore};
+use super::read_ahead::FirstByte;
 use super::{MaybeTlsStream, ReadAhead, TlsInfo, TlsSettings};
 use crate::error::{CertificateProblem, Error, HandshakeFailure, TlsHandshakeError};
 use crate::TlsProvider;
@@ -174,7 +175,11 @@ impl S2nBackend {
             Ok(conn)
         });
         let connector = s2n_tls_tokio::TlsConnector::new(builder);
-        let stream = connector.connect(server_name, ReadAhead::new(tcp)).await.map_err(classify)?;
+        let first_byte = FirstByte::new();
+        let stream = connector
+            .connect(server_name, ReadAhead::noting_first_byte(tcp, first_byte.clone()))
+            .await
+            .map_err(|e| not_tls(&first_byte).unwrap_or_else(|| classify(e)))?;
         let conn: &Connection = stream.as_ref();
         // A resumed session has no chain to check: its ticket came from a connection that passed.
         if !conn.resumed() {
@@ -191,6 +196,21 @@ impl S2nBackend {
         };
         Ok((MaybeTlsStream::S2n(Box::new(S2nStream(stream))), info))
     }
+}
+
+/// A handshake that failed because the server answered with something other than TLS (an HTTP
+/// server on the port, say): a refusal, not a transport failure worth retrying. s2n-tls reads
+/// such an answer as a record header, waits for the rest and reports the close that follows;
+/// the first byte tells. TLS records start with a content type from 20 to 24.
+fn not_tls(first_byte: &FirstByte) -> Option<TlsHandshakeError> {
+    let byte = first_byte.get().filter(|b| !(20..=24).contains(b))?;
+    let shown = if byte.is_ascii_graphic() { format!(" ('{}')", byte as char) } else { String::new() };
+    let message = format!("the server did not answer with TLS: its first byte was 0x{byte:02x}{shown}");
+    Some(TlsHandshakeError {
+        provider: PROVIDER,
+        kind: HandshakeFailure::Protocol,
+        source: Arc::new(std::io::Error::new(std::io::ErrorKind::InvalidData, message)),
+    })
 }
 
 /// Applies [`chain`]'s rules to the chain s2n-tls validated. Dropping the stream on refusal
@@ -217,7 +237,9 @@ fn classify(e: s2n_tls::error::Error) -> TlsHandshakeError {
         "S2N_ERR_CERT_EXPIRED" => HandshakeFailure::Certificate(CertificateProblem::Expired),
         "S2N_ERR_CERT_NOT_YET_VALID" => HandshakeFailure::Certificate(CertificateProblem::NotYetValid),
         name if name.starts_with("S2N_ERR_CERT") => HandshakeFailure::Certificate(CertificateProblem::Other),
-        _ if e.kind() == ErrorType::IOError => HandshakeFailure::Io,
+        // A reset, or the peer closing before the handshake finished: a transport failure that
+        // a retry can get past (rustls reports the same as an I/O error).
+        _ if matches!(e.kind(), ErrorType::IOError | ErrorType::ConnectionClosed) => HandshakeFailure::Io,
         _ => HandshakeFailure::Protocol,
     };
     TlsHandshakeError {

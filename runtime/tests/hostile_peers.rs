@@ -1,0 +1,368 @@
+//! Hostile and broken TLS peers, against every provider: each must fail the connection with a
+//! connector error that says why (in provider-neutral terms), deliver no body, and be classed so
+//! that the SDK retries only what retrying can help (a transport failure), never a certificate
+//! or protocol refusal. Two peers must succeed: a complete RSA chain with an intermediate, and a
+//! server that speaks only TLS 1.2 (the test checks 1.2 was negotiated). One more peer captures
+//! the ClientHello to show no provider offers RC4, 3DES, DES, export, NULL, anonymous, CBC or
+//! static-RSA suites (the system openssl cannot serve most of those any more).
+//!
+//! The outcomes form the table in docs/TLS_PEERS.md; this test fails when the table is stale
+//! (`UPDATE_DOCS=1 cargo test -p smithy-default-tls --all-features --test hostile_peers`
+//! rewrites it).
+#![cfg(all(feature = "rustls-aws-lc", feature = "rustls-ring", feature = "s2n-tls", unix))]
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use aws_smithy_runtime_api::client::result::ConnectorError;
+use smithy_default_tls::{
+    CertificateProblem, ConnectionInfo, HandshakeFailure, SmithyTlsClient, TlsHandshakeError, TlsProvider,
+};
+use smithy_tls_test_support as support;
+use support::openssl::{KeySpec, OpensslCa, OpensslServer};
+use support::raw_peer::{is_placeholder_suite, offered_cipher_suites, RawPeer, Script, MODERN_SUITES};
+use support::*;
+
+/// What a peer must do to a client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Expect {
+    /// The request succeeds over this protocol version (as the provider names it).
+    Ok(Version),
+    /// The certificate is refused for this reason.
+    Certificate(CertificateProblem),
+    /// The handshake is refused (alert, nothing in common, a message that is not TLS).
+    Protocol,
+    /// The transport broke during the handshake (worth a retry).
+    Transport,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Version {
+    Tls12,
+    Tls13,
+}
+
+impl Version {
+    /// The version as `TlsInfo::protocol_version` spells it for `provider`.
+    fn spelled_by(self, provider: TlsProvider) -> &'static str {
+        match (self, provider == TlsProvider::S2nTls) {
+            (Version::Tls12, false) => "TLSv1_2",
+            (Version::Tls13, false) => "TLSv1_3",
+            (Version::Tls12, true) => "TLS12",
+            (Version::Tls13, true) => "TLS13",
+        }
+    }
+}
+
+/// A peer started for one test: what the client must trust, where to connect, and the server
+/// handle (kept alive until the peer is dropped).
+struct Running {
+    trust_pem: String,
+    url: String,
+    _server: Box<dyn std::any::Any + Send>,
+    _ca: Option<OpensslCa>,
+}
+
+/// One row of the table.
+struct Peer {
+    name: &'static str,
+    expect: fn(TlsProvider) -> Expect,
+    start: fn() -> std::pin::Pin<Box<dyn std::future::Future<Output = Running> + Send>>,
+}
+
+fn rustls_peer(trust: &TestCa, identity: ServerIdentity) -> impl std::future::Future<Output = Running> + Send {
+    let trust_pem = trust.pem.clone();
+    async move {
+        let server = TestServer::start(&identity, Alpn::H2AndHttp1).await;
+        Running { trust_pem, url: server.url("/bytes/1000"), _server: Box::new(server), _ca: None }
+    }
+}
+
+fn openssl_peer(ca: OpensslCa, leaf: support::openssl::OpensslLeaf, chain: bool, args: &[&str]) -> Running {
+    let server = if chain { OpensslServer::start_with_chain(&leaf, args) } else { OpensslServer::start(&leaf, args) };
+    Running { trust_pem: ca.pem.clone(), url: server.url(), _server: Box::new(server), _ca: Some(ca) }
+}
+
+async fn raw_peer(script: Script) -> Running {
+    let peer = RawPeer::start(script).await;
+    Running { trust_pem: TestCa::new("unused CA").pem, url: peer.url(), _server: Box::new(peer), _ca: None }
+}
+
+fn peers() -> Vec<Peer> {
+    use CertificateProblem as C;
+    vec![
+        Peer {
+            name: "expired leaf",
+            expect: |_| Expect::Certificate(C::Expired),
+            start: || {
+                Box::pin(async {
+                    let ca = TestCa::new("hostile CA");
+                    rustls_peer(&ca, ca.expired_leaf(&["localhost"])).await
+                })
+            },
+        },
+        Peer {
+            name: "leaf not valid yet",
+            expect: |_| Expect::Certificate(C::NotYetValid),
+            start: || {
+                Box::pin(async {
+                    let ca = TestCa::new("hostile CA");
+                    rustls_peer(&ca, ca.not_yet_valid_leaf(&["localhost"])).await
+                })
+            },
+        },
+        Peer {
+            name: "wrong host name",
+            expect: |_| Expect::Certificate(C::NameMismatch),
+            start: || {
+                Box::pin(async {
+                    let ca = TestCa::new("hostile CA");
+                    rustls_peer(&ca, ca.leaf(&["not-localhost.example"])).await
+                })
+            },
+        },
+        Peer {
+            name: "untrusted root",
+            expect: |_| Expect::Certificate(C::UnknownIssuer),
+            start: || {
+                Box::pin(async {
+                    let other = TestCa::new("someone else's CA");
+                    rustls_peer(&TestCa::new("trusted CA"), other.leaf(&["localhost"])).await
+                })
+            },
+        },
+        Peer {
+            name: "self-signed leaf",
+            expect: |_| Expect::Certificate(C::UnknownIssuer),
+            start: || Box::pin(rustls_peer(&TestCa::new("trusted CA"), ServerIdentity::self_signed(&["localhost"]))),
+        },
+        Peer {
+            name: "chain missing its intermediate (openssl)",
+            expect: |_| Expect::Certificate(C::UnknownIssuer),
+            start: || {
+                Box::pin(async {
+                    let ca = OpensslCa::new();
+                    let leaf = ca.leaf_via_intermediate("leaf");
+                    openssl_peer(ca, leaf, false, &[])
+                })
+            },
+        },
+        Peer {
+            name: "complete chain: RSA-2048 leaf + intermediate (openssl)",
+            expect: |_| Expect::Ok(Version::Tls13),
+            start: || {
+                Box::pin(async {
+                    let ca = OpensslCa::new();
+                    let leaf = ca.leaf_via_intermediate("leaf");
+                    openssl_peer(ca, leaf, true, &[])
+                })
+            },
+        },
+        Peer {
+            name: "leaf signed with SHA-1 (openssl)",
+            expect: |_| Expect::Certificate(C::WeakAlgorithm),
+            start: || {
+                Box::pin(async {
+                    let ca = OpensslCa::new();
+                    let leaf = ca.leaf("leaf", KeySpec::Rsa(2048), "sha1");
+                    openssl_peer(ca, leaf, false, &[])
+                })
+            },
+        },
+        Peer {
+            name: "RSA-1024 leaf (openssl)",
+            // rustls: the 1024-bit key cannot verify the handshake signature (a bad signature).
+            expect: |p| Expect::Certificate(if p == TlsProvider::S2nTls { C::WeakAlgorithm } else { C::Other }),
+            start: || {
+                Box::pin(async {
+                    let ca = OpensslCa::new();
+                    let leaf = ca.leaf("leaf", KeySpec::Rsa(1024), "sha256");
+                    openssl_peer(ca, leaf, false, &[])
+                })
+            },
+        },
+        Peer {
+            name: "TLS 1.0 only (openssl)",
+            expect: |_| Expect::Protocol,
+            start: || Box::pin(async { openssl_sound_leaf(&["-tls1"]) }),
+        },
+        Peer {
+            name: "TLS 1.1 only (openssl)",
+            expect: |_| Expect::Protocol,
+            start: || Box::pin(async { openssl_sound_leaf(&["-tls1_1"]) }),
+        },
+        Peer {
+            name: "NULL cipher suites only, TLS 1.2 (openssl)",
+            expect: |_| Expect::Protocol,
+            start: || Box::pin(async { openssl_sound_leaf(&["-tls1_2", "-cipher", "NULL:@SECLEVEL=0"]) }),
+        },
+        Peer {
+            name: "TLS 1.2 only (openssl)",
+            expect: |_| Expect::Ok(Version::Tls12),
+            start: || Box::pin(async { openssl_sound_leaf(&["-tls1_2"]) }),
+        },
+        Peer {
+            name: "HTTP text instead of a ServerHello",
+            expect: |_| Expect::Protocol,
+            start: || Box::pin(raw_peer(Script::Garbage(b"HTTP/1.1 400 Bad Request\r\n\r\n".to_vec()))),
+        },
+        Peer {
+            name: "closes in the middle of the ServerHello",
+            expect: |_| Expect::Transport,
+            start: || Box::pin(raw_peer(Script::CloseMidServerHello(9))),
+        },
+        Peer {
+            name: "closes after reading the ClientHello",
+            expect: |_| Expect::Transport,
+            start: || Box::pin(raw_peer(Script::Close)),
+        },
+    ]
+}
+
+/// `openssl s_server` with an RSA-2048 / SHA-256 leaf and `args`.
+fn openssl_sound_leaf(args: &[&str]) -> Running {
+    let ca = OpensslCa::new();
+    let leaf = ca.leaf("leaf", KeySpec::Rsa(2048), "sha256");
+    openssl_peer(ca, leaf, false, args)
+}
+
+/// What happened, as the table shows it.
+fn describe(expect: Expect) -> String {
+    match expect {
+        Expect::Ok(Version::Tls12) => "ok, TLS 1.2".to_owned(),
+        Expect::Ok(Version::Tls13) => "ok, TLS 1.3".to_owned(),
+        Expect::Certificate(problem) => format!("refused: certificate {problem}"),
+        Expect::Protocol => "refused: handshake".to_owned(),
+        Expect::Transport => "failed: transport (retryable)".to_owned(),
+    }
+}
+
+/// Runs one peer against one provider; `Err` says how the outcome differed from `expect`.
+async fn run(provider: TlsProvider, peer: &Peer) -> Result<(), String> {
+    let expect = (peer.expect)(provider);
+    let running = (peer.start)().await;
+    let client = SmithyTlsClient::builder()
+        .provider(provider)
+        .extra_root_pem(&running.trust_pem)
+        .expect("CA PEM")
+        .build()
+        .expect("client");
+    let result = call(&client, &settings(Some(std::time::Duration::from_secs(10)), None), get(&running.url)).await;
+    match (expect, result) {
+        (Expect::Ok(version), Ok(response)) => {
+            let tls = response.extension::<ConnectionInfo>().and_then(|i| i.tls.clone()).ok_or("no TLS info")?;
+            let digest = digest_body(response.into_body()).await;
+            if digest.len == 0 {
+                return Err("no body".to_owned());
+            }
+            let wanted = version.spelled_by(provider);
+            (tls.protocol_version == wanted)
+                .then_some(())
+                .ok_or_else(|| format!("negotiated {} instead of {wanted}", tls.protocol_version))
+        }
+        (_, Ok(response)) => Err(format!("succeeded ({}), must fail", response.status().as_u16())),
+        (Expect::Ok(_), Err(err)) => Err(format!("failed: {}", error_chain(&err))),
+        (expect, Err(err)) => check_failure(expect, &err),
+    }
+}
+
+fn check_failure(expect: Expect, err: &ConnectorError) -> Result<(), String> {
+    let chain = error_chain(err);
+    let handshake = find_in_chain::<TlsHandshakeError>(err).ok_or_else(|| format!("no handshake error: {chain}"))?;
+    let (kind, retryable) = (handshake.kind(), err.is_io());
+    let matches = match expect {
+        Expect::Certificate(problem) => kind == HandshakeFailure::Certificate(problem) && !retryable,
+        Expect::Protocol => kind == HandshakeFailure::Protocol && !retryable,
+        Expect::Transport => kind == HandshakeFailure::Io && retryable,
+        Expect::Ok(_) => false,
+    };
+    if !matches {
+        return Err(format!("got {kind:?} (io/retryable: {retryable}): {chain}"));
+    }
+    if err.is_timeout() {
+        return Err(format!("reported as a timeout: {chain}"));
+    }
+    let says_why = match expect {
+        Expect::Certificate(problem) => chain.contains(&problem.to_string()),
+        _ => chain.contains("TLS handshake"),
+    };
+    says_why.then_some(()).ok_or_else(|| format!("the message does not say why: {chain}"))
+}
+
+/// The ClientHello of each provider offers only modern suites (GREASE and signalling values
+/// aside). Returns the names each offered, for the table.
+async fn offered_suites(provider: TlsProvider) -> Result<Vec<&'static str>, String> {
+    let peer = RawPeer::start(Script::Close).await;
+    let client = SmithyTlsClient::builder()
+        .provider(provider)
+        .extra_root_pem(TestCa::new("unused CA").pem)
+        .expect("CA PEM")
+        .build()
+        .expect("client");
+    let _ = call(&client, &settings(None, None), get(&peer.url())).await;
+    let hello = peer.client_hellos.lock().unwrap().first().cloned().ok_or("no ClientHello captured")?;
+    let mut names = Vec::new();
+    for suite in offered_cipher_suites(&hello)?.into_iter().filter(|s| !is_placeholder_suite(*s)) {
+        let name = MODERN_SUITES.iter().find(|(value, _)| *value == suite).map(|(_, name)| *name);
+        names.push(name.ok_or_else(|| format!("offers suite 0x{suite:04x}, which is not a modern AEAD suite"))?);
+    }
+    Ok(names)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_peers_are_refused_for_the_right_reason_by_every_provider() {
+    let providers = TlsProvider::ALL;
+    let mut table = String::from(TABLE_HEAD);
+    let _ = write!(table, "| peer |");
+    for provider in providers {
+        let _ = write!(table, " {provider} |");
+    }
+    table.push_str("\n|---|");
+    table.push_str(&"---|".repeat(providers.len()));
+    table.push('\n');
+    let mut failures = Vec::new();
+    for peer in peers() {
+        let _ = write!(table, "| {} |", peer.name);
+        for &provider in providers {
+            if let Err(why) = run(provider, &peer).await {
+                failures.push(format!("{} × {provider}: {why}", peer.name));
+            }
+            let _ = write!(table, " {} |", describe((peer.expect)(provider)));
+        }
+        table.push('\n');
+    }
+    table.push_str("\n## Cipher suites each provider offers\n\nCaptured from the ClientHello by a test peer; every value is checked against the modern AEAD list (GREASE and signalling values aside), so none of RC4, 3DES, DES, export, NULL, anonymous, CBC or static-RSA suites is offered.\n\n| provider | suites offered, in order |\n|---|---|\n");
+    for &provider in providers {
+        match offered_suites(provider).await {
+            Ok(names) => {
+                let _ = writeln!(table, "| {provider} | {} |", names.join(", "));
+            }
+            Err(why) => failures.push(format!("ClientHello of {provider}: {why}")),
+        }
+    }
+    assert!(failures.is_empty(), "{} outcome(s) differ:\n{}", failures.len(), failures.join("\n"));
+    check_doc(&table);
+}
+
+const TABLE_HEAD: &str = "# TLS peers × providers\n\n\
+Generated by `runtime/tests/hostile_peers.rs`, which checks every cell (a stale table fails the \
+test; `UPDATE_DOCS=1 cargo test -p smithy-default-tls --all-features --test hostile_peers` \
+rewrites it). Every refusal is a connector error whose message names the reason, with no body \
+delivered; certificate and handshake refusals are not retryable (`ConnectorError::is_other`), a \
+transport failure during the handshake is (`is_io`). Peers marked (openssl) are `openssl s_server` \
+from the system packages; the others are this repository's rustls test server or a scripted TCP \
+peer, all on 127.0.0.1.\n\n";
+
+fn check_doc(table: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/TLS_PEERS.md");
+    if std::env::var_os("UPDATE_DOCS").is_some() {
+        std::fs::write(&path, table).expect("write docs/TLS_PEERS.md");
+        return;
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == table,
+        "docs/TLS_PEERS.md is stale; run `UPDATE_DOCS=1 cargo test -p smithy-default-tls --all-features --test \
+         hostile_peers`. The table now:\n{table}"
+    );
+}
