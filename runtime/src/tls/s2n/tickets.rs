@@ -6,26 +6,55 @@
 //! back until the connection is approved, and passes later tickets (TLS 1.3 sends them after
 //! the handshake) straight to the store.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
 use s2n_tls::callbacks::{SessionTicket, SessionTicketCallback};
 use s2n_tls::connection::Connection;
 
-/// The most recent session ticket per server name, for resumption on new connections.
+/// How many server names the store keeps a ticket for (rustls's client session cache keeps
+/// 256 too). An S3 client talks to one host name per bucket; without a bound the store grew
+/// with every bucket a process ever used.
+pub(super) const MAX_SERVER_NAMES: usize = 256;
+
+/// The most recent session ticket per server name, for resumption on new connections; at most
+/// [`MAX_SERVER_NAMES`] names, the one least recently given a ticket leaving first.
 #[derive(Default)]
 pub(super) struct TicketStore {
-    tickets: Mutex<HashMap<String, Vec<u8>>>,
+    inner: Mutex<Tickets>,
+}
+
+#[derive(Default)]
+struct Tickets {
+    by_name: HashMap<String, Vec<u8>>,
+    /// Names, least recently given a ticket first.
+    order: VecDeque<String>,
 }
 
 impl TicketStore {
     /// The ticket to offer to `server_name`, if any.
     pub(super) fn get(&self, server_name: &str) -> Option<Vec<u8>> {
-        self.tickets.lock().unwrap_or_else(|p| p.into_inner()).get(server_name).cloned()
+        self.inner.lock().unwrap_or_else(|p| p.into_inner()).by_name.get(server_name).cloned()
     }
 
     fn insert(&self, server_name: String, ticket: Vec<u8>) {
-        self.tickets.lock().unwrap_or_else(|p| p.into_inner()).insert(server_name, ticket);
+        let mut tickets = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        let Tickets { by_name, order } = &mut *tickets;
+        if by_name.insert(server_name.clone(), ticket).is_some() {
+            order.retain(|name| *name != server_name);
+        }
+        order.push_back(server_name);
+        while order.len() > MAX_SERVER_NAMES {
+            if let Some(oldest) = order.pop_front() {
+                by_name.remove(&oldest);
+            }
+        }
+    }
+
+    /// How many server names hold a ticket.
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner()).by_name.len()
     }
 }
 
@@ -99,5 +128,23 @@ mod tests {
         assert_eq!(store.get("good.example"), Some(vec![2]));
         approved.receive("good.example".into(), vec![3]);
         assert_eq!(store.get("good.example"), Some(vec![3]), "after approval tickets go straight through");
+    }
+
+    #[test]
+    fn the_store_keeps_at_most_max_server_names_dropping_the_least_recent() {
+        let store = TicketStore::default();
+        for i in 0..1000 {
+            store.insert(format!("bucket-{i}.s3.example"), vec![1]);
+        }
+        assert_eq!(store.len(), MAX_SERVER_NAMES);
+        assert_eq!(store.get("bucket-0.s3.example"), None, "the oldest name left");
+        assert_eq!(store.get("bucket-999.s3.example"), Some(vec![1]));
+        // A name given a fresh ticket counts as recent again.
+        let oldest_kept = format!("bucket-{}.s3.example", 1000 - MAX_SERVER_NAMES);
+        store.insert(oldest_kept.clone(), vec![2]);
+        store.insert("new.s3.example".to_owned(), vec![3]);
+        assert_eq!(store.get(&oldest_kept), Some(vec![2]));
+        assert_eq!(store.get(&format!("bucket-{}.s3.example", 1001 - MAX_SERVER_NAMES)), None);
+        assert_eq!(store.len(), MAX_SERVER_NAMES);
     }
 }
