@@ -58,6 +58,24 @@ pub async fn digest_body(body: SdkBody) -> Digest {
     digest
 }
 
+/// Reads a body to its end like [`digest_body`], returning the error (with what arrived before
+/// it) instead of panicking: for tests where the body must fail.
+pub async fn try_digest_body(body: SdkBody) -> Result<Digest, (Digest, String)> {
+    let mut digest = Digest::default();
+    let mut body = body;
+    while let Some(frame) = body.frame().await {
+        match frame {
+            Ok(frame) => {
+                if let Some(data) = frame.data_ref() {
+                    digest.update(data);
+                }
+            }
+            Err(e) => return Err((digest, error_chain(&*e))),
+        }
+    }
+    Ok(digest)
+}
+
 /// Every message in an error's source chain, joined: what a user would read.
 pub fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
     let mut out = err.to_string();

@@ -5,6 +5,8 @@
 //! - [`pattern`]: deterministic bodies of any size and their digests;
 //! - [`https`]: one rustls HTTPS server on 127.0.0.1 for any hyper service, recording what it saw;
 //! - [`test_server`]: the conformance suite's servers built on it;
+//! - [`faulty`]: servers that fail on the wire in one chosen way (bodies cut short or reset,
+//!   stalls, idle connections closed, h2 RST_STREAM and GOAWAY);
 //! - [`openssl`]: `openssl s_server` as an outside TLS peer, for what rustls cannot serve;
 //! - [`raw_peer`]: peers that break TLS below any TLS library (garbage, closing mid-handshake)
 //!   and read the client's ClientHello;
@@ -23,6 +25,8 @@ pub use fs::copy_tree;
 #[cfg(feature = "net")]
 pub mod drive;
 #[cfg(feature = "net")]
+pub mod faulty;
+#[cfg(feature = "net")]
 pub mod https;
 #[cfg(feature = "net")]
 pub mod openssl;
@@ -37,7 +41,7 @@ pub mod test_server;
 
 #[cfg(feature = "net")]
 pub use self::{
-    drive::{call, components, digest_body, error_chain, find_in_chain, get, settings},
+    drive::{call, components, digest_body, error_chain, find_in_chain, get, settings, try_digest_body},
     https::{http_builder, server_config, Alpn, HttpsServer, Negotiated, ServerStats},
     pattern::{pattern_byte, Digest, PatternBody},
     pki::{ServerIdentity, TestCa},

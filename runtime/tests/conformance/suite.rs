@@ -460,3 +460,128 @@ async fn webpki_roots_plus_extra_pem_trust_both() {
     let response = call(&client, &no_timeouts(), get(&server.url("/"))).await.expect("extra PEM on top of webpki");
     assert_eq!(response.status().as_u16(), 200);
 }
+
+// ---- Faults on the wire ----------------------------------------------------------------------
+
+use support::faulty::{Fault, FaultyServer, H2Fault, H2FaultyServer};
+
+const FAULT_BODY: usize = 256 * 1024;
+
+/// GETs `url` through `client` and reads the body: the head must arrive, the body must fail.
+/// Returns how many body bytes arrived before the error, and the error.
+async fn body_fails(client: &SmithyTlsClient, url: &str) -> (u64, String) {
+    let response = call(client, &settings(Some(Duration::from_secs(5)), Some(Duration::from_secs(5))), get(url))
+        .await
+        .expect("the response head arrives");
+    assert_eq!(response.status().as_u16(), 200);
+    match tokio::time::timeout(Duration::from_secs(10), try_digest_body(response.into_body())).await {
+        Ok(Err((arrived, error))) => (arrived.len, error),
+        Ok(Ok(digest)) => panic!("a body cut short was reported complete ({} bytes)", digest.len),
+        Err(_) => panic!("the body neither ended nor failed within 10 s"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_shorter_than_its_content_length_is_an_error() {
+    let ca = TestCa::new("fault CA");
+    let server = FaultyServer::start(&ca.leaf(&["localhost"]), Fault::TruncatedBody { len: FAULT_BODY }).await;
+    let (arrived, error) = body_fails(&client_trusting(&ca), &server.url("/")).await;
+    assert!(arrived < FAULT_BODY as u64, "{arrived}");
+    assert!(!error.is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reset_in_the_middle_of_the_body_is_an_error() {
+    let ca = TestCa::new("fault CA");
+    let server = FaultyServer::start(&ca.leaf(&["localhost"]), Fault::ResetMidBody { len: FAULT_BODY }).await;
+    let (arrived, _) = body_fails(&client_trusting(&ca), &server.url("/")).await;
+    assert!(arrived < FAULT_BODY as u64, "{arrived}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_h2_stream_reset_in_the_middle_of_the_body_is_an_error() {
+    let ca = TestCa::new("fault CA");
+    let server =
+        H2FaultyServer::start(&ca.leaf(&["localhost"]), H2Fault::ResetStreamMidBody { len: FAULT_BODY }).await;
+    let (arrived, error) = body_fails(&client_trusting(&ca), &server.url("/")).await;
+    assert!(arrived < FAULT_BODY as u64, "{arrived}");
+    assert!(error.contains("stream error"), "the error names the stream reset: {error}");
+}
+
+/// A body that stops arriving stays pending (no error, no end) so that the SDK's stalled-stream
+/// protection, which watches the bytes a body yields over time, sees the stall.
+async fn stall_is_visible(fault: Fault, expect_bytes: bool) {
+    let ca = TestCa::new("fault CA");
+    let server = FaultyServer::start(&ca.leaf(&["localhost"]), fault).await;
+    let response = call(&client_trusting(&ca), &settings(None, Some(Duration::from_secs(5))), get(&server.url("/")))
+        .await
+        .expect("the response head arrives");
+    let mut body = response.into_body();
+    let mut arrived = 0;
+    loop {
+        match tokio::time::timeout(Duration::from_millis(300), http_body_util::BodyExt::frame(&mut body)).await {
+            Ok(Some(Ok(frame))) => arrived += frame.data_ref().map_or(0, |d| d.len()),
+            Ok(other) => panic!("a stalled body must stay pending, got {:?}", other.map(|r| r.map(|_| ()))),
+            Err(_) => break, // pending: the stall is visible
+        }
+    }
+    assert_eq!(arrived > 0, expect_bytes, "{arrived} bytes before the stall");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stall_after_the_head_leaves_the_body_pending() {
+    stall_is_visible(Fault::StallAfterHead, false).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stall_in_the_middle_of_the_body_leaves_it_pending() {
+    stall_is_visible(Fault::StallMidBody { len: FAULT_BODY }, true).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pooled_connection_the_server_closed_is_replaced_or_the_error_is_retryable() {
+    let ca = TestCa::new("fault CA");
+    let idle = Duration::from_millis(100);
+    let server = FaultyServer::start(&ca.leaf(&["localhost"]), Fault::CloseWhenIdle { len: 1000, idle }).await;
+    let client = client_trusting(&ca);
+    let connect = settings(Some(Duration::from_secs(5)), Some(Duration::from_secs(5)));
+    let (mut fresh, mut retryable) = (0, 0);
+    // Reuse around the moment the server closes the idle connection, before and after.
+    for delay_ms in [0u64, 60, 90, 95, 100, 105, 110, 150, 250] {
+        let response = call(&client, &connect, get(&server.url("/"))).await.expect("a request on a fresh pool");
+        digest_body(response.into_body()).await;
+        tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+        let started = Instant::now();
+        match tokio::time::timeout(Duration::from_secs(10), call(&client, &connect, get(&server.url("/")))).await {
+            Err(_) => panic!("after {delay_ms} ms: the request hung"),
+            Ok(Ok(response)) => {
+                assert_eq!(try_digest_body(response.into_body()).await.map(|d| d.len), Ok(1000), "after {delay_ms} ms");
+                fresh += 1;
+            }
+            Ok(Err(err)) => {
+                assert!(err.is_io(), "after {delay_ms} ms: must be retryable (io): {err:?}");
+                retryable += 1;
+            }
+        }
+        assert!(started.elapsed() < Duration::from_secs(5), "after {delay_ms} ms: took {:?}", started.elapsed());
+    }
+    println!("reuse after the server's idle close: {fresh} succeeded, {retryable} failed as retryable");
+    assert!(fresh > 0, "a closed connection must be replaced when the close is seen first");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn h2_goaway_moves_new_requests_to_a_new_connection() {
+    let ca = TestCa::new("fault CA");
+    let server = H2FaultyServer::start(&ca.leaf(&["localhost"]), H2Fault::GoAwayAfterFirst { len: 1000 }).await;
+    let client = client_trusting(&ca);
+    for round in 0..3 {
+        let response = tokio::time::timeout(Duration::from_secs(10), call(&client, &no_timeouts(), get(&server.url("/"))))
+            .await
+            .unwrap_or_else(|_| panic!("round {round}: hung"));
+        match response {
+            Ok(response) => assert_eq!(try_digest_body(response.into_body()).await.map(|d| d.len), Ok(1000)),
+            Err(err) => assert!(err.is_io(), "round {round}: a request refused by GOAWAY must be retryable: {err:?}"),
+        }
+    }
+    assert!(server.accepted() >= 2, "after GOAWAY, new requests go to a new connection");
+}
