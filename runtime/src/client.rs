@@ -12,6 +12,7 @@ use aws_smithy_async::future::timeout::Timeout;
 use aws_smithy_async::rt::sleep::{AsyncSleep, SharedAsyncSleep, TokioSleep};
 use aws_smithy_runtime_api::client::connection::{CaptureSmithyConnection, ConnectionMetadata};
 use aws_smithy_runtime_api::client::connector_metadata::ConnectorMetadata;
+use aws_smithy_runtime_api::client::dns::{ResolveDns, SharedDnsResolver};
 use aws_smithy_runtime_api::client::http::{
     HttpClient, HttpConnector, HttpConnectorFuture, HttpConnectorSettings, SharedHttpClient, SharedHttpConnector,
 };
@@ -23,6 +24,7 @@ use hyper_util::client::legacy::connect::{capture_connection, CaptureConnection}
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 
 use crate::connect::{ConnectionInfo, TlsConnectService};
+use crate::dns::Resolver;
 use crate::error::{ConnectTimeout, Error, HandshakeFailure, ReadTimeout, TlsHandshakeError};
 use crate::roots::ExtraRoots;
 use crate::tls::{LazyTlsBackend, TlsSettings};
@@ -59,6 +61,7 @@ pub struct SmithyTlsClient {
 
 struct ClientInner {
     tls: Arc<LazyTlsBackend>,
+    resolver: Resolver,
     pool_idle_timeout: Duration,
     /// One hyper client (one pool) per distinct connect timeout. SDK clients configured alike
     /// (the common case) share one pool.
@@ -104,7 +107,12 @@ impl SmithyTlsClient {
         pools
             .entry(connect_timeout)
             .or_insert_with(|| {
-                let service = TlsConnectService::new(Arc::clone(&self.inner.tls), connect_timeout, sleep.clone());
+                let service = TlsConnectService::new(
+                    Arc::clone(&self.inner.tls),
+                    self.inner.resolver.clone(),
+                    connect_timeout,
+                    sleep.clone(),
+                );
                 hyper_util::client::legacy::Client::builder(TokioExecutor::new())
                     .pool_idle_timeout(self.inner.pool_idle_timeout)
                     .pool_timer(TokioTimer::new())
@@ -258,6 +266,7 @@ fn classify_kind(err: hyper_util::client::legacy::Error) -> ConnectorError {
 #[derive(Debug, Clone)]
 pub struct Builder {
     provider: Option<TlsProvider>,
+    resolver: Resolver,
     roots: Option<TrustRoots>,
     extra_roots: ExtraRoots,
     enable_http2: bool,
@@ -269,6 +278,7 @@ impl Default for Builder {
     fn default() -> Self {
         Builder {
             provider: None,
+            resolver: Resolver::System,
             roots: None,
             extra_roots: ExtraRoots::default(),
             enable_http2: true,
@@ -323,6 +333,36 @@ impl Builder {
         self
     }
 
+    /// Resolves host names with `resolver` instead of the system's resolver (`getaddrinfo`),
+    /// as upstream's `dns_resolver` option does: for a caching resolver, a test that points many
+    /// host names at a local server, or a name service of the application's own.
+    ///
+    /// ```
+    /// # #[cfg(all(feature = "rustls-ring", feature = "webpki"))] {
+    /// use std::net::{IpAddr, Ipv4Addr};
+    /// use aws_smithy_runtime_api::client::dns::{DnsFuture, ResolveDns};
+    /// use smithy_default_tls::{SmithyTlsClient, TlsProvider, TrustRoots};
+    ///
+    /// #[derive(Debug)]
+    /// struct Loopback;
+    /// impl ResolveDns for Loopback {
+    ///     fn resolve_dns<'a>(&'a self, _name: &'a str) -> DnsFuture<'a> {
+    ///         DnsFuture::ready(Ok(vec![IpAddr::V4(Ipv4Addr::LOCALHOST)]))
+    ///     }
+    /// }
+    /// let client = SmithyTlsClient::builder()
+    ///     .provider(TlsProvider::RustlsRing)
+    ///     .trust_roots(TrustRoots::Webpki)
+    ///     .dns_resolver(Loopback)
+    ///     .build()
+    ///     .unwrap();
+    /// # }
+    /// ```
+    pub fn dns_resolver(mut self, resolver: impl ResolveDns + 'static) -> Self {
+        self.resolver = Resolver::Custom(SharedDnsResolver::new(resolver));
+        self
+    }
+
     /// How long an idle pooled connection is kept ([`DEFAULT_POOL_IDLE_TIMEOUT`] by default).
     pub fn pool_idle_timeout(mut self, timeout: Duration) -> Self {
         self.pool_idle_timeout = timeout;
@@ -368,6 +408,7 @@ impl Builder {
         let tls = LazyTlsBackend::new(settings);
         tls.warm_up_in_background();
         let pools = Mutex::new(HashMap::new());
-        SmithyTlsClient { inner: Arc::new(ClientInner { tls, pool_idle_timeout: self.pool_idle_timeout, pools }) }
+        let inner = ClientInner { tls, resolver: self.resolver, pool_idle_timeout: self.pool_idle_timeout, pools };
+        SmithyTlsClient { inner: Arc::new(inner) }
     }
 }

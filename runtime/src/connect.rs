@@ -18,6 +18,7 @@ use hyper_util::client::legacy::connect::{Connected, Connection, HttpConnector};
 use hyper_util::rt::TokioIo;
 use tower_service::Service;
 
+use crate::dns::Resolver;
 use crate::error::ConnectTimeout;
 use crate::tls::{LazyTlsBackend, MaybeTlsStream, TlsInfo, ALPN_H2};
 
@@ -41,15 +42,20 @@ static NEXT_CONNECTION_ID: AtomicU64 = AtomicU64::new(1);
 /// Connects to the URI's authority; speaks TLS when the scheme is `https`.
 #[derive(Clone, Debug)]
 pub(crate) struct TlsConnectService {
-    tcp: HttpConnector,
+    tcp: HttpConnector<Resolver>,
     tls: Arc<LazyTlsBackend>,
     connect_timeout: Option<Duration>,
     sleep: SharedAsyncSleep,
 }
 
 impl TlsConnectService {
-    pub(crate) fn new(tls: Arc<LazyTlsBackend>, connect_timeout: Option<Duration>, sleep: SharedAsyncSleep) -> Self {
-        let mut tcp = HttpConnector::new();
+    pub(crate) fn new(
+        tls: Arc<LazyTlsBackend>,
+        resolver: Resolver,
+        connect_timeout: Option<Duration>,
+        sleep: SharedAsyncSleep,
+    ) -> Self {
+        let mut tcp = HttpConnector::new_with_resolver(resolver);
         tcp.enforce_http(false);
         tcp.set_nodelay(true);
         tcp.set_keepalive(Some(Duration::from_secs(60)));

@@ -48,6 +48,7 @@ compile_error!(
 
 mod client;
 mod connect;
+mod dns;
 mod error;
 mod provider;
 mod roots;

@@ -585,3 +585,32 @@ async fn h2_goaway_moves_new_requests_to_a_new_connection() {
     }
     assert!(server.accepted() >= 2, "after GOAWAY, new requests go to a new connection");
 }
+
+// ---- DNS resolver override --------------------------------------------------------------------
+
+#[derive(Debug)]
+struct FailingResolver;
+
+impl aws_smithy_runtime_api::client::dns::ResolveDns for FailingResolver {
+    fn resolve_dns<'a>(&'a self, _name: &'a str) -> aws_smithy_runtime_api::client::dns::DnsFuture<'a> {
+        aws_smithy_runtime_api::client::dns::DnsFuture::ready(Err(
+            aws_smithy_runtime_api::client::dns::ResolveDnsError::new("no such name in the test's resolver"),
+        ))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_dns_resolver_is_a_retryable_error_that_names_the_host() {
+    let ca = TestCa::new("unused CA");
+    let client = SmithyTlsClient::builder()
+        .provider(PROVIDER)
+        .extra_root_pem(&ca.pem)
+        .unwrap()
+        .dns_resolver(FailingResolver)
+        .build()
+        .unwrap();
+    let err = call(&client, &no_timeouts(), get("https://nowhere.test/")).await.expect_err("cannot resolve");
+    assert!(err.is_io(), "{err:?}");
+    let message = error_chain(&err);
+    assert!(message.contains("DNS lookup of nowhere.test"), "{message}");
+}
