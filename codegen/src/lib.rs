@@ -8,6 +8,7 @@ pub mod cli;
 pub mod diag;
 pub mod discover;
 pub mod emit;
+pub mod lock;
 pub mod manifest;
 pub mod model;
 pub mod parallel;

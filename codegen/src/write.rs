@@ -1,71 +1,144 @@
-//! Writing a plan: every file staged beside its target first, then renamed into place, so a
-//! failure while staging leaves every file as it was. Permissions are kept; unchanged files are
-//! never touched.
+//! Writing plans, all or nothing across everything one invocation touches: every file is staged
+//! beside its target first (a failure there changes nothing), then renamed into place; if a
+//! rename fails, the files already replaced get their original bytes back and files that were
+//! new are removed. Permissions are kept; unchanged files are never touched; read-only files and
+//! symbolic links are refused before anything is written.
+//!
+//! Every file operation goes through [`FileOps`], so tests can make any one of them fail.
 
 use std::fs;
-use std::io::Write as _;
+use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
 
 use crate::plan::{FileChange, Plan};
 
-/// Why writing failed.
+/// Why writing failed. In every case but [`WriteError::Rollback`] no file was changed.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum WriteError {
+    /// A file cannot be written in place (read-only, or a symbolic link); checked first.
+    #[error("{path}: {reason}; no file was changed")]
+    Refused {
+        /// The file.
+        path: PathBuf,
+        /// Why, and what to do.
+        reason: String,
+    },
     /// Staging a file failed; nothing was renamed into place.
     #[error("{path}: cannot write: {source} (no file was changed)")]
     Stage {
         /// The file being staged.
         path: PathBuf,
         /// The cause.
-        source: std::io::Error,
+        source: io::Error,
     },
-    /// Renaming a staged file into place failed after others had been renamed.
-    #[error("{path}: cannot replace: {source} ({done} of {total} files were already written; re-run to finish)")]
+    /// Renaming a staged file into place failed; the files replaced before it were restored.
+    #[error("{path}: cannot replace: {source}; the {restored} file(s) already replaced were restored, so no file was changed")]
     Commit {
         /// The file.
         path: PathBuf,
         /// The cause.
-        source: std::io::Error,
-        /// How many files were in place already.
-        done: usize,
-        /// How many were to be written.
-        total: usize,
+        source: io::Error,
+        /// How many files had been replaced, and were restored.
+        restored: usize,
+    },
+    /// A rename failed and restoring the files already replaced failed too.
+    #[error(
+        "{path}: cannot replace: {source}; restoring the files already replaced failed for {}: restore \
+         them from version control",
+        unrestored.iter().map(|(p, e)| format!("{} ({e})", p.display())).collect::<Vec<_>>().join(", ")
+    )]
+    Rollback {
+        /// The file whose rename failed.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+        /// Files left with the new content (or left behind when new), and why.
+        unrestored: Vec<(PathBuf, io::Error)>,
     },
 }
+
+/// The file operations a write is made of.
+pub trait FileOps: Sync {
+    /// Writes `contents` to a new file beside `target` (with `target`'s permissions when it
+    /// exists) and returns its path.
+    fn stage(&self, target: &Path, contents: &str) -> io::Result<PathBuf>;
+    /// Renames `from` over `to`.
+    fn rename(&self, from: &Path, to: &Path) -> io::Result<()>;
+    /// Removes a file.
+    fn remove(&self, path: &Path) -> io::Result<()>;
+}
+
+/// The real file system.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RealFiles;
 
 fn staging_path(path: &Path) -> PathBuf {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     path.with_file_name(format!(".{name}.smithy-tls-{}.tmp", std::process::id()))
 }
 
-fn stage(change: &FileChange) -> Result<PathBuf, std::io::Error> {
-    if let Some(parent) = change.path.parent() {
-        fs::create_dir_all(parent)?;
-    }
-    let staged = staging_path(&change.path);
-    let mut file = fs::File::create(&staged)?;
-    let result = (|| {
-        file.write_all(change.updated.as_bytes())?;
-        if let Ok(meta) = fs::metadata(&change.path) {
-            fs::set_permissions(&staged, meta.permissions())?;
+impl FileOps for RealFiles {
+    fn stage(&self, target: &Path, contents: &str) -> io::Result<PathBuf> {
+        if let Some(parent) = target.parent() {
+            fs::create_dir_all(parent)?;
         }
-        // No fsync: the rename below is what makes the change atomic for readers; the inputs
-        // are regenerable, and an fsync per file costs seconds on a tree of 400 crates.
-        file.flush()
-    })();
-    if let Err(e) = result {
-        let _ = fs::remove_file(&staged);
-        return Err(e);
+        let staged = staging_path(target);
+        let mut file = fs::File::create(&staged)?;
+        let result = (|| {
+            file.write_all(contents.as_bytes())?;
+            if let Ok(meta) = fs::metadata(target) {
+                fs::set_permissions(&staged, meta.permissions())?;
+            }
+            // No fsync: the rename is what makes the change atomic for readers; the inputs are
+            // regenerable, and an fsync per file costs seconds on a tree of 400 crates.
+            file.flush()
+        })();
+        if let Err(e) = result {
+            let _ = fs::remove_file(&staged);
+            return Err(e);
+        }
+        Ok(staged)
     }
-    Ok(staged)
+
+    fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+        fs::rename(from, to)
+    }
+
+    fn remove(&self, path: &Path) -> io::Result<()> {
+        fs::remove_file(path)
+    }
 }
 
-/// Writes every change in the plan and returns how many files were written.
+/// Refuses, before anything is written, a target that is a symbolic link (renaming over it
+/// would replace the link, not the file it points to) or read-only (its owner said not to).
+fn check_writable(change: &FileChange) -> Result<(), WriteError> {
+    let Ok(meta) = fs::symlink_metadata(&change.path) else { return Ok(()) };
+    let reason = if meta.file_type().is_symlink() {
+        "is a symbolic link: smithy-tls does not write through links; run it on the tree the link points \
+         into, or replace the link with the file"
+    } else if meta.permissions().readonly() {
+        "is read-only: make it writable (or leave its crate out of the tree) and re-run"
+    } else {
+        return Ok(());
+    };
+    Err(WriteError::Refused { path: change.path.clone(), reason: reason.to_owned() })
+}
+
+/// Writes every change in the plan and returns how many files were written. All or nothing.
 pub fn write_plan(plan: &Plan) -> Result<usize, WriteError> {
-    let changes: Vec<&FileChange> = plan.changes().collect();
+    write_plans(&[plan], &RealFiles)
+}
+
+/// Writes every change of every plan (one invocation's trees) through `ops`, all or nothing,
+/// and returns how many files were written.
+pub fn write_plans(plans: &[&Plan], ops: &dyn FileOps) -> Result<usize, WriteError> {
+    let changes: Vec<&FileChange> = plans.iter().flat_map(|p| p.changes()).collect();
+    for change in &changes {
+        check_writable(change)?;
+    }
     // Stage on every core (file creation dominates on large trees), then rename in order.
-    let results: Vec<Result<PathBuf, std::io::Error>> = crate::parallel::map_in_order(&changes, |c| stage(c));
+    let results: Vec<io::Result<PathBuf>> = crate::parallel::map_in_order(&changes, |c| ops.stage(&c.path, &c.updated));
     let mut staged = Vec::with_capacity(changes.len());
     let mut failure = None;
     for (change, result) in changes.iter().zip(results) {
@@ -77,20 +150,45 @@ pub fn write_plan(plan: &Plan) -> Result<usize, WriteError> {
     }
     if let Some(failure) = failure {
         for path in &staged {
-            let _ = fs::remove_file(path);
+            let _ = ops.remove(path);
         }
         return Err(failure);
     }
-    let total = changes.len();
     for (done, (change, staged_path)) in changes.iter().zip(&staged).enumerate() {
-        if let Err(source) = fs::rename(staged_path, &change.path) {
+        if let Err(source) = ops.rename(staged_path, &change.path) {
             for path in &staged[done..] {
-                let _ = fs::remove_file(path);
+                let _ = ops.remove(path);
             }
-            return Err(WriteError::Commit { path: change.path.clone(), source, done, total });
+            let unrestored = restore(&changes[..done], ops);
+            let path = change.path.clone();
+            return Err(if unrestored.is_empty() {
+                WriteError::Commit { path, source, restored: done }
+            } else {
+                WriteError::Rollback { path, source, unrestored }
+            });
         }
     }
-    Ok(total)
+    Ok(changes.len())
+}
+
+/// Puts back the original bytes of files already replaced (newest first) and removes files
+/// that did not exist before; returns the ones that could not be restored.
+fn restore(replaced: &[&FileChange], ops: &dyn FileOps) -> Vec<(PathBuf, io::Error)> {
+    let mut unrestored = Vec::new();
+    for change in replaced.iter().rev() {
+        let result = match &change.original {
+            Some(original) => ops.stage(&change.path, original).and_then(|staged| {
+                ops.rename(&staged, &change.path).inspect_err(|_| {
+                    let _ = ops.remove(&staged);
+                })
+            }),
+            None => ops.remove(&change.path),
+        };
+        if let Err(e) = result {
+            unrestored.push((change.path.clone(), e));
+        }
+    }
+    unrestored
 }
 
 /// A unified diff of one change, with paths relative to `base` when possible.

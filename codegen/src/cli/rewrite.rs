@@ -6,8 +6,9 @@ use std::time::Instant;
 
 use super::{load_policy, report_failure, Failure, Format, RewriteArgs, EXIT_CHANGES, EXIT_OK};
 use crate::discover::discover;
+use crate::lock::{Access, TreeLock};
 use crate::plan::{plan, Plan};
-use crate::write::{unified_diff, write_plan};
+use crate::write::{unified_diff, write_plans, RealFiles};
 
 /// Which of the three commands runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,6 +29,15 @@ fn run_inner(mode: Mode, args: &RewriteArgs) -> Result<ExitCode, Failure> {
     let started = Instant::now();
     let compiled = load_policy(&args.policy)?;
     let progress = args.format == Format::Human && std::io::stderr().is_terminal();
+
+    // One run per tree at a time, held until this run is done with it.
+    let access = if mode == Mode::Apply { Access::Write } else { Access::Read };
+    let _locks = args
+        .dirs
+        .iter()
+        .map(|dir| TreeLock::acquire(dir, access))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| Failure::new(e.to_string()))?;
 
     // Plan every tree before writing anything.
     let mut plans: Vec<(std::path::PathBuf, Plan)> = Vec::new();
@@ -65,9 +75,9 @@ fn run_inner(mode: Mode, args: &RewriteArgs) -> Result<ExitCode, Failure> {
     let changed_files: usize = plans.iter().map(|(_, p)| p.changes().count()).sum();
     let mut written = 0;
     if mode == Mode::Apply {
-        for (_, planned) in &plans {
-            written += write_plan(planned).map_err(|e| Failure::new(e.to_string()))?;
-        }
+        // One all-or-nothing write across every tree of this invocation.
+        let all: Vec<&Plan> = plans.iter().map(|(_, p)| p).collect();
+        written = write_plans(&all, &RealFiles).map_err(|e| Failure::new(e.to_string()))?;
     }
     let color = mode != Mode::Apply && super::stdout_is_terminal() && args.format == Format::Human;
     let diff: String = if mode == Mode::Apply {

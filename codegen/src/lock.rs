@@ -1,0 +1,82 @@
+//! One run at a time per SDK tree: `apply` takes a tree exclusively, `check` and `diff` share
+//! it, so two applies never interleave their writes and a check never reads a tree half-way
+//! through another run's commit. The lock is an advisory file lock (`flock`/`LockFileEx`) on a
+//! file in the system's temporary directory named after the tree's canonical path: nothing is
+//! added to the tree, and the operating system releases it if the process dies.
+
+use std::fs::{File, OpenOptions, TryLockError};
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest as _, Sha256};
+
+/// A held lock on one tree; released on drop.
+#[derive(Debug)]
+pub struct TreeLock {
+    _file: File,
+}
+
+/// Why a tree could not be locked.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LockError {
+    /// Another run holds the tree.
+    #[error(
+        "{tree}: another smithy-tls run is working on this tree (lock file {lock}); wait for it to finish and re-run"
+    )]
+    Busy {
+        /// The tree.
+        tree: PathBuf,
+        /// The lock file.
+        lock: PathBuf,
+    },
+    /// The lock file could not be opened or locked.
+    #[error("{tree}: cannot take the run lock {lock}: {source}")]
+    Io {
+        /// The tree.
+        tree: PathBuf,
+        /// The lock file.
+        lock: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
+/// How a run uses the tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Reads only (`check`, `diff`): shared with other readers.
+    Read,
+    /// Writes (`apply`): alone.
+    Write,
+}
+
+impl TreeLock {
+    /// Locks `tree` for `access`, without waiting.
+    ///
+    /// ```
+    /// use smithy_tls_codegen::lock::{Access, TreeLock};
+    /// let tree = std::env::temp_dir();
+    /// let reader = TreeLock::acquire(&tree, Access::Read).unwrap();
+    /// let second_reader = TreeLock::acquire(&tree, Access::Read).unwrap();
+    /// assert!(TreeLock::acquire(&tree, Access::Write).is_err());
+    /// drop((reader, second_reader));
+    /// assert!(TreeLock::acquire(&tree, Access::Write).is_ok());
+    /// ```
+    pub fn acquire(tree: &Path, access: Access) -> Result<TreeLock, LockError> {
+        let canonical = tree.canonicalize().unwrap_or_else(|_| tree.to_path_buf());
+        let digest = Sha256::digest(canonical.to_string_lossy().as_bytes());
+        let name = format!("smithy-tls-{}.lock", digest.iter().take(8).map(|b| format!("{b:02x}")).collect::<String>());
+        let lock = std::env::temp_dir().join(name);
+        let io_error = |source| LockError::Io { tree: tree.to_path_buf(), lock: lock.clone(), source };
+        let file = OpenOptions::new().create(true).truncate(false).write(true).open(&lock).map_err(io_error)?;
+        let taken = match access {
+            Access::Read => file.try_lock_shared(),
+            Access::Write => file.try_lock(),
+        };
+        match taken {
+            Ok(()) => Ok(TreeLock { _file: file }),
+            Err(TryLockError::WouldBlock) => Err(LockError::Busy { tree: tree.to_path_buf(), lock }),
+            Err(TryLockError::Error(e)) => Err(io_error(e)),
+        }
+    }
+}
