@@ -79,10 +79,12 @@ pub enum DiscoverError {
 const SKIPPED_DIRS: &[&str] = &["target", "node_modules"];
 
 fn read(path: &Path) -> Result<String, DiscoverError> {
-    std::fs::read_to_string(path).map_err(|source| DiscoverError::Io { path: path.to_path_buf(), source })
+    crate::read::read_text(path).map_err(|source| DiscoverError::Io { path: path.to_path_buf(), source })
 }
 
-fn manifests_under(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), DiscoverError> {
+/// Collects the manifests under `dir` into `out`, and into `links` every symbolic link to a
+/// directory (not followed).
+fn manifests_under(dir: &Path, out: &mut Vec<PathBuf>, links: &mut Vec<PathBuf>) -> Result<(), DiscoverError> {
     let entries = std::fs::read_dir(dir).map_err(|source| DiscoverError::Io { path: dir.to_path_buf(), source })?;
     let mut entries: Vec<_> = entries
         .collect::<Result<Vec<_>, _>>()
@@ -96,7 +98,9 @@ fn manifests_under(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), DiscoverErr
             if name.starts_with('.') || SKIPPED_DIRS.contains(&name.as_ref()) {
                 continue;
             }
-            manifests_under(&entry.path(), out)?;
+            manifests_under(&entry.path(), out, links)?;
+        } else if file_type.is_symlink() && entry.path().is_dir() {
+            links.push(entry.path());
         } else if name == "Cargo.toml" {
             out.push(entry.path());
         }
@@ -111,9 +115,26 @@ pub fn discover(root: &Path, runtime_package: &str) -> Result<Discovery, Discove
         return Err(DiscoverError::NotADirectory(root.to_path_buf()));
     }
     let mut manifests = Vec::new();
-    manifests_under(root, &mut manifests)?;
+    let mut links = Vec::new();
+    manifests_under(root, &mut manifests, &mut links)?;
     let mut crates = Vec::new();
     let mut skipped = Vec::new();
+    // A linked crate is not followed: writing through the link would change files outside this
+    // tree (or change a crate shared by several trees). It is refused, by name, with --strict.
+    for link in links.into_iter().filter(|link| link.join("Cargo.toml").is_file()) {
+        let name = read(&link.join("Cargo.toml"))
+            .ok()
+            .and_then(|text| inspect_manifest(&link.join("Cargo.toml"), &text).ok())
+            .map_or_else(|| link.display().to_string(), |facts| facts.package_name);
+        skipped.push(SkippedCrate {
+            name,
+            reason: "a symbolic link to a crate: smithy-tls does not follow links (the crate may live outside \
+                     this tree, or be shared by several); run smithy-tls on the tree the link points into"
+                .to_owned(),
+            dir: link,
+            unsupported: true,
+        });
+    }
     for manifest_path in manifests {
         let text = read(&manifest_path)?;
         let dir = manifest_path.parent().unwrap_or(root).to_path_buf();
@@ -183,6 +204,7 @@ pub fn discover(root: &Path, runtime_package: &str) -> Result<Discovery, Discove
             false => skipped.push(skip("not a generated client", false)),
         }
     }
+    skipped.sort_by(|a, b| a.dir.cmp(&b.dir));
     Ok(Discovery { root: root.to_path_buf(), crates, skipped })
 }
 

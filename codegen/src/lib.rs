@@ -16,5 +16,6 @@ pub mod patch;
 pub mod plan;
 pub mod policy;
 pub mod presets;
+pub mod read;
 pub mod targets;
 pub mod write;

@@ -80,11 +80,11 @@ pub enum PlanError {
 }
 
 fn read(path: &Path) -> Result<String, PlanError> {
-    std::fs::read_to_string(path).map_err(|source| PlanError::Io { path: path.to_path_buf(), source })
+    crate::read::read_text(path).map_err(|source| PlanError::Io { path: path.to_path_buf(), source })
 }
 
 fn read_optional(path: &Path) -> Result<Option<String>, PlanError> {
-    match std::fs::read_to_string(path) {
+    match crate::read::read_text(path) {
         Ok(text) => Ok(Some(text)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(source) => Err(PlanError::Io { path: path.to_path_buf(), source }),

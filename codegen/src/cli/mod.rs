@@ -131,7 +131,7 @@ pub(crate) fn report_failure(format: Format, failure: Failure) -> ExitCode {
 pub(crate) fn load_policy(args: &PolicyArgs) -> Result<CompiledPolicy, Failure> {
     let source = match (&args.policy, &args.preset) {
         (Some(path), _) => {
-            let text = std::fs::read_to_string(path)
+            let text = crate::read::read_text(path)
                 .map_err(|e| Failure::new(format!("{}: cannot read the policy: {e}", path.display())))?;
             PolicySource { path: path.clone(), text }
         }

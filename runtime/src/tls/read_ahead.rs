@@ -8,7 +8,9 @@
 
 use std::io;
 use std::pin::Pin;
+#[cfg(s2n)]
 use std::sync::atomic::{AtomicU16, Ordering};
+#[cfg(s2n)]
 use std::sync::Arc;
 use std::task::{ready, Context, Poll};
 
@@ -35,15 +37,19 @@ pub(crate) struct ReadAhead<S> {
     /// Bytes `buffer[start..end]` have been received and not yet handed out.
     start: usize,
     end: usize,
-    /// Where to note the first byte the peer sent, if anyone asked.
+    /// Where to note the first byte the peer sent, if anyone asked (s2n-tls connections).
+    #[cfg(s2n)]
     first_byte: Option<FirstByte>,
 }
 
 /// The first byte a peer sent on a connection, kept for diagnosing a failed handshake (a server
-/// that answers with something other than TLS) after the stream itself is gone.
+/// that answers with something other than TLS) after the stream itself is gone. Only s2n-tls
+/// needs it: rustls recognises such an answer itself.
+#[cfg(s2n)]
 #[derive(Debug, Clone, Default)]
 pub(crate) struct FirstByte(Arc<AtomicU16>);
 
+#[cfg(s2n)]
 impl FirstByte {
     const NONE: u16 = u16::MAX;
 
@@ -63,10 +69,18 @@ impl FirstByte {
 
 impl<S> ReadAhead<S> {
     pub(crate) fn new(inner: S) -> Self {
-        ReadAhead { inner, buffer: Vec::new(), start: 0, end: 0, first_byte: None }
+        ReadAhead {
+            inner,
+            buffer: Vec::new(),
+            start: 0,
+            end: 0,
+            #[cfg(s2n)]
+            first_byte: None,
+        }
     }
 
     /// Like [`new`](Self::new), noting the first byte the peer sends in `first_byte`.
+    #[cfg(s2n)]
     pub(crate) fn noting_first_byte(inner: S, first_byte: FirstByte) -> Self {
         ReadAhead { first_byte: Some(first_byte), ..Self::new(inner) }
     }
@@ -82,8 +96,10 @@ impl<S: AsyncRead + Unpin> AsyncRead for ReadAhead<S> {
         if this.start == this.end {
             // A caller with room for a whole batch gains nothing from the detour.
             if buf.remaining() >= READ_AHEAD_CAPACITY {
+                #[cfg(s2n)]
                 let before = buf.filled().len();
                 ready!(Pin::new(&mut this.inner).poll_read(cx, buf))?;
+                #[cfg(s2n)]
                 if let (Some(probe), Some(&first)) = (&this.first_byte, buf.filled().get(before)) {
                     probe.note(first);
                 }
@@ -105,6 +121,7 @@ impl<S: AsyncRead + Unpin> AsyncRead for ReadAhead<S> {
             if this.end == 0 {
                 return Poll::Ready(Ok(())); // end of stream
             }
+            #[cfg(s2n)]
             if let Some(probe) = &this.first_byte {
                 probe.note(this.buffer[0]);
             }
@@ -284,6 +301,7 @@ mod tests {
         assert_eq!(err.kind(), io::ErrorKind::ConnectionReset);
     }
 
+    #[cfg(s2n)]
     #[tokio::test]
     async fn the_first_byte_is_noted_once_on_either_read_path() {
         for big_reader in [false, true] {
