@@ -119,18 +119,28 @@ pub fn discover(root: &Path, runtime_package: &str) -> Result<Discovery, Discove
     manifests_under(root, &mut manifests, &mut links)?;
     let mut crates = Vec::new();
     let mut skipped = Vec::new();
-    // A linked crate is not followed: writing through the link would change files outside this
-    // tree (or change a crate shared by several trees). It is refused, by name, with --strict.
-    for link in links.into_iter().filter(|link| link.join("Cargo.toml").is_file()) {
-        let name = read(&link.join("Cargo.toml"))
-            .ok()
-            .and_then(|text| inspect_manifest(&link.join("Cargo.toml"), &text).ok())
-            .map_or_else(|| link.display().to_string(), |facts| facts.package_name);
+    // A link is not followed: writing through it would change files outside this tree (or a
+    // crate shared by several). A link that leads to crates is refused, by name, with --strict.
+    for link in links {
+        let mut behind = Vec::new();
+        // The link itself is followed this once to count what it hides; links under it are not.
+        if manifests_under(&link, &mut behind, &mut Vec::new()).is_err() || behind.is_empty() {
+            continue;
+        }
+        let name = match behind.as_slice() {
+            [only] if only.parent() == Some(link.as_path()) => read(only)
+                .ok()
+                .and_then(|text| inspect_manifest(only, &text).ok())
+                .map_or_else(|| link.display().to_string(), |facts| facts.package_name),
+            _ => link.display().to_string(),
+        };
+        let what = if behind.len() == 1 { "a crate".to_owned() } else { format!("{} crates", behind.len()) };
         skipped.push(SkippedCrate {
             name,
-            reason: "a symbolic link to a crate: smithy-tls does not follow links (the crate may live outside \
-                     this tree, or be shared by several); run smithy-tls on the tree the link points into"
-                .to_owned(),
+            reason: format!(
+                "a symbolic link to {what}: smithy-tls does not follow links (the crates may live outside this \
+                 tree, or be shared by several); run smithy-tls on the tree the link points into"
+            ),
             dir: link,
             unsupported: true,
         });
@@ -191,9 +201,10 @@ pub fn discover(root: &Path, runtime_package: &str) -> Result<Discovery, Discove
             continue;
         }
         let config = read(&config_rs)?;
-        // A config.rs that does not parse, or has two anchors, is wired: planning then reports
-        // the same error with its line, alongside every other crate's.
-        let has_anchor = has_service_config_anchor(&config_rs, &config).unwrap_or(true);
+        // A client whose config.rs does not parse, or has two anchors, is wired: planning then
+        // reports the error with its line, alongside every other crate's. Any other crate with
+        // an unparsable config.rs is simply not a client.
+        let has_anchor = has_service_config_anchor(&config_rs, &config).unwrap_or(looks_like_client);
         match has_anchor {
             true => crates.push(DiscoveredCrate { name, dir, rel_dir, kind: CrateKind::GeneratedClient }),
             false if looks_like_client => skipped.push(skip(

@@ -73,9 +73,13 @@ pub trait FileOps: Sync {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct RealFiles;
 
+/// A fresh staging path beside `path`: the process id and a counter make it unique, and it is
+/// created with `create_new`, so two stagings never share a file.
 fn staging_path(path: &Path) -> PathBuf {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    path.with_file_name(format!(".{name}.smithy-tls-{}.tmp", std::process::id()))
+    path.with_file_name(format!(".{name}.smithy-tls-{}-{n}.tmp", std::process::id()))
 }
 
 impl FileOps for RealFiles {
@@ -84,7 +88,7 @@ impl FileOps for RealFiles {
             fs::create_dir_all(parent)?;
         }
         let staged = staging_path(target);
-        let mut file = fs::File::create(&staged)?;
+        let mut file = fs::OpenOptions::new().write(true).create_new(true).open(&staged)?;
         let result = (|| {
             file.write_all(contents.as_bytes())?;
             if let Ok(meta) = fs::metadata(target) {
@@ -111,8 +115,16 @@ impl FileOps for RealFiles {
 }
 
 /// Refuses, before anything is written, a target that is a symbolic link (renaming over it
-/// would replace the link, not the file it points to) or read-only (its owner said not to).
+/// would replace the link, not the file it points to), or in a directory that is one (the write
+/// would land outside the tree), or read-only (its owner said not to).
 fn check_writable(change: &FileChange) -> Result<(), WriteError> {
+    let refuse = |reason: &str| Err(WriteError::Refused { path: change.path.clone(), reason: reason.to_owned() });
+    if change.path.parent().and_then(|dir| fs::symlink_metadata(dir).ok()).is_some_and(|m| m.file_type().is_symlink()) {
+        return refuse(
+            "is in a directory that is a symbolic link: smithy-tls does not write through links; replace the \
+             link with the directory, or leave its crate out of the tree",
+        );
+    }
     let Ok(meta) = fs::symlink_metadata(&change.path) else { return Ok(()) };
     let reason = if meta.file_type().is_symlink() {
         "is a symbolic link: smithy-tls does not write through links; run it on the tree the link points \
@@ -122,7 +134,7 @@ fn check_writable(change: &FileChange) -> Result<(), WriteError> {
     } else {
         return Ok(());
     };
-    Err(WriteError::Refused { path: change.path.clone(), reason: reason.to_owned() })
+    refuse(reason)
 }
 
 /// Writes every change in the plan and returns how many files were written. All or nothing.
@@ -134,7 +146,14 @@ pub fn write_plan(plan: &Plan) -> Result<usize, WriteError> {
 /// and returns how many files were written.
 pub fn write_plans(plans: &[&Plan], ops: &dyn FileOps) -> Result<usize, WriteError> {
     let changes: Vec<&FileChange> = plans.iter().flat_map(|p| p.changes()).collect();
+    let mut seen = std::collections::HashSet::new();
     for change in &changes {
+        if !seen.insert(&change.path) {
+            return Err(WriteError::Refused {
+                path: change.path.clone(),
+                reason: "is planned twice (the same crate in two plans): pass each SDK tree once".to_owned(),
+            });
+        }
         check_writable(change)?;
     }
     // Stage on every core (file creation dominates on large trees), then rename in order.

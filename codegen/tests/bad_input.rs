@@ -187,3 +187,28 @@ fn a_symlinked_crate_is_not_followed_and_strict_refuses_it() {
     assert_ne!(snapshot(&tree), before);
     assert_eq!(snapshot(&elsewhere), outside, "nothing outside the tree is written");
 }
+
+#[cfg(unix)]
+#[test]
+fn a_crate_whose_src_is_a_link_is_refused_and_nothing_outside_is_written() {
+    let scratch = tempfile::tempdir().unwrap();
+    let (tree, elsewhere) = (scratch.path().join("tree"), scratch.path().join("elsewhere"));
+    smithy_tls_test_support::copy_tree(&fixtures().join("unformatted"), &tree.join("unformatted"), &[]).unwrap();
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::rename(tree.join("unformatted/src"), elsewhere.join("src")).unwrap();
+    std::os::unix::fs::symlink(elsewhere.join("src"), tree.join("unformatted/src")).unwrap();
+    refused(scratch.path(), &[&tree], &["unformatted/src", "directory that is a symbolic link"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_link_to_a_folder_of_crates_is_reported_and_strict_refuses_it() {
+    let scratch = tempfile::tempdir().unwrap();
+    let (tree, vendor) = (scratch.path().join("tree"), scratch.path().join("vendor"));
+    smithy_tls_test_support::copy_tree(&fixtures().join("dotted-tables"), &tree.join("dotted-tables"), &[]).unwrap();
+    for case in ["unformatted", "renamed-inline"] {
+        smithy_tls_test_support::copy_tree(&fixtures().join(case), &vendor.join(case), &[]).unwrap();
+    }
+    std::os::unix::fs::symlink(&vendor, tree.join("vendored")).unwrap();
+    refused_with(scratch.path(), &[&tree], &["--strict"], &["a symbolic link to 2 crates", "vendored"]);
+}

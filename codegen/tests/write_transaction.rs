@@ -194,10 +194,12 @@ fn read_only_files_and_symbolic_links_are_refused_before_anything_is_written() {
 
 #[test]
 fn a_second_run_on_a_tree_in_use_is_refused_and_writes_nothing() {
-    use smithy_tls_codegen::lock::{Access, TreeLock};
+    use smithy_tls_codegen::lock::{Access, DirLock};
     let (scratch, roots) = two_trees();
     let before = snapshot(scratch.path());
-    let held = TreeLock::acquire(&roots[1], Access::Write).unwrap();
+    // Another run holds one crate of the second tree (given the crate, not the tree).
+    let crate_dir = roots[1].join("unformatted");
+    let held = DirLock::acquire(&crate_dir, Access::Write).unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_smithy-tls"))
         .args(["apply", "--preset", "platform-default"])
         .args(&roots)
@@ -205,16 +207,30 @@ fn a_second_run_on_a_tree_in_use_is_refused_and_writes_nothing() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("another smithy-tls run is working on this tree"), "{stderr}");
+    assert!(stderr.contains("another smithy-tls run is working on this crate"), "{stderr}");
     assert_eq!(snapshot(scratch.path()), before, "nothing written, in either tree");
     // A check only reads: it shares the tree with other readers, not with a writer.
     let check =
         std::process::Command::new(env!("CARGO_BIN_EXE_smithy-tls")).arg("check").arg(&roots[1]).output().unwrap();
     assert_eq!(check.status.code(), Some(2), "a check waits for no writer: {}", String::from_utf8_lossy(&check.stderr));
     drop(held);
-    let reader = TreeLock::acquire(&roots[1], Access::Read).unwrap();
+    let reader = DirLock::acquire(&crate_dir, Access::Read).unwrap();
     let check =
         std::process::Command::new(env!("CARGO_BIN_EXE_smithy-tls")).arg("check").arg(&roots[1]).output().unwrap();
     assert_eq!(check.status.code(), Some(1), "check beside a reader runs (and finds changes)");
     drop(reader);
+}
+
+#[test]
+fn the_same_tree_twice_or_a_crate_of_a_tree_given_too_is_refused() {
+    let (scratch, roots) = two_trees();
+    let before = snapshot(scratch.path());
+    for dirs in [vec![roots[0].clone(), roots[0].clone()], vec![roots[0].clone(), roots[0].join("aws-config")]] {
+        let out =
+            std::process::Command::new(env!("CARGO_BIN_EXE_smithy-tls")).arg("apply").args(&dirs).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("pass each SDK tree once"), "{stderr}");
+    }
+    assert_eq!(snapshot(scratch.path()), before);
 }

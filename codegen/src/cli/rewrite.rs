@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use super::{load_policy, report_failure, Failure, Format, RewriteArgs, EXIT_CHANGES, EXIT_OK};
 use crate::discover::discover;
-use crate::lock::{Access, TreeLock};
+use crate::lock::{Access, DirLock};
 use crate::plan::{plan, Plan};
 use crate::write::{unified_diff, write_plans, RealFiles};
 
@@ -30,14 +30,10 @@ fn run_inner(mode: Mode, args: &RewriteArgs) -> Result<ExitCode, Failure> {
     let compiled = load_policy(&args.policy)?;
     let progress = args.format == Format::Human && std::io::stderr().is_terminal();
 
-    // One run per tree at a time, held until this run is done with it.
+    check_distinct_trees(&args.dirs)?;
+    // One run per crate at a time, held until this run is done with it.
     let access = if mode == Mode::Apply { Access::Write } else { Access::Read };
-    let _locks = args
-        .dirs
-        .iter()
-        .map(|dir| TreeLock::acquire(dir, access))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| Failure::new(e.to_string()))?;
+    let mut locks = Vec::new();
 
     // Plan every tree before writing anything.
     let mut plans: Vec<(std::path::PathBuf, Plan)> = Vec::new();
@@ -46,6 +42,9 @@ fn run_inner(mode: Mode, args: &RewriteArgs) -> Result<ExitCode, Failure> {
             eprint!("\rplanning {} …", dir.display());
         }
         let discovery = discover(dir, &compiled.policy.runtime.package).map_err(|e| Failure::new(e.to_string()))?;
+        for found in &discovery.crates {
+            locks.push(DirLock::acquire(&found.dir, access).map_err(|e| Failure::new(e.to_string()))?);
+        }
         let planned = plan(&compiled, &discovery).map_err(|errors| {
             Failure::new(format!(
                 "{} crate(s) could not be planned; no file was written:\n{}",
@@ -158,4 +157,26 @@ fn policy_flag(args: &RewriteArgs) -> String {
         (None, Some(name)) => format!("--preset {name} "),
         (None, None) => String::new(),
     }
+}
+
+/// The DIR arguments must be distinct trees: the same tree twice, or one inside another, would
+/// plan the same crate twice.
+fn check_distinct_trees(dirs: &[std::path::PathBuf]) -> Result<(), Failure> {
+    let canonical = dirs
+        .iter()
+        .map(|dir| dir.canonicalize().map_err(|e| Failure::new(format!("{}: cannot read: {e}", dir.display()))))
+        .collect::<Result<Vec<_>, _>>()?;
+    for (i, a) in canonical.iter().enumerate() {
+        for (j, b) in canonical.iter().enumerate() {
+            if i != j && b.starts_with(a) {
+                let what = if a == b { "is the same tree as" } else { "is inside" };
+                return Err(Failure::new(format!(
+                    "{} {what} {}: pass each SDK tree once, and not a crate of a tree given too",
+                    dirs[j].display(),
+                    dirs[i].display()
+                )));
+            }
+        }
+    }
+    Ok(())
 }

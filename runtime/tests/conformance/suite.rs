@@ -494,8 +494,9 @@ async fn a_body_shorter_than_its_content_length_is_an_error() {
 async fn a_reset_in_the_middle_of_the_body_is_an_error() {
     let ca = TestCa::new("fault CA");
     let server = FaultyServer::start(&ca.leaf(&["localhost"]), Fault::ResetMidBody { len: FAULT_BODY }).await;
-    let (arrived, _) = body_fails(&client_trusting(&ca), &server.url("/")).await;
+    let (arrived, error) = body_fails(&client_trusting(&ca), &server.url("/")).await;
     assert!(arrived < FAULT_BODY as u64, "{arrived}");
+    assert!(error.to_lowercase().contains("reset"), "the error says the connection was reset: {error}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -162,7 +162,7 @@ impl S2nBackend {
         server_name: &str,
         tcp: TcpStream,
     ) -> Result<(MaybeTlsStream, TlsInfo), TlsHandshakeError> {
-        let ticket = self.tickets.get(server_name);
+        let ticket = self.tickets.take(server_name);
         let gate = TicketGate::new(Arc::clone(&self.tickets));
         let conn_gate = Arc::clone(&gate);
         let builder = ModifiedBuilder::new(self.config.clone(), move |conn: &mut Connection| {

@@ -32,9 +32,14 @@ struct Tickets {
 }
 
 impl TicketStore {
-    /// The ticket to offer to `server_name`, if any.
-    pub(super) fn get(&self, server_name: &str) -> Option<Vec<u8>> {
-        self.inner.lock().unwrap_or_else(|p| p.into_inner()).by_name.get(server_name).cloned()
+    /// The ticket to offer to `server_name`, if any, taken out of the store: a ticket is used
+    /// once (RFC 8446 C.4: reusing one makes connections linkable), and the connection that
+    /// uses it receives fresh ones.
+    pub(super) fn take(&self, server_name: &str) -> Option<Vec<u8>> {
+        let mut tickets = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        let ticket = tickets.by_name.remove(server_name)?;
+        tickets.order.retain(|name| name != server_name);
+        Some(ticket)
     }
 
     fn insert(&self, server_name: String, ticket: Vec<u8>) {
@@ -49,6 +54,12 @@ impl TicketStore {
                 by_name.remove(&oldest);
             }
         }
+    }
+
+    /// Whether `server_name` holds a ticket.
+    #[cfg(test)]
+    fn contains(&self, server_name: &str) -> bool {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner()).by_name.contains_key(server_name)
     }
 
     /// How many server names hold a ticket.
@@ -119,15 +130,15 @@ mod tests {
         let refused = TicketGate::new(Arc::clone(&store));
         refused.receive("bad.example".into(), vec![1]);
         drop(refused);
-        assert_eq!(store.get("bad.example"), None, "a refused connection's ticket is discarded");
+        assert_eq!(store.take("bad.example"), None, "a refused connection's ticket is discarded");
 
         let approved = TicketGate::new(Arc::clone(&store));
         approved.receive("good.example".into(), vec![2]);
-        assert_eq!(store.get("good.example"), None, "held until approved");
+        assert_eq!(store.take("good.example"), None, "held until approved");
         approved.approve();
-        assert_eq!(store.get("good.example"), Some(vec![2]));
+        assert_eq!(store.take("good.example"), Some(vec![2]));
         approved.receive("good.example".into(), vec![3]);
-        assert_eq!(store.get("good.example"), Some(vec![3]), "after approval tickets go straight through");
+        assert_eq!(store.take("good.example"), Some(vec![3]), "after approval tickets go straight through");
     }
 
     #[test]
@@ -137,14 +148,23 @@ mod tests {
             store.insert(format!("bucket-{i}.s3.example"), vec![1]);
         }
         assert_eq!(store.len(), MAX_SERVER_NAMES);
-        assert_eq!(store.get("bucket-0.s3.example"), None, "the oldest name left");
-        assert_eq!(store.get("bucket-999.s3.example"), Some(vec![1]));
+        assert!(!store.contains("bucket-0.s3.example"), "the oldest name left");
+        assert!(store.contains("bucket-999.s3.example"));
         // A name given a fresh ticket counts as recent again.
         let oldest_kept = format!("bucket-{}.s3.example", 1000 - MAX_SERVER_NAMES);
         store.insert(oldest_kept.clone(), vec![2]);
         store.insert("new.s3.example".to_owned(), vec![3]);
-        assert_eq!(store.get(&oldest_kept), Some(vec![2]));
-        assert_eq!(store.get(&format!("bucket-{}.s3.example", 1001 - MAX_SERVER_NAMES)), None);
+        assert!(store.contains(&oldest_kept));
+        assert!(!store.contains(&format!("bucket-{}.s3.example", 1001 - MAX_SERVER_NAMES)));
         assert_eq!(store.len(), MAX_SERVER_NAMES);
+    }
+
+    #[test]
+    fn a_ticket_is_used_once() {
+        let store = TicketStore::default();
+        store.insert("host.example".to_owned(), vec![7]);
+        assert_eq!(store.take("host.example"), Some(vec![7]));
+        assert_eq!(store.take("host.example"), None, "a second connection does not reuse it");
+        assert_eq!(store.len(), 0);
     }
 }
