@@ -18,4 +18,5 @@ pub mod policy;
 pub mod presets;
 pub mod read;
 pub mod targets;
+pub mod vintage;
 pub mod write;

@@ -142,3 +142,24 @@ fn aws_config_1_5_is_wired_and_compiles() {
     // the rewrite adds no error of its own.
     case("aws-config-1.5", &[("aws-config", "=1.5.18")], Expect::Wired);
 }
+
+/// October 2023: after the orchestrator (the service config has the anchor) but on
+/// aws-smithy-runtime-api 0.57, whose `SharedHttpClient` is not the runtime crate's. Wired, it
+/// failed to compile (E0308); it must be refused with the minimum version, and left untouched.
+#[test]
+fn sts_0_35_on_runtime_api_0_57_is_refused() {
+    case("sts-0.35", &[("aws-sdk-sts", "=0.35.0")], Expect::Refused("aws-smithy-runtime-api `0.57.1`"));
+}
+
+#[test]
+fn aws_config_0_57_on_runtime_api_0_57_is_refused() {
+    case("aws-config-0.57", &[("aws-config", "=0.57.1")], Expect::Refused("1.7.4"));
+}
+
+/// The oldest vintage the gate accepts that the registry still serves (1.0.x is no longer
+/// available): aws-sdk-sts 1.1.0 (December 2023) asks for a caret 1.x aws-smithy-runtime-api, so
+/// cargo resolves it to the 1.x the runtime needs.
+#[test]
+fn sts_1_1_the_oldest_accepted_vintage_is_wired() {
+    case("sts-1-1", &[("aws-sdk-sts", "=1.1.0")], Expect::Wired);
+}

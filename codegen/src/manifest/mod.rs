@@ -60,6 +60,17 @@ pub struct ManifestFacts {
     /// The key under which `aws-smithy-runtime` is depended on in `[dependencies]` (handles
     /// `package = "aws-smithy-runtime"` renames), if any.
     pub smithy_runtime_key: Option<String>,
+    /// How `[dependencies]` asks for aws-smithy-runtime-api, if it does.
+    pub runtime_api: Option<RuntimeApiDependency>,
+}
+
+/// A crate's dependency on aws-smithy-runtime-api, as its manifest writes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuntimeApiDependency {
+    /// The version requirement, when written.
+    pub version: Option<String>,
+    /// The path, for a sibling crate in the same tree.
+    pub path: Option<String>,
 }
 
 /// Why a manifest could not be inspected or edited.
@@ -134,7 +145,11 @@ pub fn inspect_manifest(path: &Path, original: &str) -> Result<ManifestFacts, Ma
     if let Some(item) = root.get("features") {
         source.features_table(item)?;
     }
-    Ok(ManifestFacts { package_name, smithy_runtime_key: smithy_runtime_key(root) })
+    Ok(ManifestFacts {
+        package_name,
+        smithy_runtime_key: smithy_runtime_key(root),
+        runtime_api: runtime_api_dependency(root),
+    })
 }
 
 /// Applies `edit` to the manifest text `original` read from `path`.
@@ -198,6 +213,22 @@ fn smithy_runtime_key(root: &Table) -> Option<String> {
         }
     }
     renamed
+}
+
+/// The `[dependencies]` entry for aws-smithy-runtime-api (by key, or renamed with `package`).
+fn runtime_api_dependency(root: &Table) -> Option<RuntimeApiDependency> {
+    let dependencies = root.get("dependencies")?.as_table_like()?;
+    let package = crate::vintage::RUNTIME_API;
+    let (_, item) = dependencies.iter().find(|(key, item)| {
+        let renamed = item.as_table_like().and_then(|dep| dep.get("package")).and_then(Item::as_str);
+        renamed.unwrap_or(key) == package
+    })?;
+    let field =
+        |name: &str| item.as_table_like().and_then(|dep| dep.get(name)).and_then(Item::as_str).map(str::to_owned);
+    Some(RuntimeApiDependency {
+        version: item.as_str().map(str::to_owned).or_else(|| field("version")),
+        path: field("path"),
+    })
 }
 
 /// The largest document position of any table, so new tables can go after all of them.

@@ -477,10 +477,32 @@ fn inspect_reports_facts() {
         ManifestFacts {
             package_name: "example-sdk-widgets".to_owned(),
             smithy_runtime_key: Some("aws-smithy-runtime".to_owned()),
+            runtime_api: None,
         }
     );
     let facts = inspect_manifest(Path::new("no_features.toml"), NO_FEATURES).expect("inspects");
     assert_eq!(facts.package_name, "example-bare");
+}
+
+#[test]
+fn the_runtime_api_dependency_is_read_in_every_spelling() {
+    let dependency = |deps: &str| {
+        let text = format!("[package]\nname = \"x\"\n\n[dependencies]\n{deps}\n");
+        inspect_manifest(Path::new("Cargo.toml"), &text).expect("inspects").runtime_api
+    };
+    let api = |version: Option<&str>, path: Option<&str>| {
+        Some(RuntimeApiDependency { version: version.map(str::to_owned), path: path.map(str::to_owned) })
+    };
+    assert_eq!(dependency("aws-smithy-runtime-api = \"1.7.1\""), api(Some("1.7.1"), None));
+    assert_eq!(
+        dependency("aws-smithy-runtime-api = { version = \"0.57.1\", features = [\"client\"] }"),
+        api(Some("0.57.1"), None)
+    );
+    assert_eq!(
+        dependency("api = { package = \"aws-smithy-runtime-api\", path = \"../aws-smithy-runtime-api\" }"),
+        api(None, Some("../aws-smithy-runtime-api"))
+    );
+    assert_eq!(dependency("aws-smithy-types = \"1\""), None);
 }
 
 #[test]
