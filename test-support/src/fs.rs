@@ -6,7 +6,9 @@ use std::path::Path;
 /// Copies the directory tree `from` to `to` (created as needed), leaving out entries whose
 /// file name is in `skip`, at any depth. Directories are recursed into; everything else is
 /// copied with [`std::fs::copy`] (a symbolic link to a file yields a copy of the file; a link to a
-/// directory is not followed, so a link loop cannot recurse).
+/// directory is not followed, so a link loop cannot recurse). Writable files keep their
+/// modification time, so a cargo build of a fresh copy at the same path reuses what it built
+/// before.
 ///
 /// ```
 /// let from = std::env::temp_dir().join(format!("copy-tree-doc-{}", std::process::id()));
@@ -37,6 +39,12 @@ pub fn copy_tree(from: &Path, to: &Path, skip: &[&str]) -> io::Result<()> {
             copy_tree(&source, &dest, skip)?;
         } else {
             std::fs::copy(&source, &dest).map_err(context("copy", &source))?;
+            // Keeping the time only saves rebuilds: a read-only copy keeps the copy's time.
+            let modified =
+                std::fs::metadata(&source).and_then(|m| m.modified()).map_err(context("inspect", &source))?;
+            if let Ok(file) = std::fs::File::options().write(true).open(&dest) {
+                file.set_modified(modified).map_err(context("set the time of", &dest))?;
+            }
         }
     }
     Ok(())

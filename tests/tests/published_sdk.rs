@@ -1,5 +1,5 @@
 //! End to end on published SDK crates: fetch aws-config, aws-sdk-sts and aws-sdk-s3 (with the
-//! runtime crates they need) from the registry, rewrite them with each preset, check the
+//! runtime crates they need) from the registry, rewrite a fresh copy with each preset, check the
 //! per-target dependency graphs, build a consumer application and run it against a local HTTPS
 //! mock of S3 and STS, proving which TLS provider carried each request and that one pool serves
 //! every client. Also runs aws-sdk-sts's own unit tests on the rewritten crate.
@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-use smithy_tls_codegen::model::{CompiledPolicy, Provider};
+use smithy_tls_codegen::model::{CompiledPolicy, LegacyRustls, Provider};
 use smithy_tls_codegen::{policy, presets, targets};
 use smithy_tls_e2e::support::TestCa;
 use smithy_tls_e2e::{prepare_sdk_tree, run, scratch_root, smithy_tls_binary, tail, MockAws, PUBLISHED};
@@ -75,12 +75,25 @@ fn check_graph(tree: &Path, compiled: &CompiledPolicy, target: &str) {
     if provider.is_none() {
         assert!(!text.lines().any(|l| l.starts_with("smithy-default-tls ")), "{what}: no runtime crate expected");
     }
+    // What the preset says about the crates' legacy `rustls` feature (on by default in published
+    // crates, and mapped upstream to the hyper 0.14 stack with rustls 0.21 on ring): aliased to
+    // the policy's client, no upstream stack is compiled; kept, the legacy stack stays exactly as
+    // upstream has it, ring included.
+    let legacy_kept = compiled.policy.legacy_rustls == LegacyRustls::Keep;
     let needs_aws_lc = matches!(provider, Some(Provider::RustlsAwsLc | Provider::S2nTls));
     assert_eq!(has("aws-lc-sys "), needs_aws_lc, "{what}: aws-lc-sys present={}", has("aws-lc-sys "));
     assert_eq!(has("s2n-tls-sys "), provider == Some(Provider::S2nTls), "{what}: s2n-tls-sys");
-    assert_eq!(has("ring "), provider == Some(Provider::RustlsRing), "{what}: ring present={}", has("ring "));
-    assert!(!has("aws-smithy-http-client "), "{what}: the upstream HTTP stack must not be compiled in");
-    assert!(!has("hyper v0.14"), "{what}: the legacy hyper 0.14 client must not be compiled in");
+    let needs_ring = provider == Some(Provider::RustlsRing) || legacy_kept;
+    assert_eq!(has("ring "), needs_ring, "{what}: ring present={} (legacy stack kept: {legacy_kept})", has("ring "));
+    assert_eq!(
+        has("hyper v0.14"),
+        legacy_kept,
+        "{what}: hyper 0.14 present={} with legacy-rustls kept={legacy_kept}",
+        has("hyper v0.14")
+    );
+    if !legacy_kept {
+        assert!(!has("aws-smithy-http-client "), "{what}: the upstream HTTP stack must not be compiled in");
+    }
 }
 
 fn run_consumer(tree: &Path, binary: &Path, compiled: &CompiledPolicy, host: &str) {
@@ -129,14 +142,16 @@ fn run_consumer(tree: &Path, binary: &Path, compiled: &CompiledPolicy, host: &st
 #[test]
 fn published_sdk_rewritten_built_and_run_per_preset() {
     let tree_root = scratch_root().join("sdk");
-    let tree = prepare_sdk_tree(&tree_root, PUBLISHED, &["aws-sdk-sts"], true);
-    for required in ["aws-config", "aws-sdk-sts", "aws-sdk-s3", "aws-smithy-runtime", "aws-smithy-runtime-api"] {
-        assert!(tree.crates.contains_key(required), "{required} missing from the fetched tree: {:?}", tree.crates);
-    }
     let smithy_tls = smithy_tls_binary();
     let host = host_triple();
     let mut ran_sts_unit_tests = false;
     for preset in presets_to_run() {
+        // Each preset on a fresh tree (the same path, files with their published times, so the
+        // downloads and the build cache are reused): what is asserted holds for the preset alone.
+        let tree = prepare_sdk_tree(&tree_root, PUBLISHED, &["aws-sdk-sts"], true);
+        for required in ["aws-config", "aws-sdk-sts", "aws-sdk-s3", "aws-smithy-runtime", "aws-smithy-runtime-api"] {
+            assert!(tree.crates.contains_key(required), "{required} missing from the fetched tree: {:?}", tree.crates);
+        }
         let compiled = compiled(preset);
         let out =
             run(Command::new(&smithy_tls).args(["apply", "--preset", preset, "--format", "json"]).arg(&tree.root));
