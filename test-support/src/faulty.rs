@@ -46,7 +46,9 @@ pub enum Fault {
     },
 }
 
-/// An HTTP/1.1-over-TLS server on 127.0.0.1 with one [`Fault`], stopped when dropped.
+/// A server on 127.0.0.1 with one fault: HTTP/1.1 over TLS with a [`Fault`]
+/// ([`FaultyServer::start`]) or h2 over TLS with an [`H2Fault`] ([`FaultyServer::start_h2`]).
+/// Stopped when dropped.
 pub struct FaultyServer {
     /// Where it listens.
     pub addr: SocketAddr,
@@ -165,7 +167,7 @@ async fn serve(tls: &mut tokio_rustls::server::TlsStream<tokio::net::TcpStream>,
     }
 }
 
-/// What an h2 [`H2FaultyServer`] does.
+/// What an h2 [`FaultyServer`] (started with [`FaultyServer::start_h2`]) does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum H2Fault {
     /// Each stream gets a `200`, half of a `len`-byte body, then `RST_STREAM(INTERNAL_ERROR)`.
@@ -181,23 +183,9 @@ pub enum H2Fault {
     },
 }
 
-/// An h2-over-TLS server on 127.0.0.1 with one [`H2Fault`], stopped when dropped.
-pub struct H2FaultyServer {
-    /// Where it listens.
-    pub addr: SocketAddr,
-    accepted: Arc<AtomicUsize>,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Drop for H2FaultyServer {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
-
-impl H2FaultyServer {
-    /// Starts the server with `identity` (ALPN `h2` only).
-    pub async fn start(identity: &ServerIdentity, fault: H2Fault) -> H2FaultyServer {
+impl FaultyServer {
+    /// Starts an h2-over-TLS server (ALPN `h2` only) with `identity` and one [`H2Fault`].
+    pub async fn start_h2(identity: &ServerIdentity, fault: H2Fault) -> FaultyServer {
         let mut config = server_config(identity, Alpn::H2AndHttp1, Arc::new(rustls::crypto::ring::default_provider()));
         config.alpn_protocols = vec![b"h2".to_vec()];
         let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
@@ -240,16 +228,6 @@ impl H2FaultyServer {
                 });
             }
         });
-        H2FaultyServer { addr, accepted, task }
-    }
-
-    /// `https://localhost:<port><path>`.
-    pub fn url(&self, path: &str) -> String {
-        format!("https://localhost:{}{}", self.addr.port(), path)
-    }
-
-    /// TCP connections accepted so far.
-    pub fn accepted(&self) -> usize {
-        self.accepted.load(Ordering::SeqCst)
+        FaultyServer { addr, accepted, task }
     }
 }

@@ -107,98 +107,54 @@ impl OpensslCa {
     /// [`OpensslServer::start_with_chain`].
     pub fn leaf_via_intermediate(&self, name: &str) -> OpensslLeaf {
         let inter = format!("{name}-intermediate");
-        let (csr, ext) = (format!("{inter}.csr"), format!("{inter}.ext"));
-        openssl(
-            &[
-                "req",
-                "-new",
-                "-newkey",
-                "rsa:2048",
-                "-nodes",
-                "-subj",
-                "/CN=openssl test intermediate",
-                "-keyout",
-                &format!("{inter}.key"),
-                "-out",
-                &csr,
-            ],
-            &self.dir,
-        );
-        std::fs::write(
-            self.dir.join(&ext),
-            "basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n",
-        )
-        .expect("extensions file");
-        openssl(
-            &[
-                "x509",
-                "-req",
-                "-in",
-                &csr,
-                "-CA",
-                "ca.pem",
-                "-CAkey",
-                "ca.key",
-                "-CAcreateserial",
-                "-days",
-                "2",
-                "-sha256",
-                "-extfile",
-                &ext,
-                "-out",
-                &format!("{inter}.pem"),
-            ],
-            &self.dir,
-        );
+        let ca_extensions = "basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n";
+        self.issue(&inter, "/CN=openssl test intermediate", KeySpec::Rsa(2048), "sha256", "ca", ca_extensions);
         let mut leaf = self.sign_leaf(name, KeySpec::Rsa(2048), "sha256", &inter);
         leaf.intermediate = Some(self.dir.join(format!("{inter}.pem")));
         leaf
     }
 
     fn sign_leaf(&self, name: &str, key: KeySpec, digest: &str, issuer: &str) -> OpensslLeaf {
-        let (cert, key_file, csr, ext) =
-            (format!("{name}.pem"), format!("{name}.key"), format!("{name}.csr"), format!("{name}.ext"));
+        let extensions = "subjectAltName=DNS:localhost,IP:127.0.0.1\n";
+        self.issue(name, "/CN=localhost", key, digest, issuer, extensions);
+        OpensslLeaf {
+            cert: self.dir.join(format!("{name}.pem")),
+            key: self.dir.join(format!("{name}.key")),
+            intermediate: None,
+        }
+    }
+
+    /// Makes `<name>.key` and `<name>.pem` in the CA's directory: a certificate for `subject`
+    /// with `key`, signed with `digest` by `<issuer>.pem`/`<issuer>.key`, with `extensions`.
+    fn issue(&self, name: &str, subject: &str, key: KeySpec, digest: &str, issuer: &str, extensions: &str) {
+        let (key_file, csr, ext, cert) =
+            (format!("{name}.key"), format!("{name}.csr"), format!("{name}.ext"), format!("{name}.pem"));
         let newkey = key.newkey();
-        openssl(
-            &[
-                "req",
-                "-new",
-                "-newkey",
-                &newkey,
-                "-nodes",
-                "-subj",
-                "/CN=localhost",
-                "-keyout",
-                &key_file,
-                "-out",
-                &csr,
-            ],
-            &self.dir,
-        );
-        std::fs::write(self.dir.join(&ext), "subjectAltName=DNS:localhost,IP:127.0.0.1\n").expect("extensions file");
-        let digest = format!("-{digest}");
-        openssl(
-            &[
-                "x509",
-                "-req",
-                "-in",
-                &csr,
-                "-CA",
-                &format!("{issuer}.pem"),
-                "-CAkey",
-                &format!("{issuer}.key"),
-                "-CAcreateserial",
-                "-days",
-                "2",
-                &digest,
-                "-extfile",
-                &ext,
-                "-out",
-                &cert,
-            ],
-            &self.dir,
-        );
-        OpensslLeaf { cert: self.dir.join(cert), key: self.dir.join(key_file), intermediate: None }
+        let request =
+            ["req", "-new", "-newkey", &newkey, "-nodes", "-subj", subject, "-keyout", &key_file, "-out", &csr];
+        openssl(&request, &self.dir);
+        std::fs::write(self.dir.join(&ext), extensions).expect("extensions file");
+        let (issuer_cert, issuer_key, digest) =
+            (format!("{issuer}.pem"), format!("{issuer}.key"), format!("-{digest}"));
+        let sign = [
+            "x509",
+            "-req",
+            "-in",
+            &csr,
+            "-CA",
+            &issuer_cert,
+            "-CAkey",
+            &issuer_key,
+            "-CAcreateserial",
+            "-days",
+            "2",
+            &digest,
+            "-extfile",
+            &ext,
+            "-out",
+            &cert,
+        ];
+        openssl(&sign, &self.dir);
     }
 }
 

@@ -463,7 +463,7 @@ async fn webpki_roots_plus_extra_pem_trust_both() {
 
 // ---- Faults on the wire ----------------------------------------------------------------------
 
-use support::faulty::{Fault, FaultyServer, H2Fault, H2FaultyServer};
+use support::faulty::{Fault, FaultyServer, H2Fault};
 
 const FAULT_BODY: usize = 256 * 1024;
 
@@ -506,7 +506,7 @@ async fn a_reset_in_the_middle_of_the_body_is_an_error() {
 async fn an_h2_stream_reset_in_the_middle_of_the_body_is_an_error() {
     let ca = TestCa::new("fault CA");
     let server =
-        H2FaultyServer::start(&ca.leaf(&["localhost"]), H2Fault::ResetStreamMidBody { len: FAULT_BODY }).await;
+        FaultyServer::start_h2(&ca.leaf(&["localhost"]), H2Fault::ResetStreamMidBody { len: FAULT_BODY }).await;
     let (arrived, error) = body_fails(&client_trusting(&ca), &server.url("/")).await;
     assert!(arrived < FAULT_BODY as u64, "{arrived}");
     assert!(error.contains("stream error"), "the error names the stream reset: {error}");
@@ -588,7 +588,7 @@ async fn a_pooled_connection_the_server_closed_is_replaced_or_the_error_is_retry
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn h2_goaway_moves_new_requests_to_a_new_connection() {
     let ca = TestCa::new("fault CA");
-    let server = H2FaultyServer::start(&ca.leaf(&["localhost"]), H2Fault::GoAwayAfterFirst { len: 1000 }).await;
+    let server = FaultyServer::start_h2(&ca.leaf(&["localhost"]), H2Fault::GoAwayAfterFirst { len: 1000 }).await;
     let client = client_trusting(&ca);
     for round in 0..3 {
         let response = tokio::time::timeout(Duration::from_secs(10), call(&client, &no_timeouts(), get(&server.url("/"))))
