@@ -88,6 +88,23 @@ impl FaultyServer {
     /// Starts the server with `identity`.
     pub async fn start(identity: &ServerIdentity, fault: Fault) -> FaultyServer {
         let config = server_config(identity, Alpn::Http1Only, Arc::new(rustls::crypto::ring::default_provider()));
+        Self::listen(config, move |mut tls| async move {
+            serve(&mut tls, fault).await;
+            // Hold a stalled connection open until the client gives up.
+            if matches!(fault, Fault::StallAfterHead | Fault::StallMidBody { .. }) {
+                let _ = tls.read(&mut [0u8; 1]).await;
+            }
+        })
+        .await
+    }
+
+    /// Accepts on 127.0.0.1, counts connections, and hands each one that completes its TLS
+    /// handshake to `connection`.
+    async fn listen<F, Fut>(config: rustls::ServerConfig, connection: F) -> FaultyServer
+    where
+        F: Fn(Tls) -> Fut + Clone + Send + 'static,
+        Fut: std::future::Future<Output = ()> + Send + 'static,
+    {
         let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1");
         let addr = listener.local_addr().expect("local addr");
@@ -96,13 +113,10 @@ impl FaultyServer {
         let task = tokio::spawn(async move {
             while let Ok((tcp, _)) = listener.accept().await {
                 count.fetch_add(1, Ordering::SeqCst);
-                let acceptor = acceptor.clone();
+                let (acceptor, connection) = (acceptor.clone(), connection.clone());
                 tokio::spawn(async move {
-                    let Ok(mut tls) = acceptor.accept(tcp).await else { return };
-                    serve(&mut tls, fault).await;
-                    // Hold a stalled connection open until the client gives up.
-                    if matches!(fault, Fault::StallAfterHead | Fault::StallMidBody { .. }) {
-                        let _ = tls.read(&mut [0u8; 1]).await;
+                    if let Ok(tls) = acceptor.accept(tcp).await {
+                        connection(tls).await;
                     }
                 });
             }
@@ -121,7 +135,10 @@ impl FaultyServer {
     }
 }
 
-async fn serve(tls: &mut tokio_rustls::server::TlsStream<tokio::net::TcpStream>, fault: Fault) {
+/// A server-side TLS connection.
+type Tls = tokio_rustls::server::TlsStream<tokio::net::TcpStream>;
+
+async fn serve(tls: &mut Tls, fault: Fault) {
     match fault {
         Fault::TruncatedBody { len } | Fault::ResetMidBody { len } | Fault::StallMidBody { len } => {
             if !read_request(tls).await {
@@ -188,46 +205,36 @@ impl FaultyServer {
     pub async fn start_h2(identity: &ServerIdentity, fault: H2Fault) -> FaultyServer {
         let mut config = server_config(identity, Alpn::H2AndHttp1, Arc::new(rustls::crypto::ring::default_provider()));
         config.alpn_protocols = vec![b"h2".to_vec()];
-        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
-        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1");
-        let addr = listener.local_addr().expect("local addr");
-        let accepted = Arc::new(AtomicUsize::new(0));
-        let count = Arc::clone(&accepted);
-        let task = tokio::spawn(async move {
-            while let Ok((tcp, _)) = listener.accept().await {
-                count.fetch_add(1, Ordering::SeqCst);
-                let acceptor = acceptor.clone();
+        Self::listen(config, move |tls| serve_h2(tls, fault)).await
+    }
+}
+
+/// Serves one h2 connection with `fault`.
+async fn serve_h2(tls: Tls, fault: H2Fault) {
+    let Ok(mut connection) = h2::server::handshake(tls).await else { return };
+    let mut served = 0usize;
+    while let Some(Ok((_request, mut respond))) = connection.accept().await {
+        served += 1;
+        let response = http::Response::builder().status(200);
+        match fault {
+            H2Fault::ResetStreamMidBody { len } => {
+                let response = response.header("content-length", len).body(()).expect("response");
+                let Ok(mut stream) = respond.send_response(response, false) else { continue };
+                let _ = stream.send_data(Bytes::from(body(0, len / 2)), false);
+                // Let the head and the data reach the client first.
                 tokio::spawn(async move {
-                    let Ok(tls) = acceptor.accept(tcp).await else { return };
-                    let Ok(mut connection) = h2::server::handshake(tls).await else { return };
-                    let mut served = 0usize;
-                    while let Some(Ok((_request, mut respond))) = connection.accept().await {
-                        served += 1;
-                        let response = http::Response::builder().status(200);
-                        match fault {
-                            H2Fault::ResetStreamMidBody { len } => {
-                                let response = response.header("content-length", len).body(()).expect("response");
-                                let Ok(mut stream) = respond.send_response(response, false) else { continue };
-                                let _ = stream.send_data(Bytes::from(body(0, len / 2)), false);
-                                // Let the head and the data reach the client first.
-                                tokio::spawn(async move {
-                                    tokio::time::sleep(Duration::from_millis(50)).await;
-                                    stream.send_reset(h2::Reason::INTERNAL_ERROR);
-                                });
-                            }
-                            H2Fault::GoAwayAfterFirst { len } => {
-                                let response = response.header("content-length", len).body(()).expect("response");
-                                let Ok(mut stream) = respond.send_response(response, false) else { continue };
-                                let _ = stream.send_data(Bytes::from(body(0, len)), true);
-                                if served == 1 {
-                                    connection.graceful_shutdown();
-                                }
-                            }
-                        }
-                    }
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    stream.send_reset(h2::Reason::INTERNAL_ERROR);
                 });
             }
-        });
-        FaultyServer { addr, accepted, task }
+            H2Fault::GoAwayAfterFirst { len } => {
+                let response = response.header("content-length", len).body(()).expect("response");
+                let Ok(mut stream) = respond.send_response(response, false) else { continue };
+                let _ = stream.send_data(Bytes::from(body(0, len)), true);
+                if served == 1 {
+                    connection.graceful_shutdown();
+                }
+            }
+        }
     }
 }
