@@ -272,6 +272,7 @@ pub struct Builder {
     enable_http2: bool,
     session_resumption: bool,
     pool_idle_timeout: Duration,
+    ca_bundle: Option<std::path::PathBuf>,
 }
 
 impl Default for Builder {
@@ -284,6 +285,7 @@ impl Default for Builder {
             enable_http2: true,
             session_resumption: true,
             pool_idle_timeout: DEFAULT_POOL_IDLE_TIMEOUT,
+            ca_bundle: None,
         }
     }
 }
@@ -363,6 +365,26 @@ impl Builder {
         self
     }
 
+    /// Trusts exactly the certificates of the PEM file at `path`, replacing the
+    /// [`trust_roots`](Builder::trust_roots) source (certificates added with
+    /// [`extra_root_pem`](Builder::extra_root_pem) still count): the meaning the AWS CLI gives
+    /// `AWS_CA_BUNDLE`. The file is read when TLS is prepared; a missing or malformed one fails
+    /// every connection with an error naming the path.
+    pub fn ca_bundle_file(mut self, path: impl Into<std::path::PathBuf>) -> Self {
+        self.ca_bundle = Some(path.into());
+        self
+    }
+
+    /// [`ca_bundle_file`](Builder::ca_bundle_file) with the file `AWS_CA_BUNDLE` names, when
+    /// that variable is set and not empty; otherwise nothing changes. The process-wide default
+    /// client ([`shared_client`](crate::shared_client)) does this.
+    pub fn ca_bundle_from_env(mut self) -> Self {
+        if let Some(path) = crate::roots::ca_bundle_from_env() {
+            self.ca_bundle = Some(path);
+        }
+        self
+    }
+
     /// How long an idle pooled connection is kept ([`DEFAULT_POOL_IDLE_TIMEOUT`] by default).
     pub fn pool_idle_timeout(mut self, timeout: Duration) -> Self {
         self.pool_idle_timeout = timeout;
@@ -404,6 +426,7 @@ impl Builder {
             extra_roots: self.extra_roots,
             enable_http2: self.enable_http2,
             session_resumption: self.session_resumption,
+            ca_bundle: self.ca_bundle,
         };
         let tls = LazyTlsBackend::new(settings);
         tls.warm_up_in_background();

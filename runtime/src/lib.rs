@@ -61,7 +61,7 @@ pub use error::{
     CertificateProblem, ConnectTimeout, Error, HandshakeFailure, ReadTimeout, RootsError, TlsHandshakeError,
 };
 pub use provider::TlsProvider;
-pub use roots::TrustRoots;
+pub use roots::{TrustRoots, AWS_CA_BUNDLE};
 pub use shared::{default_client_plugin, shared_client, shared_tls_client, try_shared_client, try_shared_tls_client};
 pub use tls::TlsInfo;
 

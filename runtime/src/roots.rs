@@ -123,6 +123,24 @@ pub(crate) fn load_native_certificates() -> Result<Vec<CertificateDer<'static>>,
     Ok(loaded.certs)
 }
 
+/// The environment variable the AWS CLI and the other AWS SDKs read for a CA bundle: a PEM file
+/// whose certificates are the trusted roots, replacing the default ones.
+pub const AWS_CA_BUNDLE: &str = "AWS_CA_BUNDLE";
+
+/// The CA bundle `AWS_CA_BUNDLE` names, if it is set and not empty.
+pub(crate) fn ca_bundle_from_env() -> Option<std::path::PathBuf> {
+    std::env::var_os(AWS_CA_BUNDLE).filter(|v| !v.is_empty()).map(std::path::PathBuf::from)
+}
+
+/// Reads a CA bundle; errors name the variable and the path.
+pub(crate) fn load_ca_bundle(path: &std::path::Path) -> Result<ExtraRoots, Error> {
+    let origin = format!("{AWS_CA_BUNDLE}={}", path.display());
+    let pem = std::fs::read(path).map_err(|e| Error::InvalidPem { origin: origin.clone(), reason: e.to_string() })?;
+    let mut roots = ExtraRoots::default();
+    roots.add_pem(&origin, &pem)?;
+    Ok(roots)
+}
+
 /// Extra certificates a caller adds on top of (or instead of) a [`TrustRoots`] source.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub(crate) struct ExtraRoots {

@@ -2,6 +2,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::{Mutex, OnceLock};
 
 use aws_smithy_runtime_api::client::http::SharedHttpClient;
@@ -17,6 +18,10 @@ use crate::{Error, TlsProvider, TrustRoots};
 /// one root store, one connection pool, however many SDK clients ask. The first call returns at
 /// once; when preparing TLS is slow (aws-lc, the system store) it starts that in the background.
 ///
+/// `AWS_CA_BUNDLE`, when set, is honoured as the AWS CLI does: its certificates are the trusted
+/// roots, replacing `roots` (see [`Builder::ca_bundle_file`](crate::Builder::ca_bundle_file)). It
+/// is read at every call, so a change takes effect for clients asked for after it.
+///
 /// A choice the provider cannot serve ([`TlsProvider::validate_roots`]; a smithy-tls policy
 /// never emits one) still yields a client, whose every connection fails with that error; use
 /// [`try_shared_tls_client`] to learn of it up front.
@@ -31,11 +36,13 @@ use crate::{Error, TlsProvider, TrustRoots};
 /// # }
 /// ```
 pub fn shared_tls_client(provider: TlsProvider, roots: TrustRoots) -> SmithyTlsClient {
-    static REGISTRY: OnceLock<Mutex<HashMap<(TlsProvider, TrustRoots), SmithyTlsClient>>> = OnceLock::new();
+    type Key = (TlsProvider, TrustRoots, Option<PathBuf>);
+    static REGISTRY: OnceLock<Mutex<HashMap<Key, SmithyTlsClient>>> = OnceLock::new();
+    let bundle = crate::roots::ca_bundle_from_env();
     let mut registry = REGISTRY.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
     registry
-        .entry((provider, roots))
-        .or_insert_with(|| SmithyTlsClient::builder().build_with(provider, Some(roots)))
+        .entry((provider, roots, bundle))
+        .or_insert_with(|| SmithyTlsClient::builder().ca_bundle_from_env().build_with(provider, Some(roots)))
         .clone()
 }
 

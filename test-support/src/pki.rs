@@ -36,8 +36,9 @@ impl TestCa {
     }
 
     /// Writes this CA to a bundle in a fresh directory and points `SSL_CERT_FILE` at it, with
-    /// `SSL_CERT_DIR` unset, so the native store (and the platform verifier on Linux) trusts
-    /// exactly this CA. Only for a test binary whose one test reads the environment. Returns the
+    /// `SSL_CERT_DIR` and `AWS_CA_BUNDLE` (which would replace the native store for the default
+    /// client) unset, so the native store (and the platform verifier on Linux) trusts exactly
+    /// this CA. Only for a test binary whose one test reads the environment. Returns the
     /// directory, for the test to remove.
     pub fn install_as_ssl_cert_file(&self, tag: &str) -> std::path::PathBuf {
         let dir = std::env::temp_dir().join(format!("smithy-tls-{tag}-{}", std::process::id()));
@@ -46,6 +47,7 @@ impl TestCa {
         std::fs::write(&bundle, &self.pem).expect("CA bundle");
         std::env::set_var("SSL_CERT_FILE", &bundle);
         std::env::remove_var("SSL_CERT_DIR");
+        std::env::remove_var("AWS_CA_BUNDLE");
         dir
     }
 

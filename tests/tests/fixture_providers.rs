@@ -70,6 +70,8 @@ fn each_provider_wires_builds_and_serves() {
             .env("PROBE_URL", server.url("/"))
             .env("PROBE_PROVIDER", provider)
             .env("SSL_CERT_FILE", &bundle)
+            // An AWS_CA_BUNDLE in the environment would replace the native store it trusts.
+            .env_remove("AWS_CA_BUNDLE")
             .args(["test", "-q", "-p", "fixture-wired-client", "--test", "probe", "--", "--nocapture"]));
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(stdout.contains(&format!("PROBE provider={provider} ok")), "{provider}:\n{stdout}");

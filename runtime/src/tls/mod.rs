@@ -37,6 +37,8 @@ pub(crate) struct TlsSettings {
     pub(crate) extra_roots: ExtraRoots,
     pub(crate) enable_http2: bool,
     pub(crate) session_resumption: bool,
+    /// A PEM file whose certificates replace `roots` (AWS_CA_BUNDLE), read when preparing.
+    pub(crate) ca_bundle: Option<std::path::PathBuf>,
 }
 
 impl TlsSettings {
@@ -80,6 +82,17 @@ pub(crate) enum TlsBackend {
 impl TlsBackend {
     /// Loads roots and builds the configuration. Blocking.
     fn prepare(settings: &TlsSettings) -> Result<TlsBackend, Error> {
+        // A CA bundle replaces the roots source: its certificates, plus any the caller added.
+        let with_bundle;
+        let settings = match &settings.ca_bundle {
+            None => settings,
+            Some(path) => {
+                let mut extra_roots = crate::roots::load_ca_bundle(path)?;
+                extra_roots.certificates.extend(settings.extra_roots.certificates.iter().cloned());
+                with_bundle = TlsSettings { roots: None, extra_roots, ca_bundle: None, ..settings.clone() };
+                &with_bundle
+            }
+        };
         if let Some(roots) = settings.roots {
             settings.provider.validate_roots(roots)?;
         }
@@ -275,6 +288,7 @@ mod tests {
             extra_roots: ExtraRoots::default(),
             enable_http2: true,
             session_resumption: true,
+            ca_bundle: None,
         })
     }
 
