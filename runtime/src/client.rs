@@ -377,7 +377,7 @@ impl Builder {
 
     /// [`ca_bundle_file`](Builder::ca_bundle_file) with the file `AWS_CA_BUNDLE` names, when
     /// that variable is set and not empty; otherwise nothing changes. The process-wide default
-    /// client ([`shared_client`](crate::shared_client)) does this.
+    /// client ([`shared_client`](crate::shared_client)) reads the variable the same way.
     pub fn ca_bundle_from_env(mut self) -> Self {
         if let Some(path) = crate::roots::ca_bundle_from_env() {
             self.ca_bundle = Some(path);

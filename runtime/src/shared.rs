@@ -42,7 +42,14 @@ pub fn shared_tls_client(provider: TlsProvider, roots: TrustRoots) -> SmithyTlsC
     let mut registry = REGISTRY.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
     registry
         .entry((provider, roots, bundle))
-        .or_insert_with(|| SmithyTlsClient::builder().ca_bundle_from_env().build_with(provider, Some(roots)))
+        .or_insert_with_key(|(_, _, bundle)| {
+            let builder = SmithyTlsClient::builder();
+            let builder = match bundle {
+                Some(path) => builder.ca_bundle_file(path.clone()),
+                None => builder,
+            };
+            builder.build_with(provider, Some(roots))
+        })
         .clone()
 }
 

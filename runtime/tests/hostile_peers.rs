@@ -161,25 +161,13 @@ fn peers() -> Vec<Peer> {
         Peer {
             name: "leaf signed with SHA-1 (openssl)",
             expect: |_| Expect::Certificate(C::WeakAlgorithm),
-            start: || {
-                Box::pin(async {
-                    let ca = OpensslCa::new();
-                    let leaf = ca.leaf("leaf", KeySpec::Rsa(2048), "sha1");
-                    openssl_peer(ca, leaf, false, &[])
-                })
-            },
+            start: || Box::pin(async { openssl_leaf_peer(KeySpec::Rsa(2048), "sha1", &[]) }),
         },
         Peer {
             name: "RSA-1024 leaf (openssl)",
             // rustls: the 1024-bit key cannot verify the handshake signature (a bad signature).
             expect: |p| Expect::Certificate(if p == TlsProvider::S2nTls { C::WeakAlgorithm } else { C::Other }),
-            start: || {
-                Box::pin(async {
-                    let ca = OpensslCa::new();
-                    let leaf = ca.leaf("leaf", KeySpec::Rsa(1024), "sha256");
-                    openssl_peer(ca, leaf, false, &[])
-                })
-            },
+            start: || Box::pin(async { openssl_leaf_peer(KeySpec::Rsa(1024), "sha256", &[]) }),
         },
         Peer {
             name: "TLS 1.0 only (openssl)",
@@ -221,8 +209,13 @@ fn peers() -> Vec<Peer> {
 
 /// `openssl s_server` with an RSA-2048 / SHA-256 leaf and `args`.
 fn openssl_sound_leaf(args: &[&str]) -> Running {
+    openssl_leaf_peer(KeySpec::Rsa(2048), "sha256", args)
+}
+
+/// `openssl s_server` with a leaf of `key` signed with `digest`, and `args`.
+fn openssl_leaf_peer(key: KeySpec, digest: &str, args: &[&str]) -> Running {
     let ca = OpensslCa::new();
-    let leaf = ca.leaf("leaf", KeySpec::Rsa(2048), "sha256");
+    let leaf = ca.leaf("leaf", key, digest);
     openssl_peer(ca, leaf, false, args)
 }
 

@@ -217,9 +217,9 @@ fn not_tls(first_byte: &FirstByte) -> Option<TlsHandshakeError> {
 /// closes the connection before any request byte is written.
 fn check_peer_chain(conn: &Connection) -> Result<(), TlsHandshakeError> {
     let chain = conn.peer_cert_chain().map_err(classify)?;
-    let ders = chain.iter().map(|cert| cert.and_then(|c| c.der().map(<[u8]>::to_vec))).collect::<Result<Vec<_>, _>>();
-    let ders = ders.map_err(classify)?;
-    chain::check_chain(ders.iter().map(Vec::as_slice)).map_err(|rejection| {
+    let certs = chain.iter().collect::<Result<Vec<_>, _>>().map_err(classify)?;
+    let ders = certs.iter().map(|cert| cert.der()).collect::<Result<Vec<&[u8]>, _>>().map_err(classify)?;
+    chain::check_chain(ders.into_iter()).map_err(|rejection| {
         let problem =
             if rejection.is_weak_algorithm() { CertificateProblem::WeakAlgorithm } else { CertificateProblem::Other };
         TlsHandshakeError {
