@@ -1,13 +1,12 @@
 //! cfg predicates as data: parsed once (from a policy's `cfg` text), evaluated against targets
 //! without re-parsing, combined structurally into the exclusive predicates of a compiled policy,
-//! and printed (as text for manifests, as tokens for generated code) in one canonical spelling.
+//! and printed in one canonical spelling (manifests, docs, JSON; the emitted module lays it out
+//! as rustfmt would).
 
 use std::fmt;
 
 use cfg_expr::expr::TargetPredicate;
 use cfg_expr::targets::{Abi, Arch, Endian, Env, Family, Os, TargetInfo, Vendor};
-use proc_macro2::TokenStream;
-use quote::{quote, ToTokens};
 use syn::punctuated::Punctuated;
 use syn::{Meta, Token};
 
@@ -284,23 +283,6 @@ impl fmt::Display for Cfg {
     }
 }
 
-impl ToTokens for Cfg {
-    /// The predicate as tokens for `#[cfg(..)]` in generated code.
-    fn to_tokens(&self, tokens: &mut TokenStream) {
-        let ident = |name: &str| proc_macro2::Ident::new(name, proc_macro2::Span::call_site());
-        tokens.extend(match self {
-            Cfg::All(parts) => quote!(all(#(#parts),*)),
-            Cfg::Any(parts) => quote!(any(#(#parts),*)),
-            Cfg::Not(part) => quote!(not(#part)),
-            Cfg::Family(flag) => ident(flag.name()).into_token_stream(),
-            Cfg::Key(key, value) => {
-                let key = ident(key.name());
-                quote!(#key = #value)
-            }
-        });
-    }
-}
-
 impl serde::Serialize for Cfg {
     /// As its canonical text, so JSON reports read like policy files.
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -353,10 +335,9 @@ mod tests {
     }
 
     #[test]
-    fn tokens_read_as_the_text() {
+    fn the_text_reads_back_as_the_same_predicate() {
         let cfg = Cfg::parse("all(unix, not(target_env = \"musl\"), any())").unwrap();
-        let tokens = cfg.to_token_stream().to_string();
-        assert_eq!(Cfg::parse(&tokens), Ok(cfg));
+        assert_eq!(Cfg::parse(&cfg.to_string()), Ok(cfg));
     }
 
     #[test]

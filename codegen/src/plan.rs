@@ -4,9 +4,13 @@ use std::path::{Path, PathBuf};
 
 use crate::discover::{relative_to_root, CrateKind, Discovery, SkippedCrate};
 use crate::emit::{render_module, EmitError, HEADER_MARKER, MODULE_FILE};
-use crate::manifest::{edit_manifest, ManifestEdit, ManifestError, RuntimeDepSpec};
+use crate::manifest::{edit_manifest, revert_manifest, ManifestEdit, ManifestError, RuntimeDepSpec};
 use crate::model::CompiledPolicy;
-use crate::patch::{patch_aws_config_loader, patch_crate_root, patch_service_config, PatchError};
+use crate::patch::{
+    aws_config_loader_takes_mut_self, patch_aws_config_loader, patch_aws_config_provider_config, patch_crate_root,
+    patch_service_config, unpatch_aws_config_loader, unpatch_aws_config_provider_config, unpatch_crate_root,
+    unpatch_service_config, PatchError,
+};
 
 /// One file the plan would change.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -15,8 +19,8 @@ pub struct FileChange {
     pub path: PathBuf,
     /// Its current content, `None` if it does not exist yet.
     pub original: Option<String>,
-    /// Its planned content.
-    pub updated: String,
+    /// Its planned content, `None` to remove it.
+    pub updated: Option<String>,
 }
 
 /// What the plan does to one crate.
@@ -30,6 +34,8 @@ pub struct CratePlan {
     pub kind: CrateKind,
     /// Files whose content changes (empty when the crate is up to date).
     pub changes: Vec<FileChange>,
+    /// What the run left as it is in this crate, and why (for the user to look at).
+    pub notes: Vec<String>,
 }
 
 /// Every planned change, plus the crates left alone.
@@ -92,7 +98,7 @@ fn read_optional(path: &Path) -> Result<Option<String>, PlanError> {
 }
 
 fn change(path: PathBuf, original: Option<String>, updated: String) -> Option<FileChange> {
-    (original.as_deref() != Some(updated.as_str())).then_some(FileChange { path, original, updated })
+    (original.as_deref() != Some(updated.as_str())).then_some(FileChange { path, original, updated: Some(updated) })
 }
 
 /// Plans every edit for the discovered crates. Pure apart from reading files; all errors from
@@ -111,9 +117,13 @@ pub fn plan(compiled: &CompiledPolicy, discovery: &Discovery) -> Result<Plan, Ve
     let mut skipped = discovery.skipped.clone();
     for (krate, result) in discovery.crates.iter().zip(results) {
         match result {
-            Ok(changes) => {
-                crates.push(CratePlan { name: krate.name.clone(), dir: krate.dir.clone(), kind: krate.kind, changes })
-            }
+            Ok(changes) => crates.push(CratePlan {
+                name: krate.name.clone(),
+                dir: krate.dir.clone(),
+                kind: krate.kind,
+                changes,
+                notes: Vec::new(),
+            }),
             // The crate's code has a shape the tool cannot wire: leave it untouched and say why.
             Err(PlanError::Patch(e @ (PatchError::AnchorNotFound { .. } | PatchError::Ambiguous { .. }))) => skipped
                 .push(SkippedCrate {
@@ -144,20 +154,6 @@ fn plan_crate(
     let relative_path = runtime.path.as_deref().map(|p| relative_to_root(rel_dir, p));
     let mut changes = Vec::new();
 
-    let manifest_path = dir.join("Cargo.toml");
-    let manifest = read(&manifest_path)?;
-    let edit = ManifestEdit {
-        compiled,
-        runtime: RuntimeDepSpec {
-            package: &runtime.package,
-            version: &runtime.version,
-            path: relative_path.as_deref(),
-        },
-        legacy_rustls: compiled.policy.legacy_rustls,
-    };
-    let updated = edit_manifest(&manifest_path, &manifest, &edit)?;
-    changes.extend(change(manifest_path, Some(manifest), updated));
-
     let lib_path = dir.join("src/lib.rs");
     let lib = read(&lib_path)?;
 
@@ -170,20 +166,130 @@ fn plan_crate(
     }
     // The new module follows the crate's line endings, as the edits to its files do.
     let module = if lib.contains("\r\n") { module.replace('\n', "\r\n") } else { module.to_owned() };
-    changes.extend(change(module_path, existing, module));
 
+    let mut source_changes = Vec::new();
     let mut updated = patch_crate_root(&lib_path, &lib)?;
+    let mut loader_made_mut = false;
     match kind {
         CrateKind::GeneratedClient => {
             let config_path = dir.join("src/config.rs");
             let config = read(&config_path)?;
             let patched = patch_service_config(&config_path, &config)?;
-            changes.extend(change(config_path, Some(config), patched));
+            source_changes.extend(change(config_path, Some(config), patched));
         }
         CrateKind::AwsConfig => {
+            loader_made_mut = !aws_config_loader_takes_mut_self(&lib_path, &updated)?;
             updated = patch_aws_config_loader(&lib_path, &updated)?;
+            let provider_path = dir.join("src/provider_config.rs");
+            let provider = read(&provider_path)?;
+            let patched = patch_aws_config_provider_config(&provider_path, &provider)?;
+            source_changes.extend(change(provider_path, Some(provider), patched));
         }
     }
+
+    let manifest_path = dir.join("Cargo.toml");
+    let manifest = read(&manifest_path)?;
+    let edit = ManifestEdit {
+        compiled,
+        runtime: RuntimeDepSpec {
+            package: &runtime.package,
+            version: &runtime.version,
+            path: relative_path.as_deref(),
+        },
+        legacy_rustls: compiled.policy.legacy_rustls,
+        loader_made_mut,
+    };
+    let edited = edit_manifest(&manifest_path, &manifest, &edit)?;
+    changes.extend(change(manifest_path, Some(manifest), edited));
+    changes.extend(change(module_path, existing, module));
+    changes.extend(source_changes);
     changes.extend(change(lib_path, Some(lib), updated));
     Ok(changes)
+}
+
+/// Plans taking the tool's edits out of every discovered crate (`smithy-tls revert`): the
+/// manifest back to what its marker records, `src/default_http_client.rs` removed (only when it
+/// has the tool's header), and the hooks taken out of `src/lib.rs`, `src/config.rs` and
+/// aws-config's loader and `ProviderConfig`. Writes nothing.
+pub fn plan_revert(discovery: &Discovery) -> Result<Plan, Vec<PlanError>> {
+    let results = crate::parallel::map_in_order(&discovery.crates, |krate| revert_crate(&krate.dir, krate.kind));
+    let mut crates = Vec::new();
+    let mut errors = Vec::new();
+    for (krate, result) in discovery.crates.iter().zip(results) {
+        match result {
+            Ok((changes, notes)) => crates.push(CratePlan {
+                name: krate.name.clone(),
+                dir: krate.dir.clone(),
+                kind: krate.kind,
+                changes,
+                notes,
+            }),
+            Err(e) => errors.push(e),
+        }
+    }
+    if errors.is_empty() {
+        Ok(Plan { crates, skipped: discovery.skipped.clone() })
+    } else {
+        Err(errors)
+    }
+}
+
+fn revert_crate(dir: &Path, kind: CrateKind) -> Result<(Vec<FileChange>, Vec<String>), PlanError> {
+    let mut changes = Vec::new();
+    let mut notes = Vec::new();
+
+    let manifest_path = dir.join("Cargo.toml");
+    let manifest = read(&manifest_path)?;
+    let reverted = revert_manifest(&manifest_path, &manifest)?;
+    for feature in &reverted.kept_features {
+        notes.push(format!(
+            "{}: feature `{feature}` changed after smithy-tls wrote it; left as it is",
+            manifest_path.display()
+        ));
+    }
+    let had_marker = reverted.had_marker;
+    changes.extend(change(manifest_path.clone(), Some(manifest), reverted.text));
+
+    let module_path = dir.join("src").join(MODULE_FILE);
+    let mut had_module = false;
+    if let Some(existing) = read_optional(&module_path)? {
+        if existing.starts_with(HEADER_MARKER) {
+            had_module = true;
+            changes.push(FileChange { path: module_path, original: Some(existing), updated: None });
+        } else {
+            notes.push(format!("{}: not written by smithy-tls; left as it is", module_path.display()));
+        }
+    }
+
+    let lib_path = dir.join("src/lib.rs");
+    let lib = read(&lib_path)?;
+    let mut updated = unpatch_crate_root(&lib_path, &lib)?;
+    let mut source_changes = Vec::new();
+    match kind {
+        CrateKind::GeneratedClient => {
+            let config_path = dir.join("src/config.rs");
+            let config = read(&config_path)?;
+            let unpatched = unpatch_service_config(&config_path, &config)?;
+            source_changes.extend(change(config_path, Some(config), unpatched));
+        }
+        CrateKind::AwsConfig => {
+            updated = unpatch_aws_config_loader(&lib_path, &updated, reverted.loader_made_mut)?;
+            let provider_path = dir.join("src/provider_config.rs");
+            if let Some(provider) = read_optional(&provider_path)? {
+                let unpatched = unpatch_aws_config_provider_config(&provider_path, &provider)?;
+                source_changes.extend(change(provider_path, Some(provider), unpatched));
+            }
+        }
+    }
+    let touched_sources = !source_changes.is_empty() || updated != lib;
+    changes.extend(source_changes);
+    changes.extend(change(lib_path, Some(lib), updated));
+    if !had_marker && (had_module || touched_sources) {
+        notes.push(format!(
+            "{}: has no `[package.metadata.smithy-tls]` record (written by an older smithy-tls?): the hooks and \
+             the module were taken out, its manifest edits were left; restore the manifest from the generator",
+            manifest_path.display()
+        ));
+    }
+    Ok((changes, notes))
 }

@@ -1,7 +1,8 @@
 //! Writing plans, all or nothing across everything one invocation touches: every file is staged
-//! beside its target first (a failure there changes nothing), then renamed into place; if a
-//! rename fails, the files already replaced get their original bytes back and files that were
-//! new are removed. Permissions are kept; unchanged files are never touched; read-only files and
+//! beside its target first (a failure there changes nothing), then renamed into place (a file to
+//! remove is renamed aside, and deleted once everything is in place); if a rename fails, the
+//! files already replaced get their original bytes back, files that were new are removed and
+//! removed files come back. Permissions are kept; unchanged files are never touched; read-only files and
 //! symbolic links are refused before anything is written.
 //!
 //! Every file operation goes through [`FileOps`], so tests can make any one of them fail.
@@ -157,7 +158,11 @@ pub fn write_plans(plans: &[&Plan], ops: &dyn FileOps) -> Result<usize, WriteErr
         check_writable(change)?;
     }
     // Stage on every core (file creation dominates on large trees), then rename in order.
-    let results: Vec<io::Result<PathBuf>> = crate::parallel::map_in_order(&changes, |c| ops.stage(&c.path, &c.updated));
+    // A removal stages nothing: its file is renamed aside when committed, so it can come back.
+    let results: Vec<io::Result<Option<PathBuf>>> = crate::parallel::map_in_order(&changes, |c| match &c.updated {
+        Some(contents) => ops.stage(&c.path, contents).map(Some),
+        None => Ok(None),
+    });
     let mut staged = Vec::with_capacity(changes.len());
     let mut failure = None;
     for (change, result) in changes.iter().zip(results) {
@@ -168,40 +173,58 @@ pub fn write_plans(plans: &[&Plan], ops: &dyn FileOps) -> Result<usize, WriteErr
         }
     }
     if let Some(failure) = failure {
-        for path in &staged {
+        for path in staged.iter().flatten() {
             let _ = ops.remove(path);
         }
         return Err(failure);
     }
+    // What each committed change left to undo: the removed file's parked copy, if any.
+    let mut committed: Vec<(&FileChange, Option<PathBuf>)> = Vec::with_capacity(changes.len());
     for (done, (change, staged_path)) in changes.iter().zip(&staged).enumerate() {
-        if let Err(source) = ops.rename(staged_path, &change.path) {
-            for path in &staged[done..] {
-                let _ = ops.remove(path);
+        let result = match staged_path {
+            Some(staged_path) => ops.rename(staged_path, &change.path).map(|()| None),
+            None => {
+                let parked = staging_path(&change.path);
+                ops.rename(&change.path, &parked).map(|()| Some(parked))
             }
-            let unrestored = restore(&changes[..done], ops);
-            let path = change.path.clone();
-            return Err(if unrestored.is_empty() {
-                WriteError::Commit { path, source, restored: done }
-            } else {
-                WriteError::Rollback { path, source, unrestored }
-            });
+        };
+        match result {
+            Ok(parked) => committed.push((change, parked)),
+            Err(source) => {
+                for path in staged[done..].iter().flatten() {
+                    let _ = ops.remove(path);
+                }
+                let unrestored = restore(&committed, ops);
+                let path = change.path.clone();
+                return Err(if unrestored.is_empty() {
+                    WriteError::Commit { path, source, restored: done }
+                } else {
+                    WriteError::Rollback { path, source, unrestored }
+                });
+            }
         }
+    }
+    for parked in committed.iter().filter_map(|(_, parked)| parked.as_ref()) {
+        // The removal has happened; a parked copy that cannot be deleted is only litter.
+        let _ = ops.remove(parked);
     }
     Ok(changes.len())
 }
 
-/// Puts back the original bytes of files already replaced (newest first) and removes files
-/// that did not exist before; returns the ones that could not be restored.
-fn restore(replaced: &[&FileChange], ops: &dyn FileOps) -> Vec<(PathBuf, io::Error)> {
+/// Puts back the original bytes of files already replaced (newest first), removes files that
+/// did not exist before and moves removed files back; returns the ones that could not be
+/// restored.
+fn restore(committed: &[(&FileChange, Option<PathBuf>)], ops: &dyn FileOps) -> Vec<(PathBuf, io::Error)> {
     let mut unrestored = Vec::new();
-    for change in replaced.iter().rev() {
-        let result = match &change.original {
-            Some(original) => ops.stage(&change.path, original).and_then(|staged| {
+    for (change, parked) in committed.iter().rev() {
+        let result = match (parked, &change.original) {
+            (Some(parked), _) => ops.rename(parked, &change.path),
+            (None, Some(original)) => ops.stage(&change.path, original).and_then(|staged| {
                 ops.rename(&staged, &change.path).inspect_err(|_| {
                     let _ = ops.remove(&staged);
                 })
             }),
-            None => ops.remove(&change.path),
+            (None, None) => ops.remove(&change.path),
         };
         if let Err(e) = result {
             unrestored.push((change.path.clone(), e));
@@ -215,8 +238,9 @@ pub fn unified_diff(change: &FileChange, base: &Path, color: bool) -> String {
     let shown = change.path.strip_prefix(base).unwrap_or(&change.path).display().to_string();
     let original = change.original.as_deref().unwrap_or("");
     let old_header = if change.original.is_some() { format!("a/{shown}") } else { "/dev/null".to_owned() };
-    let diff = similar::TextDiff::from_lines(original, change.updated.as_str());
-    let text = diff.unified_diff().context_radius(3).header(&old_header, &format!("b/{shown}")).to_string();
+    let new_header = if change.updated.is_some() { format!("b/{shown}") } else { "/dev/null".to_owned() };
+    let diff = similar::TextDiff::from_lines(original, change.updated.as_deref().unwrap_or(""));
+    let text = diff.unified_diff().context_radius(3).header(&old_header, &new_header).to_string();
     if !color {
         return text;
     }

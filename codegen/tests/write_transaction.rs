@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use smithy_tls_codegen::discover::discover;
 use smithy_tls_codegen::model::CompiledPolicy;
-use smithy_tls_codegen::plan::{plan, Plan};
+use smithy_tls_codegen::plan::{plan, plan_revert, Plan};
 use smithy_tls_codegen::write::{write_plans, FileOps, RealFiles, WriteError};
 use smithy_tls_codegen::{policy, presets, targets};
 
@@ -117,6 +117,40 @@ fn a_failure_at_any_rename_or_stage_leaves_both_trees_byte_identical() {
     assert_eq!(write_plans(&all, &RealFiles).unwrap(), total);
     assert_ne!(snapshot(scratch.path()), before);
     assert!(plans(&roots).iter().all(Plan::is_up_to_date), "a second run has nothing to do");
+}
+
+#[test]
+fn a_failed_revert_puts_removed_files_back() {
+    let (scratch, roots) = two_trees();
+    let all: Vec<Plan> = plans(&roots);
+    write_plans(&all.iter().collect::<Vec<_>>(), &RealFiles).unwrap();
+    let applied = snapshot(scratch.path());
+    let compiled = compiled();
+    let reverts: Vec<Plan> = roots
+        .iter()
+        .map(|root| plan_revert(&discover(root, &compiled.policy.runtime.package).unwrap()).unwrap())
+        .collect();
+    let reverts: Vec<&Plan> = reverts.iter().collect();
+    let total: usize = reverts.iter().map(|p| p.changes().count()).sum();
+    let removals = reverts.iter().flat_map(|p| p.changes()).filter(|c| c.updated.is_none()).count();
+    assert_eq!(removals, 4, "each crate's module is removed");
+    for n in 0..total {
+        let err = write_plans(&reverts, &Failing::new(None, Some(n))).expect_err("rename fails");
+        assert!(matches!(err, WriteError::Commit { restored, .. } if restored == n), "rename {n}: {err}");
+        assert_eq!(snapshot(scratch.path()), applied, "after a failed rename {n} of {total}");
+    }
+    for n in 0..total - removals {
+        write_plans(&reverts, &Failing::new(Some(n), None)).expect_err("stage fails");
+        assert_eq!(snapshot(scratch.path()), applied, "after a failed stage {n}");
+    }
+    assert_eq!(write_plans(&reverts, &RealFiles).unwrap(), total);
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/trees");
+    for (root, case) in roots.iter().flat_map(|r| std::iter::repeat(r).zip(std::fs::read_dir(r).unwrap())) {
+        let case = case.unwrap().file_name();
+        let got: Vec<Vec<u8>> = snapshot(&root.join(&case)).into_values().collect();
+        let want: Vec<Vec<u8>> = snapshot(&fixtures.join(&case)).into_values().collect();
+        assert_eq!(got, want, "{case:?} is back to the fixture");
+    }
 }
 
 /// Fails the last rename, and the restoring rename of the first file.

@@ -9,8 +9,9 @@
 use std::path::{Path, PathBuf};
 
 use smithy_tls_codegen::patch::{
-    has_service_config_anchor, patch_aws_config_loader, patch_crate_root, patch_service_config,
-    patch_service_config_without_fast_path, PatchError,
+    has_service_config_anchor, patch_aws_config_loader, patch_aws_config_provider_config, patch_crate_root,
+    patch_service_config, patch_service_config_without_fast_path, unpatch_aws_config_loader,
+    unpatch_aws_config_provider_config, unpatch_crate_root, unpatch_service_config, PatchError,
 };
 use smithy_tls_e2e::support::text::inserted_lines;
 use smithy_tls_e2e::{fetch_published, scratch_root};
@@ -18,6 +19,7 @@ use smithy_tls_e2e::{fetch_published, scratch_root};
 const SERVICE_HOOK: &str = "crate::default_http_client::runtime_plugin()";
 const LOADER_HOOK: &str = "crate::default_http_client::default_http_client()";
 const MOD_LINE: &str = "pub mod default_http_client;";
+const PROVIDER_HOOK: &str = ".or_else(crate::default_http_client::default_http_client)";
 
 /// The source directory of `name` at exactly `version`, fetched from the registry.
 fn published_source(name: &str, version: &str) -> PathBuf {
@@ -73,7 +75,13 @@ fn aws_sdk_sts_service_config_and_crate_root() {
             "{version}: the fast path must agree with the whole-file path"
         );
         check_patch(patch_service_config, &config, SERVICE_HOOK, None, 2);
-        check_patch(patch_crate_root, &read(&dir, "src/lib.rs"), MOD_LINE, None, 2);
+        let lib = read(&dir, "src/lib.rs");
+        check_patch(patch_crate_root, &lib, MOD_LINE, None, 2);
+        // `revert` takes exactly that back out.
+        let patched = patch_service_config(&config.0, &config.1).unwrap();
+        assert_eq!(unpatch_service_config(&config.0, &patched).as_deref(), Ok(config.1.as_str()), "{version}");
+        let patched = patch_crate_root(&lib.0, &lib.1).unwrap();
+        assert_eq!(unpatch_crate_root(&lib.0, &patched).as_deref(), Ok(lib.1.as_str()), "{version}");
     }
 }
 
@@ -101,6 +109,27 @@ fn aws_config_loader_and_crate_root() {
             4,
         );
         check_patch(patch_crate_root, &lib, MOD_LINE, None, 2);
+        let patched = patch_aws_config_loader(&lib.0, &patch_crate_root(&lib.0, &lib.1).unwrap()).unwrap();
+        let unpatched = unpatch_aws_config_loader(&lib.0, &patched, true).unwrap();
+        assert_eq!(unpatch_crate_root(&lib.0, &unpatched).as_deref(), Ok(lib.1.as_str()), "{version}");
+    }
+}
+
+#[test]
+fn aws_config_provider_config_accessors() {
+    // Every 1.x aws-config the tool wires hands its client out through these two accessors.
+    for version in ["1.13.0", "1.5.18", "1.1.10", "1.0.0"] {
+        let dir = published_source("aws-config", version);
+        let (path, input) = read(&dir, "src/provider_config.rs");
+        let out = patch_aws_config_provider_config(&path, &input).unwrap_or_else(|e| panic!("{version}: {e}"));
+        syn::parse_file(&out).unwrap_or_else(|e| panic!("{version}: output does not parse: {e}"));
+        assert_eq!(out.matches(PROVIDER_HOOK).count(), 2, "{version}");
+        assert_eq!(patch_aws_config_provider_config(&path, &out).as_deref(), Ok(out.as_str()), "{version}: idempotent");
+        let without_hooks = out.replace(PROVIDER_HOOK, "");
+        let inserted = inserted_lines(&input, &without_hooks)
+            .unwrap_or_else(|| panic!("{version}: output is not the input plus the hooks and their notes"));
+        assert_eq!(inserted.len(), 2, "{version}: {inserted:#?}");
+        assert_eq!(unpatch_aws_config_provider_config(&path, &out).as_deref(), Ok(input.as_str()), "{version}");
     }
 }
 

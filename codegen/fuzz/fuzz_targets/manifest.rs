@@ -28,6 +28,7 @@ fuzz_target!(|data: &[u8]| {
             compiled: compiled(),
             runtime: RuntimeDepSpec { package: "smithy-default-tls", version: "0.1", path: Some("../smithy-default-tls") },
             legacy_rustls,
+            loader_made_mut: false,
         };
         let Ok(edited) = edit_manifest(path, text, &edit) else { continue };
         edited.parse::<toml_edit::DocumentMut>().expect("the edited manifest parses");

@@ -39,6 +39,9 @@ pub enum Command {
     Check(RewriteArgs),
     /// Print what `apply` would change, as a unified diff.
     Diff(RewriteArgs),
+    /// Take smithy-tls's edits out of the crates under DIR, back to what the generator wrote
+    /// (the policy flags only name the runtime crate; every preset's is `smithy-default-tls`).
+    Revert(RewriteArgs),
     /// Show which rule, provider and roots every builtin target gets (or one target, and why).
     Explain(ExplainArgs),
     /// List the embedded policy presets.
@@ -69,7 +72,7 @@ pub enum Format {
     Json,
 }
 
-/// Arguments of apply, check and diff.
+/// Arguments of apply, check, diff and revert.
 #[derive(Debug, Args)]
 pub struct RewriteArgs {
     /// The policy.
@@ -188,6 +191,7 @@ fn run(cli: Cli) -> ExitCode {
         Command::Apply(args) => rewrite::run(rewrite::Mode::Apply, args),
         Command::Check(args) => rewrite::run(rewrite::Mode::Check, args),
         Command::Diff(args) => rewrite::run(rewrite::Mode::Diff, args),
+        Command::Revert(args) => rewrite::run(rewrite::Mode::Revert, args),
         Command::Explain(args) => explain::run(args),
         Command::Presets { format } => {
             // The presets are embedded and checked by tests; one that did not parse would show

@@ -1,4 +1,5 @@
-//! `apply`, `check` and `diff`: one code path that plans, then writes, compares or prints.
+//! `apply`, `check`, `diff` and `revert`: one code path that plans, then writes, compares or
+//! prints.
 
 use std::io::{IsTerminal as _, Write as _};
 use std::process::ExitCode;
@@ -7,15 +8,23 @@ use std::time::Instant;
 use super::{load_policy, report_failure, Failure, Format, RewriteArgs, EXIT_CHANGES, EXIT_OK};
 use crate::discover::discover;
 use crate::lock::{Access, DirLock};
-use crate::plan::{plan, Plan};
+use crate::plan::{plan, plan_revert, Plan};
 use crate::write::{unified_diff, write_plans, RealFiles};
 
-/// Which of the three commands runs.
+/// Which of the commands runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Mode {
     Apply,
     Check,
     Diff,
+    Revert,
+}
+
+impl Mode {
+    /// Whether the command writes its plan.
+    fn writes(self) -> bool {
+        matches!(self, Mode::Apply | Mode::Revert)
+    }
 }
 
 pub(crate) fn run(mode: Mode, args: RewriteArgs) -> ExitCode {
@@ -32,7 +41,7 @@ fn run_inner(mode: Mode, args: &RewriteArgs) -> Result<ExitCode, Failure> {
 
     check_distinct_trees(&args.dirs)?;
     // One run per crate at a time, held until this run is done with it.
-    let access = if mode == Mode::Apply { Access::Write } else { Access::Read };
+    let access = if mode.writes() { Access::Write } else { Access::Read };
     let mut locks = Vec::new();
 
     // Plan every tree before writing anything.
@@ -45,7 +54,11 @@ fn run_inner(mode: Mode, args: &RewriteArgs) -> Result<ExitCode, Failure> {
         for found in &discovery.crates {
             locks.push(DirLock::acquire(&found.dir, access).map_err(|e| Failure::new(e.to_string()))?);
         }
-        let planned = plan(&compiled, &discovery).map_err(|errors| {
+        let planned = match mode {
+            Mode::Revert => plan_revert(&discovery),
+            Mode::Apply | Mode::Check | Mode::Diff => plan(&compiled, &discovery),
+        };
+        let planned = planned.map_err(|errors| {
             Failure::new(format!(
                 "{} crate(s) could not be planned; no file was written:\n{}",
                 errors.len(),
@@ -73,13 +86,13 @@ fn run_inner(mode: Mode, args: &RewriteArgs) -> Result<ExitCode, Failure> {
 
     let changed_files: usize = plans.iter().map(|(_, p)| p.changes().count()).sum();
     let mut written = 0;
-    if mode == Mode::Apply {
+    if mode.writes() {
         // One all-or-nothing write across every tree of this invocation.
         let all: Vec<&Plan> = plans.iter().map(|(_, p)| p).collect();
         written = write_plans(&all, &RealFiles).map_err(|e| Failure::new(e.to_string()))?;
     }
-    let color = mode != Mode::Apply && super::stdout_is_terminal() && args.format == Format::Human;
-    let diff: String = if mode == Mode::Apply {
+    let color = !mode.writes() && super::stdout_is_terminal() && args.format == Format::Human;
+    let diff: String = if mode.writes() {
         String::new()
     } else {
         plans.iter().flat_map(|(root, p)| p.changes().map(move |c| unified_diff(c, root, color))).collect()
@@ -97,6 +110,7 @@ fn run_inner(mode: Mode, args: &RewriteArgs) -> Result<ExitCode, Failure> {
                             "dir": c.dir,
                             "kind": c.kind,
                             "changed_files": c.changes.iter().map(|f| &f.path).collect::<Vec<_>>(),
+                            "notes": c.notes,
                         })).collect::<Vec<_>>(),
                         "skipped": p.skipped,
                     })
@@ -110,14 +124,14 @@ fn run_inner(mode: Mode, args: &RewriteArgs) -> Result<ExitCode, Failure> {
                 "changed_files": changed_files,
                 "written_files": written,
                 "up_to_date": changed_files == 0,
-                "diff": if mode == Mode::Apply { None } else { Some(&diff) },
+                "diff": if mode.writes() { None } else { Some(&diff) },
                 "elapsed_ms": started.elapsed().as_millis() as u64,
             });
             println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
         }
         Format::Human => {
             let mut out = std::io::stdout().lock();
-            if mode != Mode::Apply {
+            if !mode.writes() {
                 let _ = write!(out, "{diff}");
             }
             let wired: usize = plans.iter().map(|(_, p)| p.crates.len()).sum();
@@ -127,6 +141,9 @@ fn run_inner(mode: Mode, args: &RewriteArgs) -> Result<ExitCode, Failure> {
                 for s in p.skipped.iter().filter(|s| s.unsupported) {
                     eprintln!("warning: left {} untouched: {}", s.name, s.reason);
                 }
+                for note in p.crates.iter().flat_map(|c| &c.notes) {
+                    eprintln!("warning: {note}");
+                }
             }
             let summary = match mode {
                 Mode::Apply => format!(
@@ -134,6 +151,10 @@ fn run_inner(mode: Mode, args: &RewriteArgs) -> Result<ExitCode, Failure> {
                     compiled.policy.name,
                     plans.iter().map(|(_, p)| p.skipped.len()).sum::<usize>(),
                     unsupported.len()
+                ),
+                Mode::Revert => format!(
+                    "{changed_crates} crate(s) reverted, {written} file(s) written; {} crate(s) had nothing of smithy-tls",
+                    wired - changed_crates
                 ),
                 Mode::Check | Mode::Diff if changed_files == 0 => {
                     format!("policy `{}`: {wired} crate(s) up to date", compiled.policy.name)

@@ -8,11 +8,13 @@
 //! `default-https-client`.
 //!
 //! Edits go through [`toml_edit`], so everything the edit does not touch keeps its exact bytes:
-//! comments, key order, quoting, table styles and whitespace. Edits are idempotent, and editing
-//! an already edited manifest with another policy removes what the previous policy added.
+//! comments, key order, quoting, table styles and whitespace. Edits are idempotent. The tool
+//! records what it changed in `[package.metadata.smithy-tls]` (`marker`), so editing an already
+//! edited manifest with another policy, or reverting it, first undoes exactly its own edits.
 
 mod array_layout;
 mod features;
+mod marker;
 mod source;
 mod target_tables;
 
@@ -21,8 +23,10 @@ use std::path::{Path, PathBuf};
 use toml_edit::{DocumentMut, Item, Table};
 
 use self::features::edit_features;
+pub(crate) use self::marker::Marker;
+use self::marker::{value_text, FeatureRecord};
 use self::source::Source;
-use self::target_tables::edit_target_tables;
+use self::target_tables::{edit_target_tables, runtime_entry_tables};
 use crate::model::{CompiledPolicy, LegacyRustls};
 
 /// The package generated crates depend on for their orchestrator.
@@ -50,6 +54,9 @@ pub struct ManifestEdit<'a> {
     pub runtime: RuntimeDepSpec<'a>,
     /// What to do with a `rustls` feature, if the crate has one.
     pub legacy_rustls: LegacyRustls,
+    /// Whether the aws-config loader hook made `load(self)` take `mut self` (recorded in the
+    /// marker so `revert` can take it back).
+    pub loader_made_mut: bool,
 }
 
 /// What [`inspect_manifest`] learns about a crate without changing it.
@@ -154,23 +161,109 @@ pub fn inspect_manifest(path: &Path, original: &str) -> Result<ManifestFacts, Ma
 
 /// Applies `edit` to the manifest text `original` read from `path`.
 ///
+/// When the manifest carries the tool's marker (`[package.metadata.smithy-tls]`), what it
+/// records is undone first, so the result is what `edit` gives on the manifest the generator
+/// wrote, whichever policy was applied before. The new marker records this edit.
+///
 /// Returns the new file text, equal to `original` when nothing needs to change.
 pub fn edit_manifest(path: &Path, original: &str, edit: &ManifestEdit<'_>) -> Result<String, ManifestError> {
     let source = Source::parse(path, original)?;
     source.package_name(source.spans.as_table())?;
     let runtime_key = smithy_runtime_key(source.spans.as_table());
+    let previous = Marker::read(&source, source.spans.as_table())?;
 
     let mut doc: DocumentMut = source.spans.clone().into_mut();
     let root = doc.as_table_mut();
+    let mut loader_made_mut = edit.loader_made_mut;
+    if let Some(previous) = &previous {
+        previous.undo(root);
+        loader_made_mut |= previous.loader_made_mut;
+    }
+    let had_features_table = root.contains_key("features");
+    let before = feature_texts(root);
+    let tables_before = runtime_entry_tables(root, edit.runtime.package);
     let mut next_position = max_position(root).saturating_add(1);
 
-    let features_changed = edit_features(&source, root, runtime_key.as_deref(), edit, &mut next_position)?;
-    let targets_changed = edit_target_tables(&source, root, edit, &mut next_position)?;
-    if !features_changed && !targets_changed {
+    edit_features(&source, root, runtime_key.as_deref(), edit, &mut next_position)?;
+    edit_target_tables(&source, root, edit, &mut next_position)?;
+
+    let after = feature_texts(root);
+    let features = after
+        .iter()
+        .filter(|(name, now)| before.get(*name) != Some(*now))
+        .map(|(name, now)| (name.clone(), FeatureRecord { was: before.get(name).cloned(), now: now.clone() }))
+        .collect();
+    let marker = Marker {
+        policy: edit.compiled.policy.name.clone(),
+        runtime: edit.runtime.package.to_owned(),
+        features_table_added: !had_features_table,
+        loader_made_mut,
+        features,
+        tables: runtime_entry_tables(root, edit.runtime.package)
+            .into_iter()
+            .filter(|cfg| !tables_before.contains(cfg))
+            .collect(),
+    };
+    marker.write(root, take_position(&mut next_position));
+    finish(path, original, &doc)
+}
+
+/// What [`revert_manifest`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RevertedManifest {
+    /// The manifest without the tool's edits (equal to the input when it had no marker).
+    pub text: String,
+    /// Whether the manifest had the tool's marker.
+    pub had_marker: bool,
+    /// Whether the marker says the aws-config loader's `load(self)` was made `mut self`.
+    pub loader_made_mut: bool,
+    /// Features left as they are because they changed after the tool wrote them.
+    pub kept_features: Vec<String>,
+}
+
+/// Undoes the tool's edits to a manifest, as its marker records them: features back to their
+/// values before, the runtime crate's target tables and the marker removed. Features changed
+/// since the tool wrote them are a user's edit and stay (listed in the result).
+///
+/// # Errors
+/// As [`edit_manifest`]; a marker that is not in the shape the tool writes is refused.
+pub fn revert_manifest(path: &Path, original: &str) -> Result<RevertedManifest, ManifestError> {
+    let source = Source::parse(path, original)?;
+    source.package_name(source.spans.as_table())?;
+    let Some(marker) = Marker::read(&source, source.spans.as_table())? else {
+        return Ok(RevertedManifest {
+            text: original.to_owned(),
+            had_marker: false,
+            loader_made_mut: false,
+            kept_features: Vec::new(),
+        });
+    };
+    let mut doc: DocumentMut = source.spans.clone().into_mut();
+    let root = doc.as_table_mut();
+    let kept_features = marker.undo(root);
+    Ok(RevertedManifest {
+        text: finish(path, original, &doc)?,
+        had_marker: true,
+        loader_made_mut: marker.loader_made_mut,
+        kept_features,
+    })
+}
+
+/// The features' values as text, by name.
+fn feature_texts(root: &Table) -> std::collections::BTreeMap<String, String> {
+    root.get("features")
+        .and_then(Item::as_table_like)
+        .map(|features| features.iter().filter_map(|(name, item)| Some((name.to_owned(), value_text(item)?))).collect())
+        .unwrap_or_default()
+}
+
+/// The edited document as text in the original's line endings, checked to parse; the original
+/// itself when nothing changed.
+fn finish(path: &Path, original: &str, doc: &DocumentMut) -> Result<String, ManifestError> {
+    let edited = match_line_endings(original, doc.to_string());
+    if edited == original {
         return Ok(original.to_owned());
     }
-
-    let edited = match_line_endings(original, doc.to_string());
     if let Err(error) = edited.parse::<DocumentMut>() {
         return Err(ManifestError::InvalidOutput { path: path.to_owned(), message: error.message().trim().to_owned() });
     }

@@ -185,6 +185,27 @@ fn max_position_except(table: &Table, skip: &dyn Fn(&Table) -> bool) -> Option<i
     max
 }
 
+/// Removes `package` from the `target.<cfg>.dependencies` tables of `cfgs`, then the tables
+/// that become empty (undoing the tool's own additions). Returns whether anything changed.
+pub(super) fn remove_runtime_entries(root: &mut Table, package: &str, cfgs: &[String]) -> bool {
+    let keep: Vec<String> = runtime_entry_tables(root, package).into_iter().filter(|cfg| !cfgs.contains(cfg)).collect();
+    let keep: Vec<(String, DepSpec<'_>)> =
+        keep.into_iter().map(|cfg| (cfg, DepSpec { version: "", path: None, features: Vec::new() })).collect();
+    remove_stale_entries(root, package, &keep)
+}
+
+/// The `target` keys whose `dependencies` hold `package`.
+pub(super) fn runtime_entry_tables(root: &Table, package: &str) -> Vec<String> {
+    let Some(target) = root.get("target").and_then(Item::as_table_like) else { return Vec::new() };
+    target
+        .iter()
+        .filter(|(_, platform)| {
+            platform.get("dependencies").and_then(Item::as_table_like).is_some_and(|deps| deps.contains_key(package))
+        })
+        .map(|(key, _)| key.to_owned())
+        .collect()
+}
+
 /// Removes `package` from every `target.*.dependencies` table the policy no longer uses, then
 /// the tables that become empty. Returns whether anything changed.
 fn remove_stale_entries(root: &mut Table, package: &str, active: &[(String, DepSpec<'_>)]) -> bool {

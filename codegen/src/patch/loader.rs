@@ -2,11 +2,10 @@
 
 use std::path::Path;
 
-use proc_macro2::Span;
 use syn::visit::{self, Visit};
 
 use super::text::{apply, Edit, Source};
-use super::{path_ends_with, PatchError, LOADER_NOTE, MARKER, MODULE_NAME};
+use super::{first_span_of_stmt, path_ends_with, PatchError, LOADER_NOTE, MARKER, MODULE_NAME};
 /// Patches aws-config's `src/lib.rs`: in `impl ConfigLoader`'s `async fn load(self)` (searched
 /// in inline modules at any depth, e.g. `mod loader { ... }`), makes the receiver `mut self` if it
 /// is not, and inserts as the first statement
@@ -121,6 +120,18 @@ pub fn patch_aws_config_loader(path: &Path, text: &str) -> Result<String, PatchE
     Ok(out)
 }
 
+/// Whether aws-config's `ConfigLoader::load` already takes `mut self` (so the loader patch does
+/// not change its receiver). `false` when there is no single such `load`.
+///
+/// # Errors
+/// [`PatchError::Parse`] for invalid Rust.
+pub fn aws_config_loader_takes_mut_self(path: &Path, text: &str) -> Result<bool, PatchError> {
+    let file = Source::new(path, text).parse()?;
+    let found = find_loader(&file);
+    Ok(matches!(found.loads.as_slice(),
+        [load] if matches!(load.sig.inputs.first(), Some(syn::FnArg::Receiver(r)) if r.mutability.is_some())))
+}
+
 /// The indentation of the first statement of `block`, when it starts its own line after the
 /// opening brace (at offset `open`) and is indented deeper than the fn.
 fn body_indent(src: &Source<'_>, block: &syn::Block, open: usize, fn_indent: &str) -> Option<String> {
@@ -131,12 +142,6 @@ fn body_indent(src: &Source<'_>, block: &syn::Block, open: usize, fn_indent: &st
     }
     let indent = src.indent_of_line_at(start);
     (indent.len() > fn_indent.len()).then(|| indent.to_owned())
-}
-
-/// The span of the first token of a statement (its first attribute, if any).
-fn first_span_of_stmt(stmt: &syn::Stmt) -> Option<Span> {
-    use quote::ToTokens;
-    stmt.to_token_stream().into_iter().next().map(|tt| tt.span())
 }
 
 /// What [`find_loader`] found.

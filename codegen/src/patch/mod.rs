@@ -17,12 +17,15 @@
 //! only to name the file in errors.
 //!
 //! Modules: `crate_root` (`src/lib.rs`), `service_config` (a generated client's
-//! `src/config.rs`), `loader` (aws-config's `ConfigLoader::load`), `fast_path` (cutting one
+//! `src/config.rs`), `loader` (aws-config's `ConfigLoader::load`), `provider_config` (aws-config's
+//! `ProviderConfig` accessors), `fast_path` (cutting one
 //! function out of a large file without parsing it), `text` (byte offsets, line table, edits).
 
 mod crate_root;
 mod fast_path;
 mod loader;
+mod provider_config;
+mod revert;
 mod service_config;
 #[cfg(test)]
 mod tests;
@@ -33,7 +36,11 @@ use std::path::PathBuf;
 use proc_macro2::Span;
 
 pub use self::crate_root::patch_crate_root;
-pub use self::loader::patch_aws_config_loader;
+pub use self::loader::{aws_config_loader_takes_mut_self, patch_aws_config_loader};
+pub use self::provider_config::patch_aws_config_provider_config;
+pub use self::revert::{
+    unpatch_aws_config_loader, unpatch_aws_config_provider_config, unpatch_crate_root, unpatch_service_config,
+};
 pub use self::service_config::{
     has_service_config_anchor, patch_service_config, patch_service_config_without_fast_path,
 };
@@ -51,6 +58,8 @@ const CRATE_ROOT_NOTE: &str = "default HTTP client chosen by the smithy-tls poli
 const SERVICE_CONFIG_NOTE: &str = "install the policy-chosen default HTTP client";
 /// Comment placed above the hook in aws-config's `ConfigLoader::load`.
 const LOADER_NOTE: &str = "fall back to the policy-chosen default HTTP client";
+/// Comment placed above the hooks in aws-config's `ProviderConfig` accessors.
+const PROVIDER_CONFIG_NOTE: &str = "without a client of its own, use the policy-chosen default HTTP client";
 
 /// Name of the generated function whose plugin chain [`patch_service_config`] extends.
 const SERVICE_CONFIG_FN: &str = "base_client_runtime_plugins";
@@ -140,4 +149,10 @@ fn path_ends_with(expr: &syn::Expr, suffix: &[&str]) -> Option<Span> {
     } else {
         None
     }
+}
+
+/// The span of the first token of a statement (its first attribute, if any).
+pub(super) fn first_span_of_stmt(stmt: &syn::Stmt) -> Option<Span> {
+    use quote::ToTokens;
+    stmt.to_token_stream().into_iter().next().map(|tt| tt.span())
 }

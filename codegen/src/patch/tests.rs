@@ -330,11 +330,91 @@ fn loader_errors() {
     assert!(matches!(&err, PatchError::Ambiguous { lines, .. } if *lines == vec![3, 7]), "{err:?}");
 }
 
+// ----- aws-config provider config ---------------------------------------------------------
+
+const PROVIDER_HOOK: &str = ".or_else(crate::default_http_client::default_http_client)";
+
+#[test]
+fn provider_config_accessors_fall_back_to_the_default_client() {
+    let input = fixture("provider_config.rs");
+    let out = patch_aws_config_provider_config(&fx("provider_config.rs"), &input).unwrap();
+    syn::parse_file(&out).unwrap();
+    assert_eq!(out.matches(PROVIDER_HOOK).count(), 2, "{out}");
+    assert!(out.contains(&format!("        builder.set_http_client(self.http_client.clone(){PROVIDER_HOOK});\n")));
+    assert!(out.contains(&format!("        self.http_client.clone(){PROVIDER_HOOK}\n")));
+    // One comment line above each hooked statement, indented like it; nothing else changes.
+    let without_hooks = out.replace(PROVIDER_HOOK, "");
+    let note = "        // smithy-tls: without a client of its own, use the policy-chosen default HTTP client";
+    assert_eq!(inserted_lines(&input, &without_hooks), Some(vec![note, note]));
+    assert_eq!(without_hooks.replace(&format!("{note}\n"), ""), input);
+    assert_eq!(patch_aws_config_provider_config(&fx("p.rs"), &out).as_deref(), Ok(out.as_str()), "idempotent");
+    snapshot("provider_config", &out);
+}
+
+#[test]
+fn provider_config_hooks_are_recognised_after_reformatting() {
+    // rustfmt (or a person) may re-lay the chain out; the hooks are still found.
+    let input = fixture("provider_config.rs");
+    let out = patch_aws_config_provider_config(&fx("p.rs"), &input).unwrap();
+    let reformatted = out.replace(
+        &format!("self.http_client.clone(){PROVIDER_HOOK}\n"),
+        "self.http_client\n            .clone()\n            .or_else(crate::default_http_client::default_http_client)\n",
+    );
+    assert_ne!(reformatted, out);
+    assert_eq!(patch_aws_config_provider_config(&fx("p.rs"), &reformatted).as_deref(), Ok(reformatted.as_str()));
+}
+
+#[test]
+fn provider_config_half_patched_gets_the_missing_hook() {
+    let input = fixture("provider_config.rs")
+        .replace("        self.http_client.clone()\n", &format!("        self.http_client.clone(){PROVIDER_HOOK}\n"));
+    let out = patch_aws_config_provider_config(&fx("p.rs"), &input).unwrap();
+    assert_eq!(out.matches(PROVIDER_HOOK).count(), 2);
+    assert_eq!(out.matches("// smithy-tls:").count(), 1, "only the new hook gets a note");
+}
+
+#[test]
+fn provider_config_errors() {
+    let input = fixture("provider_config.rs");
+    // A method missing: the file is not aws-config 1.x's.
+    let err =
+        patch_aws_config_provider_config(&fx("p.rs"), &input.replace("fn client_config", "fn sdk_config")).unwrap_err();
+    assert!(matches!(err, PatchError::AnchorNotFound { .. }), "{err:?}");
+    assert!(err.to_string().contains("`fn client_config(&self)` in an inherent `impl ProviderConfig`"), "{err}");
+    // The accessor reads the field differently: refused, not guessed.
+    let err = patch_aws_config_provider_config(
+        &fx("p.rs"),
+        &input.replace("        self.http_client.clone()\n", "        self.http_client.as_ref().cloned()\n"),
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("exactly one `self.http_client.clone()` in `ProviderConfig::http_client` (line 25), found 0"),
+        "{err}"
+    );
+    let err = patch_aws_config_provider_config(
+        &fx("p.rs"),
+        &input.replace(
+            "        self.http_client.clone()\n",
+            "        self.http_client.clone().or(self.http_client.clone())\n",
+        ),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("found 2"), "{err}");
+    // Two impls with the accessor (e.g. cfg-gated): ambiguous.
+    let twice = format!(
+        "{input}\nimpl ProviderConfig {{\n    fn http_client(&self) -> Option<SharedHttpClient> {{ None }}\n}}\n"
+    );
+    let err = patch_aws_config_provider_config(&fx("p.rs"), &twice).unwrap_err();
+    assert!(matches!(&err, PatchError::Ambiguous { lines, .. } if *lines == vec![25, 36]), "{err:?}");
+    assert!(matches!(patch_aws_config_provider_config(&fx("p.rs"), "fn ("), Err(PatchError::Parse { .. })));
+}
+
 // ----- robustness ------------------------------------------------------------------------
 
 #[test]
 fn never_panics_on_truncated_input() {
-    for name in ["config_formatted.rs", "config_oneline.rs", "loader.rs", "lib_root.rs"] {
+    for name in ["config_formatted.rs", "config_oneline.rs", "loader.rs", "lib_root.rs", "provider_config.rs"] {
         let text = fixture(name);
         let cuts = text.char_indices().map(|(i, _)| i).step_by(5).chain([text.len()]);
         for cut in cuts {
@@ -343,6 +423,7 @@ fn never_panics_on_truncated_input() {
             let _ = patch_service_config(&fx(name), prefix);
             let _ = has_service_config_anchor(&fx(name), prefix);
             let _ = patch_aws_config_loader(&fx(name), prefix);
+            let _ = patch_aws_config_provider_config(&fx(name), prefix);
         }
     }
 }

@@ -1,0 +1,218 @@
+//! The record this tool keeps in every manifest it edits, `[package.metadata.smithy-tls]`: the
+//! features it changed (each with its value before and the value it wrote) and what else it
+//! did to the crate, so that the next `apply` (any policy) and `revert` undo exactly its own
+//! edits and never a user's.
+//!
+//! Cargo ignores `package.metadata`; keeping the record in the manifest means a generator that
+//! rewrites the manifest drops the record together with the edits it describes.
+
+use std::collections::BTreeMap;
+
+use toml_edit::{InlineTable, Item, Table, Value};
+
+use super::source::Source;
+use super::target_tables::remove_runtime_entries;
+use super::ManifestError;
+
+/// The key under `package.metadata`.
+pub(super) const MARKER_KEY: &str = "smithy-tls";
+
+const NOTE: &str = "written by smithy-tls: what it changed in this crate, so that `smithy-tls revert` and the \
+                    next `smithy-tls apply` undo exactly that; do not edit";
+
+/// One feature this tool changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct FeatureRecord {
+    /// The value before (TOML text, without surrounding whitespace or comment); `None` when the
+    /// tool added the feature.
+    pub(super) was: Option<String>,
+    /// The value the tool wrote (same form).
+    pub(super) now: String,
+}
+
+/// What the marker records.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct Marker {
+    /// The policy that was applied.
+    pub(crate) policy: String,
+    /// The runtime crate's package name (the dependency the target tables hold).
+    pub(crate) runtime: String,
+    /// Whether the tool added the `[features]` table.
+    pub(super) features_table_added: bool,
+    /// Whether the aws-config loader hook made `load(self)` take `mut self`.
+    pub(crate) loader_made_mut: bool,
+    /// Changed features by name.
+    pub(super) features: BTreeMap<String, FeatureRecord>,
+    /// The `target` keys (`cfg(..)`) whose `dependencies` got the runtime crate from the tool
+    /// (entries that were there before are updated in place and not listed).
+    pub(super) tables: Vec<String>,
+}
+
+/// A feature's value as TOML text, without its surrounding whitespace and comment.
+/// Line endings are recorded as `\n` (TOML reads a multi-line string's line endings that way);
+/// the manifest's own are put back when it is written.
+pub(super) fn value_text(item: &Item) -> Option<String> {
+    let mut value = item.as_value()?.clone();
+    value.decor_mut().clear();
+    Some(value.to_string().replace("\r\n", "\n"))
+}
+
+impl Marker {
+    /// Reads the marker of a parsed manifest, if it has one.
+    pub(super) fn read(source: &Source<'_>, root: &Table) -> Result<Option<Marker>, ManifestError> {
+        let Some(item) = root.get("package").and_then(|p| p.get("metadata")).and_then(|m| m.get(MARKER_KEY)) else {
+            return Ok(None);
+        };
+        let path = ["package", "metadata", MARKER_KEY];
+        let bad = |what: &str| {
+            source.shape(
+                &path,
+                format!("`[package.metadata.{MARKER_KEY}]` is not what smithy-tls writes ({what})"),
+                "it is the tool's record of its own edits: restore the manifest the generator wrote (or remove \
+                 the table and the edits it describes by hand), then re-run",
+            )
+        };
+        let table = item.as_table_like().ok_or_else(|| bad("not a table"))?;
+        let string = |key: &str| table.get(key).and_then(Item::as_str).map(str::to_owned);
+        let flag = |key: &str| match table.get(key) {
+            None => Ok(false),
+            Some(item) => item.as_bool().ok_or_else(|| bad(&format!("`{key}` is not a boolean"))),
+        };
+        let mut marker = Marker {
+            policy: string("policy").ok_or_else(|| bad("no `policy` string"))?,
+            runtime: string("runtime").ok_or_else(|| bad("no `runtime` string"))?,
+            features_table_added: flag("features-table-added")?,
+            loader_made_mut: flag("loader-made-mut")?,
+            features: BTreeMap::new(),
+            tables: Vec::new(),
+        };
+        if let Some(tables) = table.get("tables") {
+            let tables = tables.as_array().ok_or_else(|| bad("`tables` is not an array"))?;
+            for cfg in tables.iter() {
+                marker.tables.push(cfg.as_str().ok_or_else(|| bad("`tables` holds a non-string"))?.to_owned());
+            }
+        }
+        if let Some(features) = table.get("features") {
+            let features = features.as_table_like().ok_or_else(|| bad("`features` is not a table"))?;
+            for (name, record) in features.iter() {
+                let record = record.as_table_like().ok_or_else(|| bad(&format!("`features.{name}` is not a table")))?;
+                // A CRLF manifest has its multi-line strings in CRLF too: compare in `\n`.
+                let field = |key: &str| record.get(key).map(|v| v.as_str().map(|s| s.replace("\r\n", "\n")));
+                let now = field("now").flatten().ok_or_else(|| bad(&format!("`features.{name}` has no `now`")))?;
+                let was = match field("was") {
+                    None => None,
+                    Some(Some(was)) => Some(was),
+                    Some(None) => return Err(bad(&format!("`features.{name}.was` is not a string"))),
+                };
+                marker.features.insert(name.to_owned(), FeatureRecord { was, now });
+            }
+        }
+        Ok(Some(marker))
+    }
+
+    /// Undoes what the marker records on `root` and removes the marker. Returns the features
+    /// left as they are because they changed since the tool wrote them (a user's edit).
+    ///
+    /// The runtime crate's entries in the recorded target tables go too (with the tables they
+    /// leave empty).
+    pub(super) fn undo(&self, root: &mut Table) -> Vec<String> {
+        remove_runtime_entries(root, &self.runtime, &self.tables);
+        let mut kept = Vec::new();
+        if let Some(features) = root.get_mut("features").and_then(Item::as_table_like_mut) {
+            for (name, record) in &self.features {
+                let current = features.get(name).and_then(value_text);
+                if current.as_deref() != Some(record.now.as_str()) {
+                    if current.is_some() {
+                        kept.push(name.clone());
+                    }
+                    continue;
+                }
+                match &record.was {
+                    None => {
+                        features.remove(name);
+                    }
+                    Some(was) => {
+                        let Ok(mut restored) = was.parse::<Value>() else {
+                            kept.push(name.clone());
+                            continue;
+                        };
+                        if let Some(Item::Value(value)) = features.get_mut(name) {
+                            *restored.decor_mut() = value.decor().clone();
+                            *value = restored;
+                        }
+                    }
+                }
+            }
+            if self.features_table_added && features.is_empty() {
+                root.remove("features");
+            }
+        }
+        remove(root);
+        kept
+    }
+
+    /// Writes the marker as the last table of the document (at `position`).
+    pub(super) fn write(&self, root: &mut Table, position: isize) {
+        let Some(package) = root.get_mut("package").and_then(Item::as_table_mut) else { return };
+        if !package.contains_key("metadata") {
+            let mut metadata = Table::new();
+            metadata.set_implicit(true);
+            package.insert("metadata", Item::Table(metadata));
+        }
+        let Some(metadata) = package.get_mut("metadata").and_then(Item::as_table_mut) else { return };
+        let mut table = Table::new();
+        table.set_position(Some(position));
+        table.insert("note", Item::Value(Value::from(NOTE)));
+        table.insert("policy", Item::Value(Value::from(self.policy.as_str())));
+        table.insert("runtime", Item::Value(Value::from(self.runtime.as_str())));
+        if self.features_table_added {
+            table.insert("features-table-added", Item::Value(Value::from(true)));
+        }
+        if self.loader_made_mut {
+            table.insert("loader-made-mut", Item::Value(Value::from(true)));
+        }
+        if !self.tables.is_empty() {
+            let tables: toml_edit::Array = self.tables.iter().map(String::as_str).collect();
+            table.insert("tables", Item::Value(Value::Array(tables)));
+        }
+        if !self.features.is_empty() {
+            let mut features = Table::new();
+            features.set_position(Some(position + 1));
+            for (name, record) in &self.features {
+                let mut inline = InlineTable::new();
+                if let Some(was) = &record.was {
+                    inline.insert("was", one_line(was));
+                }
+                inline.insert("now", one_line(&record.now));
+                features.insert(name, Item::Value(Value::InlineTable(inline)));
+            }
+            table.insert("features", Item::Table(features));
+        }
+        metadata.insert(MARKER_KEY, Item::Table(table));
+    }
+}
+
+/// A string value on one line: newlines escaped (an inline table cannot span lines, and a
+/// multi-line value would read like part of the manifest).
+fn one_line(text: &str) -> Value {
+    if !text.contains(['\n', '\r']) {
+        return Value::from(text);
+    }
+    // A JSON string is a TOML basic string with the same escapes.
+    serde_json::to_string(text)
+        .ok()
+        .and_then(|quoted| quoted.parse::<Value>().ok())
+        .unwrap_or_else(|| Value::from(text))
+}
+
+/// Removes the marker (and `package.metadata` when nothing else is in it).
+fn remove(root: &mut Table) {
+    let Some(package) = root.get_mut("package").and_then(Item::as_table_like_mut) else { return };
+    let Some(metadata) = package.get_mut("metadata").and_then(Item::as_table_like_mut) else { return };
+    metadata.remove(MARKER_KEY);
+    // An implicit `metadata` (only dotted headers under it) with nothing left was the tool's.
+    let leftover = package.get("metadata").and_then(Item::as_table).is_some_and(|m| m.is_implicit() && m.is_empty());
+    if leftover {
+        package.remove("metadata");
+    }
+}

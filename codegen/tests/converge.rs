@@ -1,0 +1,130 @@
+//! Runs converge, through the real binary on the fixture trees (the same on the published crates
+//! runs in tests/tests/preset_switching.rs):
+//!
+//! - `apply --preset B` on a tree rewritten with preset A gives byte for byte what B gives on the
+//!   untouched tree, for every ordered pair of presets;
+//! - `revert` gives the untouched tree back byte for byte, after any preset or switch, and then
+//!   has nothing left to do;
+//! - what a user changed after `apply` is never undone.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use smithy_tls_codegen::presets;
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/trees")
+}
+
+/// Every file under `dir` with its bytes, keyed by the path relative to `dir`.
+fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let entry = entry.unwrap();
+            if entry.file_type().unwrap().is_dir() {
+                stack.push(entry.path());
+            } else {
+                let rel = entry.path().strip_prefix(dir).unwrap().to_path_buf();
+                out.insert(rel, std::fs::read(entry.path()).unwrap());
+            }
+        }
+    }
+    out
+}
+
+fn smithy_tls(args: &[&str], dir: &Path) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_smithy-tls")).args(args).arg(dir).output().expect("run smithy-tls");
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "smithy-tls {args:?}: {text}");
+    text
+}
+
+/// A fresh copy of the fixture trees.
+fn fresh(root: &Path, name: &str) -> PathBuf {
+    let tree = root.join(name);
+    smithy_tls_test_support::copy_tree(&fixtures(), &tree, &[]).unwrap();
+    tree
+}
+
+fn assert_same_tree(what: &str, got: &Path, want: &Path) {
+    let (got, want) = (snapshot(got), snapshot(want));
+    let paths: Vec<&PathBuf> = got.keys().chain(want.keys()).collect();
+    for path in paths {
+        let (a, b) = (got.get(path), want.get(path));
+        assert!(
+            a == b,
+            "{what}: {} differs:\n--- got\n{}\n--- want\n{}",
+            path.display(),
+            a.map(|a| String::from_utf8_lossy(a).into_owned()).unwrap_or_else(|| "(missing)".to_owned()),
+            b.map(|b| String::from_utf8_lossy(b).into_owned()).unwrap_or_else(|| "(missing)".to_owned()),
+        );
+    }
+}
+
+#[test]
+fn switching_presets_equals_applying_to_the_untouched_tree() {
+    let root = tempfile::tempdir().unwrap();
+    let names: Vec<&str> = presets::names().collect();
+    for b in &names {
+        let direct = fresh(root.path(), &format!("direct-{b}"));
+        smithy_tls(&["apply", "--preset", b], &direct);
+        for a in &names {
+            let switched = fresh(root.path(), &format!("{a}-then-{b}"));
+            smithy_tls(&["apply", "--preset", a], &switched);
+            smithy_tls(&["apply", "--preset", b], &switched);
+            assert_same_tree(&format!("{a} then {b}"), &switched, &direct);
+        }
+    }
+}
+
+#[test]
+fn revert_gives_the_untouched_tree_back() {
+    let root = tempfile::tempdir().unwrap();
+    let names: Vec<&str> = presets::names().collect();
+    for (i, preset) in names.iter().enumerate() {
+        let tree = fresh(root.path(), preset);
+        smithy_tls(&["apply", "--preset", preset], &tree);
+        // And once through a switch, so the record of a re-applied crate is undone too.
+        let next = names[(i + 1) % names.len()];
+        smithy_tls(&["apply", "--preset", next], &tree);
+        let out = smithy_tls(&["revert"], &tree);
+        assert!(out.contains("4 crate(s) reverted"), "{out}");
+        assert_same_tree(&format!("{preset}, {next}, revert"), &tree, &fixtures());
+        let again = smithy_tls(&["revert"], &tree);
+        assert!(again.contains("0 crate(s) reverted, 0 file(s) written"), "{again}");
+    }
+}
+
+#[test]
+fn a_feature_the_user_changed_after_apply_is_kept() {
+    let root = tempfile::tempdir().unwrap();
+    let tree = fresh(root.path(), "tree");
+    smithy_tls(&["apply", "--preset", "platform-default"], &tree);
+    let manifest = tree.join("unformatted/Cargo.toml");
+    let applied = std::fs::read_to_string(&manifest).unwrap();
+    let edited = applied.replacen(
+        "default-https-client = [\"dep:smithy-default-tls\", \"aws-smithy-runtime/rt-tokio\"]",
+        "default-https-client = [\"dep:smithy-default-tls\", \"aws-smithy-runtime/rt-tokio\", \"tracing\"]",
+        1,
+    );
+    assert_ne!(edited, applied, "the fixture's feature has the expected spelling");
+    std::fs::write(&manifest, &edited).unwrap();
+
+    let out = smithy_tls(&["revert"], &tree);
+    assert!(out.contains("feature `default-https-client` changed after smithy-tls wrote it; left as it is"), "{out}");
+    let reverted = std::fs::read_to_string(&manifest).unwrap();
+    assert!(
+        reverted.contains(
+            "default-https-client = [\"dep:smithy-default-tls\", \"aws-smithy-runtime/rt-tokio\", \"tracing\"]"
+        ),
+        "{reverted}"
+    );
+    assert!(!reverted.contains("[package.metadata.smithy-tls]"), "{reverted}");
+    // Every other crate is back to the original.
+    for krate in ["aws-config", "dotted-tables", "renamed-inline", "legacy-2023"] {
+        assert_same_tree(krate, &tree.join(krate), &fixtures().join(krate));
+    }
+}
