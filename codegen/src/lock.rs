@@ -1,5 +1,5 @@
-//! One run at a time per crate: `apply` takes every crate it wires exclusively, `check` and
-//! `diff` share them, so two applies never interleave their writes (also when one was given a
+//! One run at a time per crate: `apply` and `revert` take every crate they write exclusively,
+//! `check` and `diff` share them, so two applies never interleave their writes (also when one was given a
 //! tree and the other a crate inside it) and a check never reads a crate half-way through
 //! another run's commit. The lock is an advisory file lock (`flock`/`LockFileEx`) on a file in
 //! the system's temporary directory named after the directory's canonical path: nothing is

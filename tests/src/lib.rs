@@ -158,6 +158,8 @@ pub fn prepare_sdk_tree(root: &Path, published: &[(&str, &str)], members: &[&str
         std::fs::copy(consumer.join("src/main.rs"), root.join("consumer/src/main.rs")).expect("consumer main");
         std::fs::create_dir_all(root.join("consumer/src/bin")).expect("mkdir consumer bin");
         std::fs::copy(consumer.join("src/bin/cold.rs"), root.join("consumer/src/bin/cold.rs")).expect("consumer cold");
+        std::fs::copy(consumer.join("src/bin/components.rs"), root.join("consumer/src/bin/components.rs"))
+            .expect("consumer components");
         members.push("\"consumer\"".to_owned());
     }
     std::fs::write(
@@ -284,4 +286,86 @@ pub fn consumer_command(binary: &Path, mock: &MockAws, scratch: &Path, bundle: &
         .env("AWS_SHARED_CREDENTIALS_FILE", scratch.join("no-credentials"))
         .env("SSL_CERT_FILE", bundle);
     cmd
+}
+
+/// What [`MockMetadata`] serves.
+pub const MOCK_INSTANCE_ID: &str = "i-0e2e0e2e0e2e0e2e0";
+/// The access key id [`MockMetadata`]'s container credentials carry.
+pub const MOCK_ECS_ACCESS_KEY_ID: &str = "AKIDE2ECONTAINER";
+/// Where [`MockMetadata`] serves container credentials (`AWS_CONTAINER_CREDENTIALS_FULL_URI`).
+pub const MOCK_ECS_PATH: &str = "/v2/credentials/e2e";
+
+/// A plain-HTTP mock on 127.0.0.1 of what aws-config's components call without a service
+/// client: the EC2 instance metadata service (IMDSv2 token, then a metadata path) and the
+/// container credentials endpoint. Counts the requests it answered.
+pub struct MockMetadata {
+    /// Where it listens.
+    pub addr: std::net::SocketAddr,
+    /// Requests answered with 200, by path.
+    pub served: Arc<Mutex<BTreeMap<String, usize>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+const IMDS_TOKEN: &str = "e2e-imds-token";
+
+fn metadata_answer(req: &http::Request<hyper::body::Incoming>) -> http::Response<Body> {
+    let path = req.uri().path();
+    let token_ok = req.headers().get("x-aws-ec2-metadata-token").is_some_and(|v| v == IMDS_TOKEN);
+    let reply =
+        |status: u16, body: String| http::Response::builder().status(status).body(full(body)).expect("response");
+    match (req.method().as_str(), path) {
+        ("PUT", "/latest/api/token") if req.headers().contains_key("x-aws-ec2-metadata-token-ttl-seconds") => {
+            http::Response::builder()
+                .header("x-aws-ec2-metadata-token-ttl-seconds", "21600")
+                .body(full(IMDS_TOKEN))
+                .expect("response")
+        }
+        ("GET", "/latest/meta-data/instance-id") if token_ok => reply(200, MOCK_INSTANCE_ID.to_owned()),
+        ("GET", "/latest/meta-data/instance-id") => reply(401, String::new()),
+        ("GET", MOCK_ECS_PATH) => reply(
+            200,
+            format!(
+                r#"{{"AccessKeyId":"{MOCK_ECS_ACCESS_KEY_ID}","SecretAccessKey":"e2e-secret","Token":"e2e-token","Expiration":"2099-01-01T00:00:00Z"}}"#
+            ),
+        ),
+        _ => reply(404, String::new()),
+    }
+}
+
+impl MockMetadata {
+    /// Starts the mock on 127.0.0.1 (HTTP/1.1, no TLS: both services are plain HTTP).
+    pub async fn start() -> MockMetadata {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1");
+        let addr = listener.local_addr().expect("local addr");
+        let served: Arc<Mutex<BTreeMap<String, usize>>> = Arc::default();
+        let counts = Arc::clone(&served);
+        let task = tokio::spawn(async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                let counts = Arc::clone(&counts);
+                tokio::spawn(async move {
+                    let service = hyper::service::service_fn(move |req| {
+                        let response = metadata_answer(&req);
+                        if response.status() == 200 {
+                            *counts.lock().expect("lock").entry(req.uri().path().to_owned()).or_default() += 1;
+                        }
+                        async move { Ok::<_, std::convert::Infallible>(response) }
+                    });
+                    let io = hyper_util::rt::TokioIo::new(stream);
+                    let _ = hyper::server::conn::http1::Builder::new().serve_connection(io, service).await;
+                });
+            }
+        });
+        MockMetadata { addr, served, task }
+    }
+
+    /// The requests answered with 200 for `path`.
+    pub fn served(&self, path: &str) -> usize {
+        self.served.lock().expect("lock").get(path).copied().unwrap_or(0)
+    }
+}
+
+impl Drop for MockMetadata {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
 }

@@ -11,7 +11,10 @@ use std::time::Instant;
 use smithy_tls_codegen::model::{CompiledPolicy, LegacyRustls, Provider};
 use smithy_tls_codegen::{policy, presets, targets};
 use smithy_tls_e2e::support::TestCa;
-use smithy_tls_e2e::{prepare_sdk_tree, run, scratch_root, smithy_tls_binary, tail, MockAws, PUBLISHED};
+use smithy_tls_e2e::{
+    prepare_sdk_tree, run, scratch_root, smithy_tls_binary, tail, MockAws, MockMetadata, MOCK_ECS_ACCESS_KEY_ID,
+    MOCK_ECS_PATH, MOCK_INSTANCE_ID, PUBLISHED,
+};
 
 /// Targets whose dependency graph is checked for every preset (linux gnu x86_64/aarch64, musl,
 /// macOS both, Windows msvc and gnu, Android, iOS, 32-bit ARM, RISC-V, wasm32 unknown and wasip2).
@@ -147,6 +150,35 @@ fn rustfmt_crate(dir: &Path) {
     run(Command::new("rustfmt").args(["--edition", "2021", "--config-path"]).arg(&config).arg(dir.join("src/lib.rs")));
 }
 
+/// aws-config's IMDS client and container credentials provider, built with no HTTP client
+/// anywhere, against local mocks: the rewritten aws-config serves them with the policy's
+/// default client (upstream's default is not compiled in).
+fn run_components(tree: &Path, binary: &Path, preset: &str) {
+    let runtime = tokio::runtime::Runtime::new().expect("tokio");
+    let mock = runtime.block_on(MockMetadata::start());
+    let base = format!("http://{}", mock.addr);
+    let scratch = tree.join("run");
+    let out = Command::new(binary)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", &scratch)
+        .env("E2E_IMDS_ENDPOINT", &base)
+        .env("AWS_CONTAINER_CREDENTIALS_FULL_URI", format!("{base}{MOCK_ECS_PATH}"))
+        .env("AWS_CONFIG_FILE", scratch.join("no-config"))
+        .env("AWS_SHARED_CREDENTIALS_FILE", scratch.join("no-credentials"))
+        .output()
+        .expect("run components");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{preset}: components failed ({}):\n{stdout}\n{}", out.status, tail(&stderr, 40));
+    assert!(stdout.contains(&format!("IMDS instance-id={MOCK_INSTANCE_ID}")), "{preset}:\n{stdout}");
+    assert!(stdout.contains(&format!("ECS access-key-id={MOCK_ECS_ACCESS_KEY_ID}")), "{preset}:\n{stdout}");
+    assert_eq!(mock.served("/latest/api/token"), 1, "{preset}: one IMDS token");
+    assert_eq!(mock.served("/latest/meta-data/instance-id"), 1, "{preset}");
+    assert_eq!(mock.served(MOCK_ECS_PATH), 1, "{preset}");
+    println!("E2E preset={preset} aws-config components without a client: IMDS and ECS ok");
+}
+
 #[test]
 fn published_sdk_rewritten_built_and_run_per_preset() {
     let tree_root = scratch_root().join("sdk");
@@ -225,6 +257,7 @@ fn published_sdk_rewritten_built_and_run_per_preset() {
         let size = std::fs::metadata(&binary).expect("consumer binary").len();
         println!("E2E preset={preset} build_secs={build_secs:.1} binary_bytes={size}");
         run_consumer(&tree.root, &binary, &compiled, &host);
+        run_components(&tree.root, &scratch_root().join("target/debug/components"), preset);
 
         if !ran_sts_unit_tests {
             let started = Instant::now();
