@@ -232,7 +232,16 @@ impl Cfg {
         let none_earlier = match earlier {
             [] => return own.cloned().unwrap_or(Cfg::All(Vec::new())),
             [one] => Cfg::Not(Box::new(one.clone())),
-            many => Cfg::Not(Box::new(Cfg::Any(many.to_vec()))),
+            // `any(a, any(b, c))` is `any(a, b, c)`: earlier rules that are `any(..)` lists are
+            // spliced in, so the predicate does not nest deeper with every rule.
+            many => Cfg::Not(Box::new(Cfg::Any(
+                many.iter()
+                    .flat_map(|cfg| match cfg {
+                        Cfg::Any(parts) if !parts.is_empty() => parts.clone(),
+                        other => vec![other.clone()],
+                    })
+                    .collect(),
+            ))),
         };
         match own {
             None => none_earlier,

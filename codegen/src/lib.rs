@@ -14,6 +14,7 @@ pub mod model;
 pub mod parallel;
 pub mod patch;
 pub mod plan;
+pub mod platforms;
 pub mod policy;
 pub mod presets;
 pub mod read;

@@ -87,6 +87,15 @@ impl Roots {
         Roots::ALL.into_iter().find(|r| r.name() == name)
     }
 
+    /// What the roots mean at run time, in one line (for `explain`).
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Roots::Native => "the operating system's trust store, read at start-up (keychain on macOS, the certificate store on Windows, the PEM bundle elsewhere; SSL_CERT_FILE/SSL_CERT_DIR override)",
+            Roots::Webpki => "Mozilla's root certificates compiled into the binary (webpki-roots): nothing read at start-up, updated with the crate",
+            Roots::PlatformVerifier => "the operating system verifies each certificate chain (Security.framework, CryptoAPI): nothing loaded at start-up, trusts what the OS trusts",
+        }
+    }
+
     /// The runtime crate's `TrustRoots` variant.
     pub fn runtime_variant(self) -> &'static str {
         match self {

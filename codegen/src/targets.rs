@@ -1,6 +1,6 @@
-//! Targets: first-match rules compiled into mutually exclusive predicates, what each provider
-//! and roots choice can serve, and the proof that a policy serves every builtin rustc target
-//! exactly once.
+//! Targets: first-match rules compiled into mutually exclusive predicates, checked against what
+//! each provider and roots choice can serve (`crate::platforms`), and the proof that a policy
+//! serves every builtin rustc target that can host an SDK exactly once.
 
 use std::collections::BTreeMap;
 
@@ -8,8 +8,22 @@ use cfg_expr::targets::{TargetInfo, ALL_BUILTINS};
 
 use crate::cfg::Cfg;
 use crate::diag::Diagnostics;
-use crate::model::{CompiledPolicy, CompiledRule, Provider, Roots, Stack};
+use crate::model::{CompiledPolicy, CompiledRule, Roots, Stack};
+use crate::platforms::{provider_support, roots_support, sdk_host};
 use crate::policy::ParsedPolicy;
+
+/// The builtin targets that can host an SDK (std and sockets): the ones a policy must serve.
+pub fn sdk_targets() -> impl Iterator<Item = &'static TargetInfo> {
+    ALL_BUILTINS.iter().filter(|t| sdk_host(t).is_ok())
+}
+
+/// The builtin targets that cannot host an SDK, with why, sorted by triple.
+pub fn non_hosts() -> Vec<(&'static str, &'static str)> {
+    let mut out: Vec<(&str, &str)> =
+        ALL_BUILTINS.iter().filter_map(|t| sdk_host(t).err().map(|why| (t.triple.as_str(), why))).collect();
+    out.sort();
+    out
+}
 
 /// Well-known targets: named in generated docs when a rule serves them, and the targets whose
 /// dependency graphs the end-to-end tests check for every preset.
@@ -29,55 +43,9 @@ pub const NOTABLE_TARGETS: &[&str] = &[
     "wasm32-wasip2",
 ];
 
-/// Whether `provider` can serve `target`, and if not, why.
-///
-/// ```
-/// use cfg_expr::targets::get_builtin_target_by_triple;
-/// use smithy_tls_codegen::model::Provider;
-/// use smithy_tls_codegen::targets::provider_support;
-///
-/// let windows = get_builtin_target_by_triple("x86_64-pc-windows-msvc").unwrap();
-/// assert!(provider_support(Provider::RustlsAwsLc, windows).is_ok());
-/// assert!(provider_support(Provider::S2nTls, windows).is_err());
-/// ```
-pub fn provider_support(provider: Provider, target: &TargetInfo) -> Result<(), &'static str> {
-    let os = target.os.as_ref().map(|o| o.as_str());
-    let wasm = target.families.contains(&cfg_expr::targets::Family::wasm);
-    match provider {
-        _ if wasm => Err("wasm targets have no sockets for the runtime's tokio/hyper stack; use provider \"none\""),
-        Provider::S2nTls if !matches!(os, Some("linux") | Some("macos")) => {
-            Err("s2n-tls builds only for Linux and macOS")
-        }
-        _ => Ok(()),
-    }
-}
-
-/// Whether trust roots can be used on a target, and if not, why.
-///
-/// ```
-/// use cfg_expr::targets::get_builtin_target_by_triple;
-/// use smithy_tls_codegen::model::Roots;
-/// use smithy_tls_codegen::targets::roots_support;
-///
-/// let mac = get_builtin_target_by_triple("aarch64-apple-darwin").unwrap();
-/// let android = get_builtin_target_by_triple("aarch64-linux-android").unwrap();
-/// assert!(roots_support(Roots::PlatformVerifier, mac).is_ok());
-/// assert!(roots_support(Roots::PlatformVerifier, android).unwrap_err().contains("JNI"));
-/// assert!(roots_support(Roots::Native, android).is_ok());
-/// ```
-pub fn roots_support(roots: Roots, target: &TargetInfo) -> Result<(), &'static str> {
-    let os = target.os.as_ref().map(|o| o.as_str());
-    match roots {
-        Roots::PlatformVerifier if os == Some("android") => {
-            Err("on Android the platform verifier needs the application's JNI context, which generated code cannot \
-             provide; use roots \"webpki\" or \"native\" there")
-        }
-        _ => Ok(()),
-    }
-}
-
 /// The error for a rule whose provider or roots (`what`) cannot serve some of the targets it
-/// gets, naming up to four of them and why; `None` when `refused` is empty.
+/// gets, naming up to four of them and, for each distinct reason, why (with an example target);
+/// `None` when `refused` is empty.
 fn cannot_serve(
     parsed: &ParsedPolicy,
     code: &'static str,
@@ -86,7 +54,9 @@ fn cannot_serve(
     refused: &[(&str, &str)],
     span: std::ops::Range<usize>,
 ) -> Option<crate::diag::Diagnostic> {
-    let (_, why) = refused.first()?;
+    if refused.is_empty() {
+        return None;
+    }
     let sample: Vec<&str> = refused.iter().take(4).map(|(t, _)| *t).collect();
     let more = refused.len() - sample.len();
     let more = if more > 0 { format!(" and {more} more") } else { String::new() };
@@ -95,10 +65,26 @@ fn cannot_serve(
         refused.len(),
         sample.join(", ")
     );
+    // One line per distinct reason, in the order the reasons first appear.
+    let mut reasons: Vec<(&str, Vec<&str>)> = Vec::new();
+    for (target, why) in refused {
+        match reasons.iter_mut().find(|(reason, _)| reason == why) {
+            Some((_, targets)) => targets.push(target),
+            None => reasons.push((why, vec![target])),
+        }
+    }
+    let help = reasons
+        .iter()
+        .map(|(why, targets)| {
+            let others = if targets.len() > 1 { format!(" and {} more", targets.len() - 1) } else { String::new() };
+            format!("{}{others}: {why}", targets[0])
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
     Some(
         parsed
             .diagnostic(code, message, span)
-            .with_help(format!("{why}; add an earlier rule for those targets or narrow this rule's cfg")),
+            .with_help(format!("{help}; add an earlier rule for those targets or narrow this rule's cfg")),
     )
 }
 
@@ -115,20 +101,26 @@ pub fn compile(parsed: &ParsedPolicy) -> Result<CompiledPolicy, Diagnostics> {
         let own = rule.scope.cfg();
         let predicate = Cfg::first_match(own, &earlier);
         let spans = &rule.spans;
-        let targets: Vec<&TargetInfo> = ALL_BUILTINS.iter().filter(|t| predicate.matches(t)).collect();
+        let targets: Vec<&TargetInfo> = sdk_targets().filter(|t| predicate.matches(t)).collect();
         if let (true, Some(own)) = (targets.is_empty(), own) {
-            let alone = ALL_BUILTINS.iter().filter(|t| own.matches(t)).count();
+            let alone = sdk_targets().filter(|t| own.matches(t)).count();
             let span = spans.cfg.clone().unwrap_or(spans.table.clone());
             let d = if alone == 0 {
-                parsed
-                    .diagnostic("P012", format!("rule `{}` matches no builtin rustc target", rule.name), span)
-                    .with_help("check the spelling of the cfg values (e.g. target_os = \"macos\", not \"darwin\")")
+                let only_non_hosts = ALL_BUILTINS.iter().any(|t| own.matches(t));
+                let message = if only_non_hosts {
+                    format!("rule `{}` matches only targets that cannot host an SDK (no std or no sockets)", rule.name)
+                } else {
+                    format!("rule `{}` matches no builtin rustc target", rule.name)
+                };
+                parsed.diagnostic("P012", message, span).with_help(if only_non_hosts {
+                    "remove the rule: `smithy-tls explain` lists the targets an SDK cannot run on, which need no stack"
+                } else {
+                    "check the spelling of the cfg values (e.g. target_os = \"macos\", not \"darwin\")"
+                })
             } else {
                 let covering: Vec<&str> = all_rules[..index]
                     .iter()
-                    .filter(|r| {
-                        ALL_BUILTINS.iter().any(|t| own.matches(t) && r.scope.cfg().is_some_and(|c| c.matches(t)))
-                    })
+                    .filter(|r| sdk_targets().any(|t| own.matches(t) && r.scope.cfg().is_some_and(|c| c.matches(t))))
                     .map(|r| r.name.as_str())
                     .collect();
                 parsed
@@ -158,7 +150,9 @@ pub fn compile(parsed: &ParsedPolicy) -> Result<CompiledPolicy, Diagnostics> {
                 .filter_map(|t| roots_support(roots, t).err().map(|why| (t.triple.as_str(), why)))
                 .collect();
             let span = spans.roots.clone().unwrap_or(spans.table.clone());
-            diagnostics.extend(cannot_serve(parsed, "P016", &format!("roots `{roots}`"), &rule.name, &refused, span));
+            // P017: no native store to read; P016: the roots cannot be used there at all.
+            let code = if roots == Roots::Native { "P017" } else { "P016" };
+            diagnostics.extend(cannot_serve(parsed, code, &format!("roots `{roots}`"), &rule.name, &refused, span));
         }
         compiled.push(CompiledRule {
             name: rule.name.clone(),
@@ -169,8 +163,8 @@ pub fn compile(parsed: &ParsedPolicy) -> Result<CompiledPolicy, Diagnostics> {
         earlier.extend(own.cloned());
     }
 
-    // Coverage proof: each builtin target is served by exactly one compiled rule.
-    for target in ALL_BUILTINS {
+    // Coverage proof: each builtin target that can host an SDK is served by exactly one rule.
+    for target in sdk_targets() {
         let serving: Vec<&str> =
             compiled.iter().filter(|r| r.predicate.matches(target)).map(|r| r.name.as_str()).collect();
         if serving.len() != 1 {
@@ -211,7 +205,7 @@ pub struct MatrixRow {
     pub stack: Stack,
 }
 
-/// Every builtin target with the rule that serves it, sorted by triple.
+/// Every builtin target that can host an SDK with the rule that serves it, sorted by triple.
 pub fn matrix(compiled: &CompiledPolicy) -> Vec<MatrixRow> {
     let mut rows: BTreeMap<&str, MatrixRow> = BTreeMap::new();
     for rule in &compiled.rules {
@@ -227,8 +221,10 @@ pub fn matrix(compiled: &CompiledPolicy) -> Vec<MatrixRow> {
 pub struct Explanation {
     /// The target triple asked about.
     pub target: String,
-    /// The winning row.
-    pub row: MatrixRow,
+    /// Why the target cannot host an SDK, when it cannot (then no rule serves it).
+    pub not_a_host: Option<String>,
+    /// The winning row (`None` for a target that cannot host an SDK).
+    pub row: Option<MatrixRow>,
     /// `(rule name, its own cfg, matches)` for every rule up to and including the winner.
     pub considered: Vec<(String, Option<String>, bool)>,
 }
@@ -236,6 +232,14 @@ pub struct Explanation {
 /// Explains one target, or `None` when cfg-expr does not know the triple.
 pub fn explain(compiled: &CompiledPolicy, triple: &str) -> Option<Explanation> {
     let target = cfg_expr::targets::get_builtin_target_by_triple(triple)?;
+    if let Err(why) = sdk_host(target) {
+        return Some(Explanation {
+            target: triple.to_owned(),
+            not_a_host: Some(why.to_owned()),
+            row: None,
+            considered: Vec::new(),
+        });
+    }
     let mut considered = Vec::new();
     for rule in compiled.policy.all_rules() {
         let hit = rule.scope.cfg().is_none_or(|c| c.matches(target));
@@ -243,7 +247,8 @@ pub fn explain(compiled: &CompiledPolicy, triple: &str) -> Option<Explanation> {
         if hit {
             return Some(Explanation {
                 target: triple.to_owned(),
-                row: MatrixRow { target: triple.to_owned(), rule: rule.name.clone(), stack: rule.stack },
+                not_a_host: None,
+                row: Some(MatrixRow { target: triple.to_owned(), rule: rule.name.clone(), stack: rule.stack }),
                 considered,
             });
         }
@@ -251,7 +256,12 @@ pub fn explain(compiled: &CompiledPolicy, triple: &str) -> Option<Explanation> {
     None
 }
 
-/// How many builtin targets the compiled policy is checked against.
+/// How many builtin targets cfg-expr knows.
 pub fn builtin_target_count() -> usize {
     ALL_BUILTINS.len()
+}
+
+/// How many builtin targets can host an SDK, and so are checked against every policy.
+pub fn sdk_target_count() -> usize {
+    sdk_targets().count()
 }

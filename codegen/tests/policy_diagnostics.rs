@@ -45,6 +45,13 @@ fn compiled(text: &str) -> CompiledPolicy {
     targets::compile(&parsed).unwrap_or_else(|d| panic!("expected the policy to compile:\n{d}"))
 }
 
+/// The diagnostics other than the provider and roots support checks (P013, P016, P017), which
+/// policies written to exercise another check also trip on the targets their rules do not
+/// narrow for (big-endian ARM, QNX, iOS with native roots, ...).
+fn without_support_checks(diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    diags.into_iter().filter(|d| !matches!(d.code, "P013" | "P016" | "P017")).collect()
+}
+
 /// The one diagnostic with `code`; fails when there are none or several.
 fn only<'a>(diags: &'a [Diagnostic], code: &str) -> &'a Diagnostic {
     let found: Vec<&Diagnostic> = diags.iter().filter(|d| d.code == code).collect();
@@ -440,7 +447,7 @@ provider = "none"
 
 [[rule]]
 name = "apple-and-windows"
-cfg = 'any(target_vendor = "apple", target_os = "windows")'
+cfg = 'all(any(target_vendor = "apple", target_os = "windows"), any(target_arch = "x86_64", target_arch = "aarch64"), target_pointer_width = "64")'
 provider = "rustls-aws-lc"
 roots = "platform-verifier"
 
@@ -453,18 +460,19 @@ roots = "platform-verifier"
 #[test]
 fn p016_platform_verifier_on_android_is_refused_with_the_targets() {
     let diags = compile_errors(PLATFORM_VERIFIER_POLICY);
-    assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
-    let d = &diags[0];
+    let d = only(&diags, "P016");
     check(d, "P016", 20, 9, "roots `platform-verifier` of rule `elsewhere` cannot serve", "JNI context");
     assert!(d.message.contains("linux-android"), "names Android targets: {}", d.message);
 }
 
 #[test]
 fn platform_verifier_with_rustls_off_android_compiles() {
-    let text = PLATFORM_VERIFIER_POLICY.replace(
-        "[fallback]",
-        "[[rule]]\nname = \"android\"\ncfg = 'target_os = \"android\"'\nprovider = \"rustls-ring\"\nroots = \"webpki\"\n\n[fallback]",
-    );
+    let text = PLATFORM_VERIFIER_POLICY
+        .replace(
+            "[fallback]",
+            "[[rule]]\nname = \"android\"\ncfg = 'target_os = \"android\"'\nprovider = \"rustls-ring\"\nroots = \"webpki\"\n\n[fallback]",
+        )
+        .replace("provider = \"rustls-ring\"\nroots = \"platform-verifier\"", "provider = \"none\"");
     let policy = compiled(&text);
     let apple = policy.rules.iter().find(|r| r.name == "apple-and-windows").expect("rule");
     assert_eq!(apple.stack.roots(), Some(Roots::PlatformVerifier));
@@ -472,8 +480,9 @@ fn platform_verifier_with_rustls_off_android_compiles() {
     assert!(apple.targets.iter().any(|t| t == "x86_64-pc-windows-msvc"));
 }
 
-/// A one-rule policy whose rule has `cfg = <cfg>` on line 8, column 7 (the opening quote). The
-/// fallback gives no client, so the policy compiles whenever the rule's cfg matches no wasm target.
+/// A one-rule policy whose rule has `cfg = <cfg>` on line 8, column 7 (the opening quote).
+/// Neither the rule nor the fallback gives a client, so the policy compiles whenever the cfg is
+/// valid (what these tests are about), whatever targets it matches.
 fn with_cfg(cfg: &str) -> String {
     format!(
         r#"name = "t"
@@ -484,8 +493,7 @@ version = "0.1"
 [[rule]]
 name = "r"
 cfg = {cfg}
-provider = "rustls-ring"
-roots = "webpki"
+provider = "none"
 
 [fallback]
 name = "elsewhere"
@@ -592,7 +600,7 @@ name = "elsewhere"
 provider = "rustls-ring"
 roots = "webpki"
 "#;
-    let diags = compile_errors(text);
+    let diags = without_support_checks(compile_errors(text));
     assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
     let d = &diags[0];
     check(d, "P011", 19, 7, "rule `linux-gnu` can never match", "move this rule above the rules that cover it");
@@ -636,14 +644,16 @@ name = "elsewhere"
 provider = "rustls-ring"
 roots = "webpki"
 "#;
-    let diags = compile_errors(text);
+    let diags = without_support_checks(compile_errors(text));
     assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
     check(
         &diags[0],
         "P011",
         25,
         7,
-        "rule `linux-or-mac` can never match: earlier rules (wasm, linux, apple)",
+        // (The only Linux wasm target, wasm32-wali-linux-musl, has no std: `wasm` does not
+        // overlap it.)
+        "rule `linux-or-mac` can never match: earlier rules (linux, apple)",
         "remove it",
     );
 }
@@ -671,7 +681,7 @@ name = "elsewhere"
 provider = "rustls-ring"
 roots = "webpki"
 "#;
-    let diags = compile_errors(text);
+    let diags = without_support_checks(compile_errors(text));
     assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
     check(
         &diags[0],
@@ -707,8 +717,10 @@ provider = "rustls-ring"
 roots = "webpki"
 "#;
     let diags = compile_errors(text);
-    assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
-    let d = &diags[0];
+    // The rule on Windows (the fallback's ring also misses a few targets; not checked here).
+    let on_rule: Vec<&Diagnostic> = diags.iter().filter(|d| d.line == 14).collect();
+    assert_eq!(on_rule.len(), 1, "{}", Diagnostics(diags.clone()));
+    let d = on_rule[0];
     check(
         d,
         "P013",
@@ -735,14 +747,13 @@ provider = "none"
 
 [[rule]]
 name = "s2n"
-cfg = 'any(target_os = "linux", target_os = "macos")'
+cfg = 'all(any(target_os = "linux", target_os = "macos"), any(target_arch = "x86_64", target_arch = "aarch64"), target_endian = "little", target_pointer_width = "64")'
 provider = "s2n-tls"
 roots = "native"
 
 [fallback]
 name = "elsewhere"
-provider = "rustls-ring"
-roots = "webpki"
+provider = "none"
 "#;
     let c = compiled(text);
     assert!(c.rules[1].targets.contains(&"x86_64-unknown-linux-gnu".to_owned()));
@@ -782,7 +793,7 @@ roots = "webpki"
             &format!("provider `{provider}` of rule `browser` cannot serve"),
             "wasm targets have no sockets",
         );
-        assert!(on_rule[0].message.contains("wasm32-unknown-unknown"), "{}", on_rule[0].message);
+        assert!(on_rule[0].message.contains("wasm32-wasip2"), "{}", on_rule[0].message);
     }
 }
 
@@ -799,17 +810,11 @@ provider = "rustls-aws-lc"
 roots = "native"
 "#;
     let diags = compile_errors(text);
-    assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
-    check(
-        &diags[0],
-        "P013",
-        8,
-        12,
-        "provider `rustls-aws-lc` of rule `everywhere` cannot serve",
-        "use provider \"none\"",
-    );
-    // Four targets are named, the rest counted.
-    assert!(diags[0].message.contains(" more"), "{}", diags[0].message);
+    let d = only(&diags, "P013");
+    check(d, "P013", 8, 12, "provider `rustls-aws-lc` of rule `everywhere` cannot serve", "use provider \"none\"");
+    // Four targets are named, the rest counted; one help line per distinct reason.
+    assert!(d.message.contains(" more"), "{}", d.message);
+    assert!(d.help.as_deref().is_some_and(|h| h.contains("aws-lc has no support for this CPU")), "{d}");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -925,14 +930,13 @@ provider = "none"
 
 [[rule]]
 name = "linux-gnu"
-cfg = 'all(target_os = "linux", target_env = "gnu")'
+cfg = 'all(target_os = "linux", target_env = "gnu", target_arch = "x86_64", target_pointer_width = "64")'
 provider = "s2n-tls"
 roots = "native"
 
 [fallback]
 name = "elsewhere"
-provider = "rustls-aws-lc"
-roots = "webpki"
+provider = "none"
 "#;
     let c = compiled(text);
     let predicates: Vec<String> = c.rules.iter().map(|r| r.predicate.to_string()).collect();
@@ -940,11 +944,11 @@ roots = "webpki"
         predicates,
         [
             r#"target_family = "wasm""#,
-            r#"all(target_os = "linux", target_env = "gnu", not(target_family = "wasm"))"#,
-            r#"not(any(target_family = "wasm", all(target_os = "linux", target_env = "gnu")))"#,
+            r#"all(target_os = "linux", target_env = "gnu", target_arch = "x86_64", target_pointer_width = "64", not(target_family = "wasm"))"#,
+            r#"not(any(target_family = "wasm", all(target_os = "linux", target_env = "gnu", target_arch = "x86_64", target_pointer_width = "64")))"#,
         ]
     );
-    assert_eq!(c.policy.fallback.stack.roots(), Some(Roots::Webpki));
+    assert_eq!(c.policy.fallback.stack.roots(), None);
     assert_eq!(c.rules[1].stack.provider(), Some(Provider::S2nTls));
 }
 
@@ -965,8 +969,7 @@ provider = "none"
 [[rule]]
 name = "rest"
 cfg = 'all()'
-provider = "rustls-ring"
-roots = "native"
+provider = "none"
 
 [fallback]
 name = "elsewhere"
@@ -978,7 +981,7 @@ roots = "webpki"
     let c = targets::compile(&parsed)
         .unwrap_or_else(|d| panic!("{}", d.0.iter().take(3).map(|d| d.to_string()).collect::<Vec<_>>().join("\n\n")));
     let wasm = c.rules[0].targets.len();
-    assert_eq!(c.rules[1].targets.len() + wasm, targets::builtin_target_count());
+    assert_eq!(c.rules[1].targets.len() + wasm, targets::sdk_target_count());
     assert!(c.rules[2].targets.is_empty());
     assert!(c.rules[1].targets.contains(&"x86_64-unknown-linux-gnu".to_owned()));
 }

@@ -1,7 +1,7 @@
 //! Every shipped preset parses, compiles (covering every builtin target exactly once) and emits
 //! a module that parses and is byte-stable.
 
-use smithy_tls_codegen::model::Provider;
+use smithy_tls_codegen::model::{Provider, Roots};
 use smithy_tls_codegen::{emit, policy, presets, targets};
 
 fn compiled(name: &str) -> smithy_tls_codegen::model::CompiledPolicy {
@@ -33,8 +33,43 @@ fn every_preset_covers_every_builtin_target_once() {
     for name in presets::names() {
         let c = compiled(name);
         let total: usize = c.rules.iter().map(|r| r.targets.len()).sum();
-        assert_eq!(total, targets::builtin_target_count(), "{name}");
-        assert_eq!(targets::matrix(&c).len(), targets::builtin_target_count(), "{name}");
+        assert_eq!(total, targets::sdk_target_count(), "{name}");
+        assert_eq!(targets::matrix(&c).len(), targets::sdk_target_count(), "{name}");
+    }
+    // The others are listed as targets that cannot host an SDK.
+    assert_eq!(targets::sdk_target_count() + targets::non_hosts().len(), targets::builtin_target_count());
+}
+
+/// The roots a target gets.
+fn roots_for(compiled: &smithy_tls_codegen::model::CompiledPolicy, triple: &str) -> Option<Roots> {
+    targets::matrix(compiled)
+        .into_iter()
+        .find(|r| r.target == triple)
+        .unwrap_or_else(|| panic!("{triple} missing"))
+        .stack
+        .roots()
+}
+
+#[test]
+fn every_preset_gives_each_platform_roots_that_work_there() {
+    for name in presets::names() {
+        let c = compiled(name);
+        for (triple, roots) in [
+            ("aarch64-apple-darwin", Roots::PlatformVerifier),
+            ("x86_64-apple-darwin", Roots::PlatformVerifier),
+            ("aarch64-apple-ios", Roots::PlatformVerifier),
+            ("aarch64-apple-ios-sim", Roots::PlatformVerifier),
+            ("aarch64-apple-tvos", Roots::PlatformVerifier),
+            ("aarch64-linux-android", Roots::Webpki),
+            ("armv7-linux-androideabi", Roots::Webpki),
+            ("x86_64-pc-windows-msvc", Roots::PlatformVerifier),
+            ("x86_64-pc-windows-gnu", Roots::PlatformVerifier),
+            ("x86_64-unknown-linux-gnu", Roots::Native),
+            ("aarch64-unknown-linux-musl", Roots::Native),
+            ("x86_64-unknown-freebsd", Roots::Native),
+        ] {
+            assert_eq!(roots_for(&c, triple), Some(roots), "{name}: {triple}");
+        }
     }
 }
 
@@ -46,7 +81,15 @@ fn platform_default_picks_per_platform() {
     assert_eq!(provider_for(&c, "x86_64-unknown-linux-musl"), Some(Provider::RustlsAwsLc));
     assert_eq!(provider_for(&c, "aarch64-apple-darwin"), Some(Provider::RustlsAwsLc));
     assert_eq!(provider_for(&c, "x86_64-pc-windows-msvc"), Some(Provider::RustlsAwsLc));
-    assert_eq!(provider_for(&c, "wasm32-unknown-unknown"), None);
+    assert_eq!(provider_for(&c, "wasm32-wasip2"), None);
+    // s2n-tls on the glibc architectures it is deployed on; rustls + aws-lc-rs on the others,
+    // ring where aws-lc does not build, nothing where neither does.
+    assert_eq!(provider_for(&c, "riscv64gc-unknown-linux-gnu"), Some(Provider::RustlsAwsLc));
+    assert_eq!(provider_for(&c, "s390x-unknown-linux-gnu"), Some(Provider::RustlsAwsLc));
+    assert_eq!(provider_for(&c, "aarch64_be-unknown-linux-gnu"), Some(Provider::RustlsRing));
+    assert_eq!(provider_for(&c, "x86_64-unknown-haiku"), Some(Provider::RustlsRing));
+    assert_eq!(provider_for(&c, "x86_64-pc-nto-qnx710"), None);
+    assert_eq!(provider_for(&c, "aarch64-linux-android"), Some(Provider::RustlsAwsLc));
 }
 
 #[test]

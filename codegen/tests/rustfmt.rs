@@ -69,25 +69,20 @@ fn the_module_of_every_preset_is_a_rustfmt_fixed_point() {
     }
 }
 
-/// Operating systems that builtin targets have, so generated rules stay reachable.
-const OSES: [&str; 16] = [
-    "linux",
-    "macos",
-    "ios",
-    "windows",
-    "android",
-    "freebsd",
-    "netbsd",
-    "openbsd",
-    "illumos",
-    "solaris",
-    "fuchsia",
-    "redox",
-    "haiku",
-    "tvos",
-    "watchos",
-    "dragonfly",
+/// Operating systems that builtin targets have and aws-lc supports, so generated rules stay
+/// reachable and buildable.
+const OSES: [&str; 13] = [
+    "linux", "macos", "ios", "windows", "android", "freebsd", "netbsd", "openbsd", "illumos", "solaris", "tvos",
+    "watchos", "visionos",
 ];
+
+/// The targets that can host an SDK but where aws-lc does not build.
+const NO_AWS_LC: &str = "cfg(any(target_os = \"nto\", target_os = \"qnx\", target_os = \"nuttx\", target_os = \"vxworks\", \
+    target_os = \"rtems\", target_os = \"espidf\", target_os = \"cygwin\", target_os = \"hermit\", target_os = \"vita\", \
+    target_arch = \"arm64ec\", all(target_os = \"windows\", target_arch = \"arm\"), all(any(target_arch = \"x86_64\", \
+    target_arch = \"aarch64\"), target_pointer_width = \"32\"), target_os = \"dragonfly\", target_os = \"fuchsia\", \
+    target_os = \"haiku\", target_os = \"hurd\", target_os = \"redox\", target_arch = \"m68k\", target_arch = \"csky\", \
+    target_arch = \"hexagon\", all(any(target_arch = \"aarch64\", target_arch = \"arm\"), target_endian = \"big\")))";
 
 /// A deterministic policy of `rules` rules over disjoint sets of operating systems, with
 /// predicates of every shape the emitter lays out: single keys, `any` lists short and long,
@@ -100,6 +95,9 @@ fn generated_policy(seed: u64) -> String {
     };
     let mut text = format!("name = \"generated-{seed}\"\n\n[runtime]\nversion = \"0.1\"\n");
     text.push_str("\n[[rule]]\nname = \"wasm\"\ncfg = 'cfg(target_family = \"wasm\")'\nprovider = \"none\"\n");
+    // No default client where aws-lc does not build (as the presets' `no-tls-provider` and
+    // `no-aws-lc` rules say), so every generated rule can use it.
+    text.push_str(&format!("\n[[rule]]\nname = \"no-aws-lc\"\ncfg = '{NO_AWS_LC}'\nprovider = \"none\"\n"));
     let mut oses: Vec<&str> = OSES.to_vec();
     let mut rule = 0;
     while !oses.is_empty() {
@@ -115,12 +113,12 @@ fn generated_policy(seed: u64) -> String {
         let stack = if next(4) == 0 {
             "provider = \"none\"".to_owned()
         } else {
-            "provider = \"rustls-ring\"\nroots = \"webpki\"".to_owned()
+            "provider = \"rustls-aws-lc\"\nroots = \"webpki\"".to_owned()
         };
         text.push_str(&format!("\n[[rule]]\nname = \"r{rule}\"\ncfg = 'cfg({cfg})'\n{stack}\n"));
         rule += 1;
     }
-    text.push_str("\n[fallback]\nname = \"rest\"\nprovider = \"rustls-ring\"\nroots = \"webpki\"\n");
+    text.push_str("\n[fallback]\nname = \"rest\"\nprovider = \"rustls-aws-lc\"\nroots = \"webpki\"\n");
     text
 }
 

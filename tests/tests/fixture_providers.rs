@@ -23,14 +23,13 @@ provider = "none"
 
 [[rule]]
 name = "host"
-cfg = 'cfg(any(target_os = "linux", target_os = "macos"))'
+cfg = 'cfg(all(any(target_os = "linux", target_os = "macos"), any(target_arch = "x86_64", target_arch = "aarch64"), target_endian = "little", target_pointer_width = "64"))'
 provider = "{provider}"
 roots = "{roots}"
 
 [fallback]
 name = "elsewhere"
-provider = "rustls-ring"
-roots = "native"
+provider = "none"
 "#
     )
 }

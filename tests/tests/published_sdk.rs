@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-use smithy_tls_codegen::model::{CompiledPolicy, LegacyRustls, Provider};
+use smithy_tls_codegen::model::{CompiledPolicy, LegacyRustls, Provider, Roots, Stack};
 use smithy_tls_codegen::{policy, presets, targets};
 use smithy_tls_e2e::support::TestCa;
 use smithy_tls_e2e::{
@@ -30,9 +30,15 @@ fn compiled(preset: &str) -> CompiledPolicy {
     targets::compile(&parsed).expect("compiles")
 }
 
-/// The provider a target gets (`None`: the policy gives it no default client).
+/// The stack a target gets (`None`: the target cannot host an SDK).
+fn stack_for(compiled: &CompiledPolicy, triple: &str) -> Option<Stack> {
+    targets::explain(compiled, triple).expect("known target").row.map(|row| row.stack)
+}
+
+/// The provider a target gets (`None`: the policy gives it no default client, or it cannot host
+/// an SDK).
 fn provider_for(compiled: &CompiledPolicy, triple: &str) -> Option<Provider> {
-    targets::explain(compiled, triple).expect("known target").row.stack.provider()
+    stack_for(compiled, triple).and_then(|stack| stack.provider())
 }
 
 fn host_triple() -> String {
@@ -77,6 +83,20 @@ fn check_graph(tree: &Path, compiled: &CompiledPolicy, target: &str) {
     }
     if provider.is_none() {
         assert!(!text.lines().any(|l| l.starts_with("smithy-default-tls ")), "{what}: no runtime crate expected");
+    }
+    // The roots the preset gives this target are what is compiled in.
+    if let Some(roots) = stack_for(compiled, target).and_then(|stack| stack.roots()) {
+        let feature = format!("smithy-default-tls feature \"{}\"", roots.name());
+        assert!(has(&feature), "{what}: `{feature}` expected");
+        let library = match roots {
+            Roots::Native if provider == Some(Provider::S2nTls) => None,
+            Roots::Native => Some("rustls-native-certs "),
+            Roots::Webpki => Some("webpki-roots "),
+            Roots::PlatformVerifier => Some("rustls-platform-verifier "),
+        };
+        if let Some(library) = library {
+            assert!(has(library), "{what}: `{library}` expected for roots {roots}");
+        }
     }
     // What the preset says about the crates' legacy `rustls` feature (on by default in published
     // crates, and mapped upstream to the hyper 0.14 stack with rustls 0.21 on ring): aliased to

@@ -8,25 +8,239 @@
 //!
 //! | rule | provider | roots | builtin targets | for example |
 //! |---|---|---|---|---|
-//! | wasm | none | - | 9 | `wasm32-unknown-unknown`, `wasm32-wasip2` |
-//! | linux-gnu | s2n-tls | native | 47 | `x86_64-unknown-linux-gnu`, `aarch64-unknown-linux-gnu`, `armv7-unknown-linux-gnueabihf`, `riscv64gc-unknown-linux-gnu` |
-//! | elsewhere | rustls-aws-lc | native | 275 | `x86_64-unknown-linux-musl`, `aarch64-apple-darwin`, `x86_64-apple-darwin`, `x86_64-pc-windows-msvc`, `x86_64-pc-windows-gnu`, `aarch64-linux-android`, `aarch64-apple-ios` |
+//! | wasm | none | - | 5 | `wasm32-wasip2` |
+//! | no-tls-provider | none | - | 47 | - |
+//! | apple | rustls-aws-lc | platform-verifier | 23 | `aarch64-apple-darwin`, `x86_64-apple-darwin`, `aarch64-apple-ios` |
+//! | android | rustls-aws-lc | webpki | 7 | `aarch64-linux-android` |
+//! | windows | rustls-aws-lc | platform-verifier | 14 | `x86_64-pc-windows-msvc`, `x86_64-pc-windows-gnu` |
+//! | no-aws-lc | rustls-ring | webpki | 18 | - |
+//! | linux-gnu | s2n-tls | native | 7 | `x86_64-unknown-linux-gnu`, `aarch64-unknown-linux-gnu` |
+//! | elsewhere | rustls-aws-lc | native | 96 | `x86_64-unknown-linux-musl`, `armv7-unknown-linux-gnueabihf`, `riscv64gc-unknown-linux-gnu` |
 //!
 //! Rules apply in order; the first whose cfg matches the target wins:
 //!
 //! - `wasm`: `cfg(target_family = "wasm")`
-//! - `linux-gnu`: `cfg(all(target_os = "linux", target_env = "gnu"))`
+//! - `no-tls-provider`: `cfg(any(target_os = "nto", target_os = "qnx", target_os = "nuttx", target_os = "vxworks", target_os = "rtems", target_os = "espidf", target_os = "cygwin", target_os = "hermit", target_os = "vita", target_arch = "arm64ec", all(target_os = "windows", target_arch = "arm"), all(any(target_arch = "x86_64", target_arch = "aarch64"), target_pointer_width = "32")))`
+//! - `apple`: `cfg(target_vendor = "apple")`
+//! - `android`: `cfg(target_os = "android")`
+//! - `windows`: `cfg(target_os = "windows")`
+//! - `no-aws-lc`: `cfg(any(target_os = "dragonfly", target_os = "fuchsia", target_os = "haiku", target_os = "hurd", target_os = "redox", target_arch = "m68k", target_arch = "csky", target_arch = "hexagon", all(any(target_arch = "aarch64", target_arch = "arm"), target_endian = "big")))`
+//! - `linux-gnu`: `cfg(all(target_os = "linux", target_env = "gnu", any(target_arch = "x86_64", target_arch = "aarch64")))`
 //! - `elsewhere`: every other target
 
 use ::aws_smithy_runtime_api::client::http::SharedHttpClient;
 use ::aws_smithy_runtime_api::client::runtime_plugin::SharedRuntimePlugin;
+
+/// Rule `apple`: rustls-aws-lc with platform-verifier roots.
+#[cfg(all(
+    feature = "default-https-client",
+    target_vendor = "apple",
+    not(any(
+        target_family = "wasm",
+        target_os = "nto",
+        target_os = "qnx",
+        target_os = "nuttx",
+        target_os = "vxworks",
+        target_os = "rtems",
+        target_os = "espidf",
+        target_os = "cygwin",
+        target_os = "hermit",
+        target_os = "vita",
+        target_arch = "arm64ec",
+        all(target_os = "windows", target_arch = "arm"),
+        all(
+            any(target_arch = "x86_64", target_arch = "aarch64"),
+            target_pointer_width = "32"
+        )
+    ))
+))]
+mod selected {
+    use ::smithy_default_tls::{TlsProvider, TrustRoots};
+
+    const PROVIDER: TlsProvider = TlsProvider::RustlsAwsLc;
+    const ROOTS: TrustRoots = TrustRoots::PlatformVerifier;
+
+    pub(super) fn client() -> Option<super::SharedHttpClient> {
+        Some(::smithy_default_tls::shared_client(PROVIDER, ROOTS))
+    }
+
+    pub(super) fn plugin() -> Option<super::SharedRuntimePlugin> {
+        Some(::smithy_default_tls::default_client_plugin(PROVIDER, ROOTS))
+    }
+}
+
+/// Rule `android`: rustls-aws-lc with webpki roots.
+#[cfg(all(
+    feature = "default-https-client",
+    target_os = "android",
+    not(any(
+        target_family = "wasm",
+        target_os = "nto",
+        target_os = "qnx",
+        target_os = "nuttx",
+        target_os = "vxworks",
+        target_os = "rtems",
+        target_os = "espidf",
+        target_os = "cygwin",
+        target_os = "hermit",
+        target_os = "vita",
+        target_arch = "arm64ec",
+        all(target_os = "windows", target_arch = "arm"),
+        all(
+            any(target_arch = "x86_64", target_arch = "aarch64"),
+            target_pointer_width = "32"
+        ),
+        target_vendor = "apple"
+    ))
+))]
+mod selected {
+    use ::smithy_default_tls::{TlsProvider, TrustRoots};
+
+    const PROVIDER: TlsProvider = TlsProvider::RustlsAwsLc;
+    const ROOTS: TrustRoots = TrustRoots::Webpki;
+
+    pub(super) fn client() -> Option<super::SharedHttpClient> {
+        Some(::smithy_default_tls::shared_client(PROVIDER, ROOTS))
+    }
+
+    pub(super) fn plugin() -> Option<super::SharedRuntimePlugin> {
+        Some(::smithy_default_tls::default_client_plugin(PROVIDER, ROOTS))
+    }
+}
+
+/// Rule `windows`: rustls-aws-lc with platform-verifier roots.
+#[cfg(all(
+    feature = "default-https-client",
+    target_os = "windows",
+    not(any(
+        target_family = "wasm",
+        target_os = "nto",
+        target_os = "qnx",
+        target_os = "nuttx",
+        target_os = "vxworks",
+        target_os = "rtems",
+        target_os = "espidf",
+        target_os = "cygwin",
+        target_os = "hermit",
+        target_os = "vita",
+        target_arch = "arm64ec",
+        all(target_os = "windows", target_arch = "arm"),
+        all(
+            any(target_arch = "x86_64", target_arch = "aarch64"),
+            target_pointer_width = "32"
+        ),
+        target_vendor = "apple",
+        target_os = "android"
+    ))
+))]
+mod selected {
+    use ::smithy_default_tls::{TlsProvider, TrustRoots};
+
+    const PROVIDER: TlsProvider = TlsProvider::RustlsAwsLc;
+    const ROOTS: TrustRoots = TrustRoots::PlatformVerifier;
+
+    pub(super) fn client() -> Option<super::SharedHttpClient> {
+        Some(::smithy_default_tls::shared_client(PROVIDER, ROOTS))
+    }
+
+    pub(super) fn plugin() -> Option<super::SharedRuntimePlugin> {
+        Some(::smithy_default_tls::default_client_plugin(PROVIDER, ROOTS))
+    }
+}
+
+/// Rule `no-aws-lc`: rustls-ring with webpki roots.
+#[cfg(all(
+    feature = "default-https-client",
+    any(
+        target_os = "dragonfly",
+        target_os = "fuchsia",
+        target_os = "haiku",
+        target_os = "hurd",
+        target_os = "redox",
+        target_arch = "m68k",
+        target_arch = "csky",
+        target_arch = "hexagon",
+        all(
+            any(target_arch = "aarch64", target_arch = "arm"),
+            target_endian = "big"
+        )
+    ),
+    not(any(
+        target_family = "wasm",
+        target_os = "nto",
+        target_os = "qnx",
+        target_os = "nuttx",
+        target_os = "vxworks",
+        target_os = "rtems",
+        target_os = "espidf",
+        target_os = "cygwin",
+        target_os = "hermit",
+        target_os = "vita",
+        target_arch = "arm64ec",
+        all(target_os = "windows", target_arch = "arm"),
+        all(
+            any(target_arch = "x86_64", target_arch = "aarch64"),
+            target_pointer_width = "32"
+        ),
+        target_vendor = "apple",
+        target_os = "android",
+        target_os = "windows"
+    ))
+))]
+mod selected {
+    use ::smithy_default_tls::{TlsProvider, TrustRoots};
+
+    const PROVIDER: TlsProvider = TlsProvider::RustlsRing;
+    const ROOTS: TrustRoots = TrustRoots::Webpki;
+
+    pub(super) fn client() -> Option<super::SharedHttpClient> {
+        Some(::smithy_default_tls::shared_client(PROVIDER, ROOTS))
+    }
+
+    pub(super) fn plugin() -> Option<super::SharedRuntimePlugin> {
+        Some(::smithy_default_tls::default_client_plugin(PROVIDER, ROOTS))
+    }
+}
 
 /// Rule `linux-gnu`: s2n-tls with native roots.
 #[cfg(all(
     feature = "default-https-client",
     target_os = "linux",
     target_env = "gnu",
-    not(target_family = "wasm")
+    any(target_arch = "x86_64", target_arch = "aarch64"),
+    not(any(
+        target_family = "wasm",
+        target_os = "nto",
+        target_os = "qnx",
+        target_os = "nuttx",
+        target_os = "vxworks",
+        target_os = "rtems",
+        target_os = "espidf",
+        target_os = "cygwin",
+        target_os = "hermit",
+        target_os = "vita",
+        target_arch = "arm64ec",
+        all(target_os = "windows", target_arch = "arm"),
+        all(
+            any(target_arch = "x86_64", target_arch = "aarch64"),
+            target_pointer_width = "32"
+        ),
+        target_vendor = "apple",
+        target_os = "android",
+        target_os = "windows",
+        target_os = "dragonfly",
+        target_os = "fuchsia",
+        target_os = "haiku",
+        target_os = "hurd",
+        target_os = "redox",
+        target_arch = "m68k",
+        target_arch = "csky",
+        target_arch = "hexagon",
+        all(
+            any(target_arch = "aarch64", target_arch = "arm"),
+            target_endian = "big"
+        )
+    ))
 ))]
 mod selected {
     use ::smithy_default_tls::{TlsProvider, TrustRoots};
@@ -46,7 +260,44 @@ mod selected {
 /// Rule `elsewhere`: rustls-aws-lc with native roots.
 #[cfg(all(
     feature = "default-https-client",
-    not(any(target_family = "wasm", all(target_os = "linux", target_env = "gnu")))
+    not(any(
+        target_family = "wasm",
+        target_os = "nto",
+        target_os = "qnx",
+        target_os = "nuttx",
+        target_os = "vxworks",
+        target_os = "rtems",
+        target_os = "espidf",
+        target_os = "cygwin",
+        target_os = "hermit",
+        target_os = "vita",
+        target_arch = "arm64ec",
+        all(target_os = "windows", target_arch = "arm"),
+        all(
+            any(target_arch = "x86_64", target_arch = "aarch64"),
+            target_pointer_width = "32"
+        ),
+        target_vendor = "apple",
+        target_os = "android",
+        target_os = "windows",
+        target_os = "dragonfly",
+        target_os = "fuchsia",
+        target_os = "haiku",
+        target_os = "hurd",
+        target_os = "redox",
+        target_arch = "m68k",
+        target_arch = "csky",
+        target_arch = "hexagon",
+        all(
+            any(target_arch = "aarch64", target_arch = "arm"),
+            target_endian = "big"
+        ),
+        all(
+            target_os = "linux",
+            target_env = "gnu",
+            any(target_arch = "x86_64", target_arch = "aarch64")
+        )
+    ))
 ))]
 mod selected {
     use ::smithy_default_tls::{TlsProvider, TrustRoots};
@@ -64,7 +315,30 @@ mod selected {
 }
 
 /// No default client: the `default-https-client` feature is off, or the policy gives this target none.
-#[cfg(any(not(feature = "default-https-client"), target_family = "wasm"))]
+#[cfg(any(
+    not(feature = "default-https-client"),
+    target_family = "wasm",
+    all(
+        any(
+            target_os = "nto",
+            target_os = "qnx",
+            target_os = "nuttx",
+            target_os = "vxworks",
+            target_os = "rtems",
+            target_os = "espidf",
+            target_os = "cygwin",
+            target_os = "hermit",
+            target_os = "vita",
+            target_arch = "arm64ec",
+            all(target_os = "windows", target_arch = "arm"),
+            all(
+                any(target_arch = "x86_64", target_arch = "aarch64"),
+                target_pointer_width = "32"
+            )
+        ),
+        not(target_family = "wasm")
+    )
+))]
 mod selected {
     pub(super) fn client() -> Option<super::SharedHttpClient> {
         None
