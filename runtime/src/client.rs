@@ -25,7 +25,8 @@ use hyper_util::rt::{TokioExecutor, TokioTimer};
 
 use crate::connect::{ConnectionInfo, TlsConnectService};
 use crate::dns::Resolver;
-use crate::error::{ConnectTimeout, Error, HandshakeFailure, ReadTimeout, TlsHandshakeError};
+use crate::error::{ConnectTimeout, Error, HandshakeFailure, ProxyError, ReadTimeout, TlsHandshakeError};
+use crate::proxy::ProxyConfig;
 use crate::roots::ExtraRoots;
 use crate::tls::{LazyTlsBackend, TlsSettings};
 use crate::{TlsProvider, TrustRoots};
@@ -62,6 +63,7 @@ pub struct SmithyTlsClient {
 struct ClientInner {
     tls: Arc<LazyTlsBackend>,
     resolver: Resolver,
+    proxy: ProxyConfig,
     pool_idle_timeout: Duration,
     /// One hyper client (one pool) per distinct connect timeout. SDK clients configured alike
     /// (the common case) share one pool.
@@ -77,6 +79,7 @@ impl fmt::Debug for SmithyTlsClient {
             .field("extra_roots", &settings.extra_roots.certificates.len())
             .field("http2", &settings.enable_http2)
             .field("session_resumption", &settings.session_resumption)
+            .field("proxy", &self.inner.proxy)
             .finish()
     }
 }
@@ -110,6 +113,7 @@ impl SmithyTlsClient {
                 let service = TlsConnectService::new(
                     Arc::clone(&self.inner.tls),
                     self.inner.resolver.clone(),
+                    self.inner.proxy.clone(),
                     connect_timeout,
                     sleep.clone(),
                 );
@@ -130,7 +134,12 @@ impl HttpClient for SmithyTlsClient {
     fn http_connector(&self, settings: &HttpConnectorSettings, components: &RuntimeComponents) -> SharedHttpConnector {
         let sleep = components.sleep_impl().unwrap_or_else(|| SharedAsyncSleep::new(TokioSleep::new()));
         let client = self.pool_for(settings.connect_timeout(), &sleep);
-        SharedHttpConnector::new(Connector { client, read_timeout: settings.read_timeout(), sleep })
+        SharedHttpConnector::new(Connector {
+            client,
+            proxy: self.inner.proxy.clone(),
+            read_timeout: settings.read_timeout(),
+            sleep,
+        })
     }
 
     fn connector_metadata(&self) -> Option<ConnectorMetadata> {
@@ -141,6 +150,7 @@ impl HttpClient for SmithyTlsClient {
 /// The connector handed to the orchestrator: one pool plus the read timeout.
 struct Connector {
     client: HyperClient,
+    proxy: ProxyConfig,
     read_timeout: Option<Duration>,
     sleep: SharedAsyncSleep,
 }
@@ -157,6 +167,13 @@ impl HttpConnector for Connector {
             Ok(request) => request,
             Err(e) => return HttpConnectorFuture::ready(Err(ConnectorError::user(e.into()))),
         };
+        // A plain-HTTP request forwarded by a proxy carries the proxy's credentials itself (an
+        // `https://` one sends them in the tunnel's CONNECT instead).
+        if request.uri().scheme_str() == Some("http") {
+            if let Some(auth) = self.proxy.route(request.uri()).and_then(|route| route.auth) {
+                request.headers_mut().insert(http::header::PROXY_AUTHORIZATION, auth);
+            }
+        }
         let capture = capture_connection(&mut request);
         if let Some(smithy_capture) = request.extensions().get::<CaptureSmithyConnection>() {
             let capture = capture.clone();
@@ -192,12 +209,12 @@ fn connection_metadata(capture: &CaptureConnection) -> Option<ConnectionMetadata
     connected.get_extras(&mut extensions);
     let info = extensions.get::<ConnectionInfo>();
     let to_poison = capture.clone();
-    let mut builder = ConnectionMetadata::builder().proxied(connected.is_proxied()).poison_fn(move || match to_poison
-        .connection_metadata()
-        .as_ref()
-    {
-        Some(connected) => connected.poison(),
-        None => tracing::trace!("no connection to poison"),
+    let proxied = connected.is_proxied() || info.is_some_and(|i| i.proxy.is_some());
+    let mut builder = ConnectionMetadata::builder().proxied(proxied).poison_fn(move || {
+        match to_poison.connection_metadata().as_ref() {
+            Some(connected) => connected.poison(),
+            None => tracing::trace!("no connection to poison"),
+        }
     });
     builder.set_remote_addr(info.and_then(|i| i.remote_addr));
     builder.set_local_addr(info.and_then(|i| i.local_addr));
@@ -228,6 +245,13 @@ fn classify(err: hyper_util::client::legacy::Error, capture: &CaptureConnection)
 fn classify_kind(err: hyper_util::client::legacy::Error) -> ConnectorError {
     if find_source::<ConnectTimeout>(&err).is_some() {
         return ConnectorError::timeout(err.into());
+    }
+    if let Some(proxy) = find_source::<ProxyError>(&err) {
+        return if proxy.failure.is_transient() {
+            ConnectorError::io(err.into())
+        } else {
+            ConnectorError::other(err.into(), None)
+        };
     }
     if let Some(handshake) = find_source::<TlsHandshakeError>(&err) {
         return match handshake.kind() {
@@ -273,6 +297,7 @@ pub struct Builder {
     session_resumption: bool,
     pool_idle_timeout: Duration,
     ca_bundle: Option<std::path::PathBuf>,
+    proxy: ProxyConfig,
 }
 
 impl Default for Builder {
@@ -286,11 +311,20 @@ impl Default for Builder {
             session_resumption: true,
             pool_idle_timeout: DEFAULT_POOL_IDLE_TIMEOUT,
             ca_bundle: None,
+            proxy: ProxyConfig::disabled(),
         }
     }
 }
 
 impl Builder {
+    /// Sends requests through a proxy ([`ProxyConfig`]: explicit, from the environment, or
+    /// disabled, the default). `https://` origins are reached through an HTTP `CONNECT` tunnel
+    /// with TLS end to end; `http://` origins are forwarded.
+    pub fn proxy(mut self, proxy: ProxyConfig) -> Self {
+        self.proxy = proxy;
+        self
+    }
+
     /// Picks the TLS provider. Without this, the first compiled-in one in
     /// [`TlsProvider::ALL`] is used.
     pub fn provider(mut self, provider: TlsProvider) -> Self {
@@ -431,7 +465,13 @@ impl Builder {
         let tls = LazyTlsBackend::new(settings);
         tls.warm_up_in_background();
         let pools = Mutex::new(HashMap::new());
-        let inner = ClientInner { tls, resolver: self.resolver, pool_idle_timeout: self.pool_idle_timeout, pools };
+        let inner = ClientInner {
+            tls,
+            resolver: self.resolver,
+            proxy: self.proxy,
+            pool_idle_timeout: self.pool_idle_timeout,
+            pools,
+        };
         SmithyTlsClient { inner: Arc::new(inner) }
     }
 }

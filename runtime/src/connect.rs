@@ -19,7 +19,8 @@ use hyper_util::rt::TokioIo;
 use tower_service::Service;
 
 use crate::dns::Resolver;
-use crate::error::ConnectTimeout;
+use crate::error::{ConnectTimeout, ProxyError, ProxyFailure};
+use crate::proxy::ProxyConfig;
 use crate::tls::{LazyTlsBackend, MaybeTlsStream, TlsInfo, ALPN_H2};
 
 /// Facts about one connection, attached to every response it carried (in the response
@@ -35,6 +36,9 @@ pub struct ConnectionInfo {
     pub local_addr: Option<SocketAddr>,
     /// What TLS negotiated; `None` for plain `http://` connections.
     pub tls: Option<TlsInfo>,
+    /// The proxy (`host:port`) the connection goes through: a `CONNECT` tunnel for `https://`
+    /// origins, request forwarding for `http://` ones.
+    pub proxy: Option<String>,
 }
 
 static NEXT_CONNECTION_ID: AtomicU64 = AtomicU64::new(1);
@@ -44,6 +48,7 @@ static NEXT_CONNECTION_ID: AtomicU64 = AtomicU64::new(1);
 pub(crate) struct TlsConnectService {
     tcp: HttpConnector<Resolver>,
     tls: Arc<LazyTlsBackend>,
+    proxy: ProxyConfig,
     connect_timeout: Option<Duration>,
     sleep: SharedAsyncSleep,
 }
@@ -52,6 +57,7 @@ impl TlsConnectService {
     pub(crate) fn new(
         tls: Arc<LazyTlsBackend>,
         resolver: Resolver,
+        proxy: ProxyConfig,
         connect_timeout: Option<Duration>,
         sleep: SharedAsyncSleep,
     ) -> Self {
@@ -59,7 +65,7 @@ impl TlsConnectService {
         tcp.enforce_http(false);
         tcp.set_nodelay(true);
         tcp.set_keepalive(Some(Duration::from_secs(60)));
-        TlsConnectService { tcp, tls, connect_timeout, sleep }
+        TlsConnectService { tcp, tls, proxy, connect_timeout, sleep }
     }
 }
 
@@ -77,6 +83,7 @@ impl Service<Uri> for TlsConnectService {
     fn call(&mut self, uri: Uri) -> Self::Future {
         let mut tcp = self.tcp.clone();
         let tls = Arc::clone(&self.tls);
+        let route = self.proxy.route(&uri);
         let connect = async move {
             let https = match uri.scheme_str() {
                 Some("https") => true,
@@ -89,14 +96,34 @@ impl Service<Uri> for TlsConnectService {
             };
             let host = uri.host().ok_or_else(|| format!("URI {uri} has no host"))?;
             let server_name = host.trim_start_matches('[').trim_end_matches(']').to_owned();
+            // The CONNECT target keeps IPv6 brackets.
+            let server_name_for_connect = host.to_owned();
+            // Through a proxy, the TCP connection goes to the proxy.
+            let dial = route.as_ref().map_or_else(|| uri.clone(), |route| route.uri.clone());
             let (tcp, backend) = if https {
                 // Finish preparing TLS (roots, config) while the TCP connect is in flight.
-                let (tcp, backend) = tokio::join!(tcp.call(uri.clone()), tls.get());
-                (tcp?, Some(backend?))
+                let (tcp, backend) = tokio::join!(tcp.call(dial), tls.get());
+                (tcp, Some(backend?))
             } else {
-                (tcp.call(uri.clone()).await?, None)
+                (tcp.call(dial).await, None)
             };
-            let tcp = tcp.into_inner();
+            let origin =
+                format!("{server_name_for_connect}:{}", uri.port_u16().unwrap_or(if https { 443 } else { 80 }));
+            let mut tcp = match (tcp, &route) {
+                (Ok(tcp), _) => tcp.into_inner(),
+                (Err(e), Some(route)) => {
+                    return Err(Box::new(ProxyError {
+                        proxy: route.authority.clone(),
+                        origin,
+                        failure: ProxyFailure::Unreachable(e.into()),
+                    }) as BoxError)
+                }
+                (Err(e), None) => return Err(e.into()),
+            };
+            if let (Some(route), true) = (&route, https) {
+                crate::proxy::tunnel(&mut tcp, route, &origin).await?;
+                tracing::debug!(proxy = %route.authority, %origin, "proxy tunnel established");
+            }
             let (stream, tls_info) = match backend {
                 Some(backend) => {
                     let (stream, info) = backend.handshake(&server_name, tcp).await?;
@@ -118,6 +145,7 @@ impl Service<Uri> for TlsConnectService {
                 remote_addr: stream.tcp().peer_addr().ok(),
                 local_addr: stream.tcp().local_addr().ok(),
                 tls: tls_info,
+                proxy: route.map(|route| route.authority),
             };
             Ok(ConnectedStream { io: TokioIo::new(stream), info })
         };
@@ -149,7 +177,10 @@ pin_project_lite::pin_project! {
 impl Connection for ConnectedStream {
     fn connected(&self) -> Connected {
         let h2 = self.info.tls.as_ref().and_then(|t| t.alpn.as_deref()).map(str::as_bytes) == Some(ALPN_H2);
-        let connected = Connected::new().extra(self.info.clone());
+        // A forwarding proxy (plain `http://` origin) gets absolute-form request lines; a tunnel
+        // carries origin-form requests like a direct connection.
+        let forwarded = self.info.proxy.is_some() && self.info.tls.is_none();
+        let connected = Connected::new().proxy(forwarded).extra(self.info.clone());
         if h2 {
             connected.negotiated_h2()
         } else {

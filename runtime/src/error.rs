@@ -31,6 +31,13 @@ pub enum Error {
         /// The library's message.
         reason: String,
     },
+    /// A proxy URL (builder or environment) that cannot be used.
+    InvalidProxy {
+        /// The URL, credentials hidden.
+        url: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// The provider cannot use these trust roots (see [`TlsProvider::validate_roots`]).
     UnsupportedRoots {
         /// The provider.
@@ -60,6 +67,7 @@ impl fmt::Display for Error {
             Error::TlsConfig { provider, reason } => {
                 write!(f, "{provider} rejected the TLS configuration: {reason}")
             }
+            Error::InvalidProxy { url, reason } => write!(f, "unusable proxy `{url}`: {reason}"),
             Error::UnsupportedRoots { provider, roots, reason } => {
                 write!(f, "{provider} cannot use `{roots}` trust roots: {reason}")
             }
@@ -233,6 +241,85 @@ impl fmt::Display for ConnectTimeout {
 }
 
 impl StdError for ConnectTimeout {}
+
+/// A proxy did not carry a connection to its origin.
+#[derive(Debug)]
+pub struct ProxyError {
+    /// The proxy (`host:port`).
+    pub proxy: String,
+    /// The origin (`host:port`) the connection was for.
+    pub origin: String,
+    /// What went wrong.
+    pub failure: ProxyFailure,
+}
+
+/// How a proxy failed.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ProxyFailure {
+    /// The proxy could not be reached (connection refused, no route, DNS).
+    Unreachable(Box<dyn StdError + Send + Sync>),
+    /// The proxy answered the `CONNECT` with a status other than 2xx (407: credentials needed or
+    /// wrong; 403: the proxy's policy forbids the origin; 502/503/504: it could not reach it).
+    Refused {
+        /// The status code.
+        status: u16,
+        /// The proxy's reason phrase.
+        reason: String,
+    },
+    /// The proxy closed the connection before answering.
+    Closed,
+    /// The proxy's answer was not an HTTP response.
+    BadResponse(String),
+    /// Reading from or writing to the proxy failed.
+    Io(std::io::Error),
+}
+
+impl ProxyFailure {
+    /// Whether trying again may succeed: an unreachable or failing proxy (5xx), a dropped
+    /// connection. Credentials (407) and policy refusals (403) do not change by retrying.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            ProxyFailure::Unreachable(_) | ProxyFailure::Closed | ProxyFailure::Io(_) => true,
+            ProxyFailure::Refused { status, .. } => *status >= 500,
+            ProxyFailure::BadResponse(_) => false,
+        }
+    }
+}
+
+impl fmt::Display for ProxyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (proxy, origin) = (&self.proxy, &self.origin);
+        match &self.failure {
+            ProxyFailure::Unreachable(e) => write!(f, "proxy {proxy} (for {origin}) is unreachable: {e}"),
+            ProxyFailure::Refused { status: 407, reason } => write!(
+                f,
+                "proxy {proxy} refused the tunnel to {origin}: 407 {reason}: it needs credentials (in the proxy URL, \
+                 http://user:password@host:port, or `ProxyBuilder::basic_auth`), or the ones given are wrong"
+            ),
+            ProxyFailure::Refused { status, reason } => {
+                write!(f, "proxy {proxy} refused the tunnel to {origin}: {status} {reason}")
+            }
+            ProxyFailure::Closed => {
+                write!(f, "proxy {proxy} closed the connection before answering the tunnel to {origin}")
+            }
+            ProxyFailure::BadResponse(what) => {
+                write!(f, "proxy {proxy} answered the tunnel to {origin} with something that is not HTTP: {what}")
+            }
+            ProxyFailure::Io(e) => write!(f, "talking to proxy {proxy} (for {origin}) failed: {e}"),
+        }
+    }
+}
+
+impl StdError for ProxyError {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        match &self.failure {
+            ProxyFailure::Unreachable(e) => Some(e.as_ref()),
+            ProxyFailure::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 /// No response head arrived within the read timeout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -51,6 +51,7 @@ mod connect;
 mod dns;
 mod error;
 mod provider;
+mod proxy;
 mod roots;
 mod shared;
 mod tls;
@@ -58,9 +59,11 @@ mod tls;
 pub use client::{Builder, SmithyTlsClient, DEFAULT_POOL_IDLE_TIMEOUT};
 pub use connect::ConnectionInfo;
 pub use error::{
-    CertificateProblem, ConnectTimeout, Error, HandshakeFailure, ReadTimeout, RootsError, TlsHandshakeError,
+    CertificateProblem, ConnectTimeout, Error, HandshakeFailure, ProxyError, ProxyFailure, ReadTimeout, RootsError,
+    TlsHandshakeError,
 };
 pub use provider::TlsProvider;
+pub use proxy::{ProxyBuilder, ProxyConfig};
 pub use roots::{TrustRoots, AWS_CA_BUNDLE};
 pub use shared::{default_client_plugin, shared_client, shared_tls_client, try_shared_client, try_shared_tls_client};
 pub use tls::TlsInfo;

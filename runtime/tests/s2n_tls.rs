@@ -6,3 +6,4 @@ use smithy_tls_test_support as support;
 const PROVIDER: smithy_default_tls::TlsProvider = smithy_default_tls::TlsProvider::S2nTls;
 
 include!("conformance/suite.rs");
+include!("conformance/proxy.rs");

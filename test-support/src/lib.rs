@@ -8,6 +8,7 @@
 //! - [`faulty`]: servers that fail on the wire in one chosen way (bodies cut short or reset,
 //!   stalls, idle connections closed, h2 RST_STREAM and GOAWAY);
 //! - [`openssl`]: `openssl s_server` as an outside TLS peer, for what rustls cannot serve;
+//! - [`proxy`]: an HTTP proxy (CONNECT tunnels, forwarding) that can demand credentials or refuse;
 //! - [`raw_peer`]: peers that break TLS below any TLS library (garbage, closing mid-handshake)
 //!   and read the client's ClientHello;
 //! - [`drive`]: calling a client the way the Smithy orchestrator does;
@@ -35,6 +36,8 @@ pub mod pattern;
 #[cfg(feature = "net")]
 pub mod pki;
 #[cfg(feature = "net")]
+pub mod proxy;
+#[cfg(feature = "net")]
 pub mod raw_peer;
 #[cfg(feature = "net")]
 pub mod test_server;
@@ -45,5 +48,6 @@ pub use self::{
     https::{http_builder, server_config, Alpn, HttpsServer, Negotiated, ServerStats},
     pattern::{pattern_byte, Digest, PatternBody},
     pki::{ServerIdentity, TestCa},
+    proxy::{ConnectProxy, ProxiedRequest, ProxyMode},
     test_server::{SilentServer, TestServer},
 };

@@ -1,0 +1,54 @@
+//! `ProxyConfig::from_env` reads HTTP_PROXY / HTTPS_PROXY / ALL_PROXY / NO_PROXY in either case
+//! (a single-purpose binary: it sets process environment variables).
+#![cfg(feature = "rustls-ring")]
+
+use smithy_default_tls::{ConnectionInfo, ProxyConfig, SmithyTlsClient, TlsProvider};
+use smithy_tls_test_support::{call, get, settings, Alpn, ConnectProxy, ProxyMode, TestCa, TestServer};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_environment_names_the_proxies() {
+    for name in
+        ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy", "no_proxy"]
+    {
+        std::env::remove_var(name);
+    }
+    assert!(!ProxyConfig::from_env().is_enabled(), "nothing set: no proxy");
+
+    let ca = TestCa::new("env proxy CA");
+    let server = TestServer::start(&ca.leaf(&["localhost"]), Alpn::Http1Only).await;
+    let proxy = ConnectProxy::start(ProxyMode::Open).await;
+    let client = |config: ProxyConfig| {
+        SmithyTlsClient::builder()
+            .provider(TlsProvider::RustlsRing)
+            .extra_root_pem(&ca.pem)
+            .expect("CA")
+            .proxy(config)
+            .build()
+            .expect("client")
+    };
+    let proxied = |response: &aws_smithy_runtime_api::client::orchestrator::HttpResponse| {
+        response.extension::<ConnectionInfo>().and_then(|i| i.proxy.clone())
+    };
+
+    // Lower case works as upper case does.
+    std::env::set_var("https_proxy", proxy.url());
+    let response =
+        call(&client(ProxyConfig::from_env()), &settings(None, None), get(&server.url("/bytes/1"))).await.expect("GET");
+    assert_eq!(proxied(&response), Some(proxy.addr.to_string()));
+
+    // NO_PROXY (a CIDR range here) sends matching hosts direct.
+    std::env::set_var("NO_PROXY", "127.0.0.0/8,localhost");
+    let response =
+        call(&client(ProxyConfig::from_env()), &settings(None, None), get(&server.url("/bytes/1"))).await.expect("GET");
+    assert_eq!(proxied(&response), None);
+    std::env::remove_var("NO_PROXY");
+
+    // An unusable value is ignored (with a warning), not fatal.
+    std::env::remove_var("https_proxy");
+    std::env::set_var("HTTPS_PROXY", "socks5://127.0.0.1:1");
+    assert!(!ProxyConfig::from_env().is_enabled());
+    std::env::set_var("ALL_PROXY", proxy.url());
+    let config = ProxyConfig::from_env();
+    assert!(config.is_enabled(), "ALL_PROXY still applies");
+    assert_eq!(proxy.seen().len(), 1, "one tunnel so far");
+}

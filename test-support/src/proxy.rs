@@ -1,0 +1,149 @@
+//! [`ConnectProxy`]: a small HTTP proxy on 127.0.0.1 that the tests run and inspect. It opens
+//! `CONNECT` tunnels (and relays bytes it cannot read: TLS end to end) and forwards plain-HTTP
+//! requests sent in absolute form; it can demand credentials or refuse every request with a
+//! given status, and records what it saw.
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+/// How the proxy answers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProxyMode {
+    /// Tunnels and forwards everything.
+    Open,
+    /// Answers `407` unless `Proxy-Authorization` is exactly this value.
+    RequireAuth(String),
+    /// Answers every request with this status (e.g. 403, 502).
+    Refuse(u16),
+}
+
+/// What one request to the proxy looked like.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProxiedRequest {
+    /// The method (`CONNECT`, or the forwarded request's).
+    pub method: String,
+    /// The request target (`host:port` for CONNECT, the absolute URL when forwarding).
+    pub target: String,
+    /// Its `Proxy-Authorization` header, if any.
+    pub proxy_authorization: Option<String>,
+    /// For a tunnel, the first byte the client sent through it (0x16: a TLS handshake record,
+    /// so no plaintext crossed the proxy).
+    pub first_tunnel_byte: Option<u8>,
+}
+
+/// A proxy on 127.0.0.1 for the duration of a test.
+pub struct ConnectProxy {
+    /// Where it listens.
+    pub addr: SocketAddr,
+    seen: Arc<Mutex<Vec<ProxiedRequest>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for ConnectProxy {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl ConnectProxy {
+    /// Starts the proxy.
+    pub async fn start(mode: ProxyMode) -> ConnectProxy {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1");
+        let addr = listener.local_addr().expect("local addr");
+        let seen: Arc<Mutex<Vec<ProxiedRequest>>> = Arc::default();
+        let log = Arc::clone(&seen);
+        let task = tokio::spawn(async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                let log = Arc::clone(&log);
+                let mode = mode.clone();
+                tokio::spawn(async move {
+                    let _ = serve(stream, &mode, &log).await;
+                });
+            }
+        });
+        ConnectProxy { addr, seen, task }
+    }
+
+    /// `http://127.0.0.1:<port>`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Every request it received, in order.
+    pub fn seen(&self) -> Vec<ProxiedRequest> {
+        self.seen.lock().expect("lock").clone()
+    }
+}
+
+/// Reads one request head (up to and including the blank line), byte by byte so nothing after
+/// it is consumed.
+async fn read_head(stream: &mut TcpStream) -> std::io::Result<Option<Vec<u8>>> {
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        if head.len() > 64 * 1024 || stream.read(&mut byte).await? == 0 {
+            return Ok(None);
+        }
+        head.push(byte[0]);
+    }
+    Ok(Some(head))
+}
+
+async fn serve(mut client: TcpStream, mode: &ProxyMode, log: &Mutex<Vec<ProxiedRequest>>) -> std::io::Result<()> {
+    let Some(head) = read_head(&mut client).await? else { return Ok(()) };
+    let text = String::from_utf8_lossy(&head).into_owned();
+    let mut lines = text.split("\r\n");
+    let mut request_line = lines.next().unwrap_or_default().split(' ');
+    let method = request_line.next().unwrap_or_default().to_owned();
+    let target = request_line.next().unwrap_or_default().to_owned();
+    let proxy_authorization = lines
+        .filter_map(|l| l.split_once(':'))
+        .find(|(name, _)| name.eq_ignore_ascii_case("proxy-authorization"))
+        .map(|(_, value)| value.trim().to_owned());
+    let mut record =
+        ProxiedRequest { method: method.clone(), target: target.clone(), proxy_authorization, first_tunnel_byte: None };
+
+    let refusal = match mode {
+        ProxyMode::Open => None,
+        ProxyMode::RequireAuth(expected) if record.proxy_authorization.as_deref() == Some(expected) => None,
+        ProxyMode::RequireAuth(_) => Some((407, "Proxy Authentication Required")),
+        ProxyMode::Refuse(status) => Some((*status, "Refused by the test proxy")),
+    };
+    if let Some((status, reason)) = refusal {
+        log.lock().expect("lock").push(record);
+        let extra = if status == 407 { "Proxy-Authenticate: Basic realm=\"test\"\r\n" } else { "" };
+        let response = format!("HTTP/1.1 {status} {reason}\r\n{extra}Content-Length: 0\r\nConnection: close\r\n\r\n");
+        return client.write_all(response.as_bytes()).await;
+    }
+
+    if method == "CONNECT" {
+        let mut origin = match TcpStream::connect(target.as_str()).await {
+            Ok(origin) => origin,
+            Err(_) => {
+                log.lock().expect("lock").push(record);
+                return client.write_all(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n").await;
+            }
+        };
+        client.write_all(b"HTTP/1.1 200 Connection Established\r\n\r\n").await?;
+        let mut first = [0u8; 1];
+        if client.read(&mut first).await? == 1 {
+            record.first_tunnel_byte = Some(first[0]);
+            origin.write_all(&first).await?;
+        }
+        log.lock().expect("lock").push(record);
+        tokio::io::copy_bidirectional(&mut client, &mut origin).await?;
+        return Ok(());
+    }
+
+    // Forwarding: `GET http://host:port/path HTTP/1.1`. The origin (hyper) accepts the absolute
+    // form, so the head is passed on as it came.
+    log.lock().expect("lock").push(record);
+    let authority = target.strip_prefix("http://").and_then(|rest| rest.split('/').next()).unwrap_or_default();
+    let mut origin = TcpStream::connect(authority).await?;
+    origin.write_all(&head).await?;
+    tokio::io::copy_bidirectional(&mut client, &mut origin).await?;
+    Ok(())
+}
