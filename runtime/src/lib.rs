@@ -65,7 +65,10 @@ pub use error::{
 pub use provider::TlsProvider;
 pub use proxy::{ProxyBuilder, ProxyConfig};
 pub use roots::{TrustRoots, AWS_CA_BUNDLE};
-pub use shared::{default_client_plugin, shared_client, shared_tls_client, try_shared_client, try_shared_tls_client};
+pub use shared::{
+    default_client_plugin, default_client_plugin_for, shared_client, shared_client_for, shared_tls_client,
+    shared_tls_client_for, try_shared_client, try_shared_tls_client,
+};
 pub use tls::TlsInfo;
 
 /// The s2n-tls security policy used by [`TlsProvider::S2nTls`] (TLS 1.2 minimum, TLS 1.3

@@ -5,11 +5,13 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Mutex, OnceLock};
 
+use aws_smithy_runtime_api::client::behavior_version::BehaviorVersion;
 use aws_smithy_runtime_api::client::http::SharedHttpClient;
 use aws_smithy_runtime_api::client::runtime_components::RuntimeComponentsBuilder;
 use aws_smithy_runtime_api::client::runtime_plugin::{Order, RuntimePlugin, SharedRuntimePlugin};
 
 use crate::client::SmithyTlsClient;
+use crate::proxy::ProxyConfig;
 use crate::{Error, TlsProvider, TrustRoots};
 
 /// The process-wide client for a (provider, roots) choice.
@@ -36,14 +38,52 @@ use crate::{Error, TlsProvider, TrustRoots};
 /// # }
 /// ```
 pub fn shared_tls_client(provider: TlsProvider, roots: TrustRoots) -> SmithyTlsClient {
-    type Key = (TlsProvider, TrustRoots, Option<PathBuf>);
+    registered(provider, roots, ProxyConfig::disabled())
+}
+
+/// [`shared_tls_client`] for an SDK client of `behavior_version`: as upstream's default client
+/// does, behavior version 2025-08-07 and later honour the proxy environment variables
+/// (`HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY`, `NO_PROXY`, either case; see
+/// [`ProxyConfig::from_env`]), read at every call; earlier versions connect directly.
+///
+/// ```
+/// # #![allow(deprecated)] // an old behavior version on purpose
+/// # #[cfg(all(feature = "rustls-ring", feature = "webpki"))] {
+/// use aws_smithy_runtime_api::client::behavior_version::BehaviorVersion;
+/// use smithy_default_tls::{shared_tls_client, shared_tls_client_for, TlsProvider, TrustRoots};
+///
+/// let old = shared_tls_client_for(TlsProvider::RustlsRing, TrustRoots::Webpki, BehaviorVersion::v2024_03_28());
+/// assert!(old.ptr_eq(&shared_tls_client(TlsProvider::RustlsRing, TrustRoots::Webpki)));
+/// # }
+/// ```
+pub fn shared_tls_client_for(
+    provider: TlsProvider,
+    roots: TrustRoots,
+    behavior_version: BehaviorVersion,
+) -> SmithyTlsClient {
+    let proxy = if reads_proxy_env(behavior_version) { ProxyConfig::from_env() } else { ProxyConfig::disabled() };
+    registered(provider, roots, proxy)
+}
+
+/// Whether `behavior_version` is 2025-08-07 or later, the versions whose default client reads the
+/// proxy environment upstream. Said without `BehaviorVersion::v2025_08_07()` (aws-smithy-runtime-api
+/// 1.9), so the runtime keeps serving SDKs built on 1.7: the version after 2025-01-17 is 2025-08-07.
+#[allow(deprecated)]
+fn reads_proxy_env(behavior_version: BehaviorVersion) -> bool {
+    let before = BehaviorVersion::v2025_01_17();
+    behavior_version.is_at_least(before) && behavior_version != before
+}
+
+/// The registry: one client per (provider, roots, AWS_CA_BUNDLE, proxy settings).
+fn registered(provider: TlsProvider, roots: TrustRoots, proxy: ProxyConfig) -> SmithyTlsClient {
+    type Key = (TlsProvider, TrustRoots, Option<PathBuf>, ProxyConfig);
     static REGISTRY: OnceLock<Mutex<HashMap<Key, SmithyTlsClient>>> = OnceLock::new();
     let bundle = crate::roots::ca_bundle_from_env();
     let mut registry = REGISTRY.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
     registry
-        .entry((provider, roots, bundle))
-        .or_insert_with_key(|(_, _, bundle)| {
-            let builder = SmithyTlsClient::builder();
+        .entry((provider, roots, bundle, proxy))
+        .or_insert_with_key(|(_, _, bundle, proxy)| {
+            let builder = SmithyTlsClient::builder().proxy(proxy.clone());
             let builder = match bundle {
                 Some(path) => builder.ca_bundle_file(path.clone()),
                 None => builder,
@@ -81,6 +121,15 @@ pub fn shared_client(provider: TlsProvider, roots: TrustRoots) -> SharedHttpClie
     shared_tls_client(provider, roots).into_shared()
 }
 
+/// [`shared_tls_client_for`] wrapped for an SDK config (`.http_client(..)`).
+pub fn shared_client_for(
+    provider: TlsProvider,
+    roots: TrustRoots,
+    behavior_version: BehaviorVersion,
+) -> SharedHttpClient {
+    shared_tls_client_for(provider, roots, behavior_version).into_shared()
+}
+
 /// [`try_shared_tls_client`] wrapped for an SDK config (`.http_client(..)`).
 pub fn try_shared_client(provider: TlsProvider, roots: TrustRoots) -> Result<SharedHttpClient, Error> {
     try_shared_tls_client(provider, roots).map(SmithyTlsClient::into_shared)
@@ -107,6 +156,23 @@ pub fn default_client_plugin(provider: TlsProvider, roots: TrustRoots) -> Shared
     })
 }
 
+/// [`default_client_plugin`] for an SDK client of `behavior_version`: installs
+/// [`shared_client_for`], so behavior version 2025-08-07 and later honour the proxy environment
+/// variables, as upstream's default client does. Generated code passes the client's version.
+pub fn default_client_plugin_for(
+    provider: TlsProvider,
+    roots: TrustRoots,
+    behavior_version: BehaviorVersion,
+) -> SharedRuntimePlugin {
+    SharedRuntimePlugin::new(DefaultClientPlugin {
+        components: RuntimeComponentsBuilder::new("smithy_default_tls").with_http_client(Some(shared_client_for(
+            provider,
+            roots,
+            behavior_version,
+        ))),
+    })
+}
+
 #[derive(Debug)]
 struct DefaultClientPlugin {
     components: RuntimeComponentsBuilder,
@@ -119,5 +185,20 @@ impl RuntimePlugin for DefaultClientPlugin {
 
     fn runtime_components(&self, _current: &RuntimeComponentsBuilder) -> Cow<'_, RuntimeComponentsBuilder> {
         Cow::Borrowed(&self.components)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[allow(deprecated)]
+    fn the_proxy_environment_counts_from_2025_08_07() {
+        assert!(reads_proxy_env(BehaviorVersion::latest()));
+        assert!(reads_proxy_env(BehaviorVersion::v2025_08_07()));
+        assert!(!reads_proxy_env(BehaviorVersion::v2025_01_17()));
+        assert!(!reads_proxy_env(BehaviorVersion::v2024_03_28()));
+        assert!(!reads_proxy_env(BehaviorVersion::v2023_11_09()));
     }
 }

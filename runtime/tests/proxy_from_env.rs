@@ -1,11 +1,15 @@
 //! `ProxyConfig::from_env` reads HTTP_PROXY / HTTPS_PROXY / ALL_PROXY / NO_PROXY in either case
 //! (a single-purpose binary: it sets process environment variables).
-#![cfg(feature = "rustls-ring")]
+#![cfg(all(feature = "rustls-ring", feature = "webpki"))]
 
-use smithy_default_tls::{ConnectionInfo, ProxyConfig, SmithyTlsClient, TlsProvider};
+use aws_smithy_runtime_api::client::behavior_version::BehaviorVersion;
+use smithy_default_tls::{
+    shared_client, shared_client_for, ConnectionInfo, ProxyConfig, SmithyTlsClient, TlsProvider, TrustRoots,
+};
 use smithy_tls_test_support::{call, get, settings, Alpn, ConnectProxy, ProxyMode, TestCa, TestServer};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[allow(deprecated)] // BehaviorVersion::v2024_03_28, an old version on purpose
 async fn the_environment_names_the_proxies() {
     for name in
         ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy", "no_proxy"]
@@ -51,4 +55,24 @@ async fn the_environment_names_the_proxies() {
     let config = ProxyConfig::from_env();
     assert!(config.is_enabled(), "ALL_PROXY still applies");
     assert_eq!(proxy.seen().len(), 1, "one tunnel so far");
+    std::env::remove_var("ALL_PROXY");
+    std::env::remove_var("HTTPS_PROXY");
+
+    // The process-wide default: the environment counts from behavior version 2025-08-07 on, as
+    // for upstream's default client (the test CA is trusted through AWS_CA_BUNDLE).
+    let bundle = std::env::temp_dir().join(format!("proxy-env-ca-{}.pem", std::process::id()));
+    std::fs::write(&bundle, &ca.pem).expect("write CA");
+    std::env::set_var("AWS_CA_BUNDLE", &bundle);
+    std::env::set_var("HTTPS_PROXY", proxy.url());
+    let (provider, roots) = (TlsProvider::RustlsRing, TrustRoots::Webpki);
+    for (client, expect_proxy) in [
+        (shared_client_for(provider, roots, BehaviorVersion::latest()), true),
+        (shared_client_for(provider, roots, BehaviorVersion::v2024_03_28()), false),
+        (shared_client(provider, roots), false),
+    ] {
+        let response = call(&client, &settings(None, None), get(&server.url("/bytes/1"))).await.expect("GET");
+        assert_eq!(proxied(&response).is_some(), expect_proxy);
+    }
+    assert_eq!(proxy.seen().len(), 2, "one more tunnel, for the latest behavior version");
+    let _ = std::fs::remove_file(&bundle);
 }

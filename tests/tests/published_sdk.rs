@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use smithy_tls_codegen::model::{CompiledPolicy, LegacyRustls, Provider, Roots, Stack};
 use smithy_tls_codegen::{policy, presets, targets};
-use smithy_tls_e2e::support::TestCa;
+use smithy_tls_e2e::support::{ConnectProxy, ProxyMode, TestCa};
 use smithy_tls_e2e::{
     prepare_sdk_tree, run, scratch_root, smithy_tls_binary, tail, MockAws, MockMetadata, MOCK_ECS_ACCESS_KEY_ID,
     MOCK_ECS_PATH, MOCK_INSTANCE_ID, PUBLISHED,
@@ -170,6 +170,39 @@ fn rustfmt_crate(dir: &Path) {
     run(Command::new("rustfmt").args(["--edition", "2021", "--config-path"]).arg(&config).arg(dir.join("src/lib.rs")));
 }
 
+/// The consumer (behavior version latest) with `HTTPS_PROXY` set: the rewritten SDK's default
+/// client goes through the proxy, as upstream's does from behavior version 2025-08-07 on, with
+/// TLS end to end to the mock.
+fn run_consumer_through_proxy(tree: &Path, binary: &Path, preset: &str) {
+    let scratch = tree.join("run");
+    let ca = TestCa::new("e2e proxy CA");
+    let bundle = scratch.join("ca-proxy.pem");
+    std::fs::write(&bundle, &ca.pem).expect("write CA");
+    let runtime = tokio::runtime::Runtime::new().expect("tokio");
+    let mock = runtime.block_on(MockAws::start(&ca));
+    let proxy = runtime.block_on(ConnectProxy::start(ProxyMode::Open));
+    let out = smithy_tls_e2e::consumer_command(binary, &mock, &scratch, &bundle)
+        .env("E2E_OBJECT_BYTES", (1 << 20).to_string())
+        .env("HTTPS_PROXY", proxy.url())
+        .output()
+        .expect("run consumer");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{preset}: consumer through the proxy failed:\n{stdout}\n{}",
+        tail(&String::from_utf8_lossy(&out.stderr), 40)
+    );
+    assert!(stdout.contains("DONE"), "{preset}:\n{stdout}");
+    let seen = proxy.seen();
+    assert!(!seen.is_empty(), "{preset}: the proxy saw nothing");
+    for request in &seen {
+        assert_eq!(request.method, "CONNECT", "{preset}: {seen:?}");
+        assert_eq!(request.target, format!("localhost:{}", mock.addr().port()), "{preset}: {seen:?}");
+        assert_eq!(request.first_tunnel_byte, Some(0x16), "{preset}: TLS end to end");
+    }
+    println!("E2E preset={preset} through HTTPS_PROXY: {} tunnel(s), TLS end to end", seen.len());
+}
+
 /// aws-config's IMDS client and container credentials provider, built with no HTTP client
 /// anywhere, against local mocks: the rewritten aws-config serves them with the policy's
 /// default client (upstream's default is not compiled in).
@@ -278,6 +311,7 @@ fn published_sdk_rewritten_built_and_run_per_preset() {
         println!("E2E preset={preset} build_secs={build_secs:.1} binary_bytes={size}");
         run_consumer(&tree.root, &binary, &compiled, &host);
         run_components(&tree.root, &scratch_root().join("target/debug/components"), preset);
+        run_consumer_through_proxy(&tree.root, &binary, preset);
 
         if !ran_sts_unit_tests {
             let started = Instant::now();

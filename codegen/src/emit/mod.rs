@@ -96,6 +96,7 @@ pub fn render_module(compiled: &CompiledPolicy) -> Result<String, EmitError> {
         out.doc("//!", line);
     }
     out.blank();
+    out.line("use ::aws_smithy_runtime_api::client::behavior_version::BehaviorVersion;");
     out.line("use ::aws_smithy_runtime_api::client::http::SharedHttpClient;");
     out.line("use ::aws_smithy_runtime_api::client::runtime_plugin::SharedRuntimePlugin;");
 
@@ -112,17 +113,25 @@ pub fn render_module(compiled: &CompiledPolicy) -> Result<String, EmitError> {
         out.doc("///", &format!("Rule `{}`: {provider} with {} roots.", rule.name, roots.name()));
         out.line(&layout::cfg_attribute(&Meta::List("all", gate)));
         out.line("mod selected {");
-        out.line("    use ::smithy_default_tls::{TlsProvider, TrustRoots};");
+        out.line("    use ::smithy_default_tls::{self as runtime, TlsProvider, TrustRoots};");
         out.blank();
         out.line(&format!("    const PROVIDER: TlsProvider = TlsProvider::{};", provider.runtime_variant()));
         out.line(&format!("    const ROOTS: TrustRoots = TrustRoots::{};", roots.runtime_variant()));
         out.blank();
         out.line("    pub(super) fn client() -> Option<super::SharedHttpClient> {");
-        out.line("        Some(::smithy_default_tls::shared_client(PROVIDER, ROOTS))");
+        out.line("        Some(runtime::shared_client(PROVIDER, ROOTS))");
         out.line("    }");
         out.blank();
         out.line("    pub(super) fn plugin() -> Option<super::SharedRuntimePlugin> {");
-        out.line("        Some(::smithy_default_tls::default_client_plugin(PROVIDER, ROOTS))");
+        out.line("        Some(runtime::default_client_plugin(PROVIDER, ROOTS))");
+        out.line("    }");
+        out.blank();
+        out.line("    pub(super) fn client_for(v: super::BehaviorVersion) -> Option<super::SharedHttpClient> {");
+        out.line("        Some(runtime::shared_client_for(PROVIDER, ROOTS, v))");
+        out.line("    }");
+        out.blank();
+        out.line("    pub(super) fn plugin_for(v: super::BehaviorVersion) -> Option<super::SharedRuntimePlugin> {");
+        out.line("        Some(runtime::default_client_plugin_for(PROVIDER, ROOTS, v))");
         out.line("    }");
         out.line("}");
     }
@@ -141,6 +150,14 @@ pub fn render_module(compiled: &CompiledPolicy) -> Result<String, EmitError> {
     out.line("    }");
     out.blank();
     out.line("    pub(super) fn plugin() -> Option<super::SharedRuntimePlugin> {");
+    out.line("        None");
+    out.line("    }");
+    out.blank();
+    out.line("    pub(super) fn client_for(_: super::BehaviorVersion) -> Option<super::SharedHttpClient> {");
+    out.line("        None");
+    out.line("    }");
+    out.blank();
+    out.line("    pub(super) fn plugin_for(_: super::BehaviorVersion) -> Option<super::SharedRuntimePlugin> {");
     out.line("        None");
     out.line("    }");
     out.line("}");
@@ -167,6 +184,30 @@ pub fn render_module(compiled: &CompiledPolicy) -> Result<String, EmitError> {
     out.line("#[allow(dead_code)]");
     out.line("pub(crate) fn runtime_plugin() -> Option<SharedRuntimePlugin> {");
     out.line("    selected::plugin()");
+    out.line("}");
+    out.blank();
+    for line in [
+        "[`default_http_client`] for an SDK client of behavior `version` (`None`: not known): from",
+        "behavior version 2025-08-07 on it honours the proxy environment variables (`HTTP_PROXY`,",
+        "`HTTPS_PROXY`, `ALL_PROXY`, `NO_PROXY`), as the upstream default client does.",
+    ] {
+        out.doc("///", line);
+    }
+    out.line("#[allow(dead_code)]");
+    out.line("pub fn default_http_client_for(version: Option<BehaviorVersion>) -> Option<SharedHttpClient> {");
+    out.line("    match version {");
+    out.line("        Some(version) => selected::client_for(version),");
+    out.line("        None => selected::client(),");
+    out.line("    }");
+    out.line("}");
+    out.blank();
+    out.doc("///", "[`runtime_plugin`] for an SDK client of behavior `version` (see [`default_http_client_for`]).");
+    out.line("#[allow(dead_code)]");
+    out.line("pub(crate) fn runtime_plugin_for(version: Option<BehaviorVersion>) -> Option<SharedRuntimePlugin> {");
+    out.line("    match version {");
+    out.line("        Some(version) => selected::plugin_for(version),");
+    out.line("        None => selected::plugin(),");
+    out.line("    }");
     out.line("}");
 
     let text = out.0;

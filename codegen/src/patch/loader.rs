@@ -5,11 +5,12 @@ use std::path::Path;
 use syn::visit::{self, Visit};
 
 use super::text::{apply, Edit, Source};
-use super::{first_span_of_stmt, path_ends_with, PatchError, LOADER_NOTE, MARKER, MODULE_NAME};
+use super::{first_span_of_stmt, is_loader_hook, PatchError, LOADER_NOTE, MARKER, MODULE_NAME};
 /// Patches aws-config's `src/lib.rs`: in `impl ConfigLoader`'s `async fn load(self)` (searched
 /// in inline modules at any depth, e.g. `mod loader { ... }`), makes the receiver `mut self` if it
 /// is not, and inserts as the first statement
-/// `if self.http_client.is_none() { self.http_client = crate::default_http_client::default_http_client(); }`
+/// `if self.http_client.is_none() { self.http_client = crate::default_http_client::default_http_client_for(self.behavior_version); }`
+/// (`default_http_client()` when `ConfigLoader` has no `behavior_version` field)
 /// with a `// smithy-tls:` comment above it.
 ///
 /// The statement is laid out over several lines, indented like the body, when the body's `{`
@@ -77,7 +78,13 @@ pub fn patch_aws_config_loader(path: &Path, text: &str) -> Result<String, PatchE
     if !has_hook {
         let open = src.end_of(load.block.brace_token.span.open())?;
         let field = "self.http_client";
-        let call = format!("crate::{MODULE_NAME}::default_http_client()");
+        // The loader's behavior version decides whether the default client reads the proxy
+        // environment (2025-08-07 and later, like upstream's), when the loader has one.
+        let call = if found.structs.iter().any(|s| has_named_field(s, "behavior_version")) {
+            format!("crate::{MODULE_NAME}::default_http_client_for(self.behavior_version)")
+        } else {
+            format!("crate::{MODULE_NAME}::default_http_client()")
+        };
         if src.rest_is_ignorable(open) {
             let fn_indent = src.indent_of_line_at(src.start_of(load.sig.fn_token.span)?);
             let unit = if fn_indent.contains('\t') { "\t" } else { "    " };
@@ -200,7 +207,7 @@ fn loader_hooks(block: &syn::Block) -> usize {
     struct Hooks(usize);
     impl<'ast> Visit<'ast> for Hooks {
         fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
-            if path_ends_with(&call.func, &[MODULE_NAME, "default_http_client"]).is_some() {
+            if is_loader_hook(&call.func) {
                 self.0 += 1;
             }
             visit::visit_expr_call(self, call);

@@ -156,3 +156,31 @@ pub(super) fn first_span_of_stmt(stmt: &syn::Stmt) -> Option<Span> {
     use quote::ToTokens;
     stmt.to_token_stream().into_iter().next().map(|tt| tt.span())
 }
+
+/// The span of the first token of `tokens`.
+pub(super) fn first_span(tokens: &proc_macro2::TokenStream) -> Span {
+    tokens.clone().into_iter().next().map_or_else(Span::call_site, |tt| tt.span())
+}
+
+/// The span of the last token of `tokens` (a group's closing delimiter).
+pub(super) fn last_span(tokens: &proc_macro2::TokenStream) -> Span {
+    match tokens.clone().into_iter().last() {
+        Some(proc_macro2::TokenTree::Group(group)) => group.span_close(),
+        Some(other) => other.span(),
+        None => Span::call_site(),
+    }
+}
+
+/// Whether `func` is the service-config hook's function: a path ending in
+/// `default_http_client::runtime_plugin` or `default_http_client::runtime_plugin_for`.
+pub(super) fn is_service_hook(func: &syn::Expr) -> bool {
+    ["runtime_plugin", "runtime_plugin_for"].iter().any(|name| path_ends_with(func, &[MODULE_NAME, name]).is_some())
+}
+
+/// Whether `func` is the loader hook's function: a path ending in
+/// `default_http_client::default_http_client` or `default_http_client::default_http_client_for`.
+pub(super) fn is_loader_hook(func: &syn::Expr) -> bool {
+    ["default_http_client", "default_http_client_for"]
+        .iter()
+        .any(|name| path_ends_with(func, &[MODULE_NAME, name]).is_some())
+}

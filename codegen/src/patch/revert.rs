@@ -6,15 +6,16 @@
 use std::ops::Range;
 use std::path::Path;
 
-use proc_macro2::{Span, TokenTree};
+use proc_macro2::Span;
 use quote::ToTokens;
 use syn::visit::{self, Visit};
 
 use super::fast_path::function_extent;
 use super::text::Source;
 use super::{
-    first_span_of_stmt, path_ends_with, PatchError, CRATE_ROOT_NOTE, LOADER_NOTE, MARKER, MODULE_NAME,
-    PROVIDER_CONFIG_NOTE, SERVICE_CONFIG_FN, SERVICE_CONFIG_NOTE, WITH_CLIENT_PLUGINS,
+    first_span, first_span_of_stmt, is_loader_hook, is_service_hook, last_span, path_ends_with, PatchError,
+    CRATE_ROOT_NOTE, LOADER_NOTE, MARKER, MODULE_NAME, PROVIDER_CONFIG_NOTE, SERVICE_CONFIG_FN, SERVICE_CONFIG_NOTE,
+    WITH_CLIENT_PLUGINS,
 };
 
 /// Removes the `pub mod default_http_client;` line (and its note) from a crate root.
@@ -189,19 +190,6 @@ fn note_line_before(src: &Source<'_>, offset: usize, note: &str) -> Option<Range
     (line.trim() == format!("// {MARKER} {note}")).then_some(previous..line_start)
 }
 
-fn first_span(tokens: &proc_macro2::TokenStream) -> Span {
-    tokens.clone().into_iter().next().map_or_else(Span::call_site, |tt| tt.span())
-}
-
-/// The span of the last token (a group's closing delimiter).
-fn last_span(tokens: &proc_macro2::TokenStream) -> Span {
-    match tokens.clone().into_iter().last() {
-        Some(TokenTree::Group(group)) => group.span_close(),
-        Some(other) => other.span(),
-        None => Span::call_site(),
-    }
-}
-
 /// `.with_client_plugins(<path ending in default_http_client::runtime_plugin>())` calls in fn
 /// `base_client_runtime_plugins`.
 fn service_hooks(file: &syn::File) -> Vec<&syn::ExprMethodCall> {
@@ -225,7 +213,7 @@ fn service_hooks(file: &syn::File) -> Vec<&syn::ExprMethodCall> {
         fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
             let is_hook = m.method == WITH_CLIENT_PLUGINS
                 && matches!(m.args.first(), Some(syn::Expr::Call(call))
-                    if m.args.len() == 1 && path_ends_with(&call.func, &[MODULE_NAME, "runtime_plugin"]).is_some());
+                    if m.args.len() == 1 && is_service_hook(&call.func));
             if self.inside && is_hook {
                 self.found.push(m);
             }
@@ -262,7 +250,7 @@ fn loader_hooks(stmt: &syn::Stmt) -> usize {
     struct Hooks(usize);
     impl<'ast> Visit<'ast> for Hooks {
         fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
-            if path_ends_with(&call.func, &[MODULE_NAME, "default_http_client"]).is_some() {
+            if is_loader_hook(&call.func) {
                 self.0 += 1;
             }
             visit::visit_expr_call(self, call);

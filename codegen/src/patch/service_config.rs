@@ -14,7 +14,8 @@ use super::{
 
 /// In fn `base_client_runtime_plugins`, right after the method call
 /// `.with_client_plugins(<path ending in default_plugins>(...))`, inserts
-/// `.with_client_plugins(crate::default_http_client::runtime_plugin())`.
+/// `.with_client_plugins(crate::default_http_client::runtime_plugin_for(<behavior version>))`
+/// (the version the default plugins get; `runtime_plugin()` when they get none).
 ///
 /// When the chain is laid out one call per line (the anchor's `.` starts its line), the new call
 /// gets its own line after the line that closes the anchor call, with the same indentation as the
@@ -23,8 +24,8 @@ use super::{
 /// preceded by a `/* smithy-tls: ... */` comment.
 ///
 /// Returns the input unchanged when the function already contains a call of
-/// `crate::default_http_client::runtime_plugin` (any path ending in
-/// `default_http_client::runtime_plugin` counts).
+/// `crate::default_http_client::runtime_plugin` or `runtime_plugin_for` (any path ending in
+/// them counts).
 ///
 /// # Errors
 /// [`PatchError::Parse`] for invalid Rust; [`PatchError::AnchorNotFound`] when the function or
@@ -87,7 +88,12 @@ pub fn patch_service_config_without_fast_path(path: &Path, text: &str) -> Result
     };
 
     let nl = src.newline();
-    let hook = format!(".{WITH_CLIENT_PLUGINS}(crate::{MODULE_NAME}::runtime_plugin())");
+    // The client's behavior version, as the default plugins get it, decides whether the default
+    // client reads the proxy environment (2025-08-07 and later, like upstream's).
+    let hook = match &anchor.behavior_version {
+        Some(version) => format!(".{WITH_CLIENT_PLUGINS}(crate::{MODULE_NAME}::runtime_plugin_for({version}))"),
+        None => format!(".{WITH_CLIENT_PLUGINS}(crate::{MODULE_NAME}::runtime_plugin())"),
+    };
     let dot = src.start_of(anchor.dot)?;
     let close = src.end_of(anchor.close_paren)?;
     let edit = if src.starts_its_line(dot) {
@@ -182,6 +188,10 @@ struct ServiceAnchor {
     dot: Span,
     /// The `)` that closes the `with_client_plugins(...)` call.
     close_paren: Span,
+    /// The client's behavior version as an `Option<BehaviorVersion>` expression, taken from the
+    /// default plugins' `.with_behavior_version(X)`: `R` when `X` is `R.expect(..)` (the
+    /// generated code's shape), else `Some(X)`; `None` when the call is not there.
+    behavior_version: Option<String>,
 }
 
 fn locate_service_config(src: &Source<'_>, file: &syn::File) -> Result<ServiceConfigState, PatchError> {
@@ -207,6 +217,7 @@ fn locate_service_config(src: &Source<'_>, file: &syn::File) -> Result<ServiceCo
         [one] => Ok(ServiceConfigState::Anchor(ServiceAnchor {
             dot: one.dot_token.spans[0],
             close_paren: one.paren_token.span.close(),
+            behavior_version: behavior_version_expr(src, one),
         })),
         many => Err(PatchError::Ambiguous {
             path: src.path.to_owned(),
@@ -214,6 +225,38 @@ fn locate_service_config(src: &Source<'_>, file: &syn::File) -> Result<ServiceCo
             what: format!("the call `.{WITH_CLIENT_PLUGINS}(...default_plugins(...))` in fn `{SERVICE_CONFIG_FN}`"),
         }),
     }
+}
+
+/// The behavior version passed to the default plugins inside `anchor`, as source text of an
+/// `Option<BehaviorVersion>` expression (see [`ServiceAnchor::behavior_version`]).
+fn behavior_version_expr(src: &Source<'_>, anchor: &syn::ExprMethodCall) -> Option<String> {
+    struct Find<'ast>(Option<&'ast syn::Expr>);
+    impl<'ast> Visit<'ast> for Find<'ast> {
+        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+            if m.method == "with_behavior_version" && m.args.len() == 1 && self.0.is_none() {
+                self.0 = m.args.first();
+            }
+            visit::visit_expr_method_call(self, m);
+        }
+    }
+    let mut find = Find(None);
+    find.visit_expr_method_call(anchor);
+    let arg = find.0?;
+    let text = |expr: &syn::Expr| {
+        use quote::ToTokens;
+        let tokens = expr.to_token_stream();
+        let start = src.start_of(super::first_span(&tokens)).ok()?;
+        let end = src.end_of(super::last_span(&tokens)).ok()?;
+        src.text.get(start..end).map(str::to_owned)
+    };
+    match arg {
+        syn::Expr::MethodCall(call) if matches!(call.method.to_string().as_str(), "expect" | "unwrap") => {
+            text(&call.receiver)
+        }
+        other => text(other).map(|x| format!("Some({x})")),
+    }
+    // A multi-line expression would not fit the one-line hook.
+    .filter(|x| !x.contains('\n'))
 }
 
 /// Every fn (free, or in an impl, at any depth) named `base_client_runtime_plugins`, with the
@@ -261,8 +304,9 @@ impl<'ast> Visit<'ast> for ChainCalls<'ast> {
         visit::visit_expr_method_call(self, m);
     }
     fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
-        if let Some(span) = path_ends_with(&call.func, &[MODULE_NAME, "runtime_plugin"]) {
-            self.hooks.push(span);
+        if super::is_service_hook(&call.func) {
+            use quote::ToTokens;
+            self.hooks.push(super::first_span(&call.func.to_token_stream()));
         }
         visit::visit_expr_call(self, call);
     }

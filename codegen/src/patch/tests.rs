@@ -31,6 +31,8 @@ fn snapshot(name: &str, value: &str) {
 }
 
 const SERVICE_HOOK: &str = "crate::default_http_client::runtime_plugin()";
+/// The hook when the default plugins get `.with_behavior_version(config.behavior_version.expect(..))`.
+const SERVICE_HOOK_FOR_CONFIG: &str = "crate::default_http_client::runtime_plugin_for(config.behavior_version)";
 const LOADER_HOOK: &str = "crate::default_http_client::default_http_client()";
 
 /// Patches, checks the common invariants and returns the output.
@@ -122,21 +124,53 @@ fn crate_root_keeps_crlf_and_bom() {
 // ----- service config --------------------------------------------------------------------
 
 #[test]
+fn service_config_passes_the_behavior_version_as_given_to_the_default_plugins() {
+    let chain = |version: &str| {
+        format!(
+            "fn base_client_runtime_plugins(config: Config) -> P {{\n    P::new()\n        \
+             .with_client_plugins(default_plugins(Params::new().with_behavior_version({version})))\n        \
+             .with_client_plugin(y)\n}}\n"
+        )
+    };
+    for (given, passed) in [
+        ("config.behavior_version.expect(\"set\")", "config.behavior_version"),
+        ("bv.unwrap()", "bv"),
+        ("BehaviorVersion::latest()", "Some(BehaviorVersion::latest())"),
+    ] {
+        let input = chain(given);
+        let hook = format!("crate::default_http_client::runtime_plugin_for({passed})");
+        let out = patch_ok(patch_service_config, "c.rs", &input, &hook);
+        assert_eq!(unpatch_service_config(&fx("c.rs"), &out).as_deref(), Ok(input.as_str()), "{given}");
+    }
+    // No version given to the default plugins: the version-less hook.
+    let input =
+        "fn base_client_runtime_plugins() -> P {\n    P::new()\n        .with_client_plugins(default_plugins(x))\n}\n";
+    patch_ok(patch_service_config, "c.rs", input, SERVICE_HOOK);
+    // A hook written by an earlier smithy-tls (`runtime_plugin()`) counts as present.
+    let old = chain("v.expect(\"x\")").replace(
+        "        .with_client_plugin(y)",
+        "        .with_client_plugins(crate::default_http_client::runtime_plugin())\n        .with_client_plugin(y)",
+    );
+    assert_eq!(patch_service_config(&fx("c.rs"), &old).as_deref(), Ok(old.as_str()));
+}
+
+#[test]
 fn service_config_formatted_chain() {
     let input = fixture("config_formatted.rs");
     assert_eq!(has_service_config_anchor(&fx("config_formatted.rs"), &input), Ok(true));
-    let out = patch_ok(patch_service_config, "config_formatted.rs", &input, SERVICE_HOOK);
+    let out = patch_ok(patch_service_config, "config_formatted.rs", &input, SERVICE_HOOK_FOR_CONFIG);
     let indent = " ".repeat(24);
+    // The client's behavior version, as the default plugins get it (without the `.expect`).
     assert_eq!(
         inserted_lines(&input, &out),
         Some(vec![
             format!("{indent}// smithy-tls: install the policy-chosen default HTTP client").as_str(),
-            format!("{indent}.with_client_plugins(crate::default_http_client::runtime_plugin())").as_str(),
+            format!("{indent}.with_client_plugins({SERVICE_HOOK_FOR_CONFIG})").as_str(),
         ])
     );
     // Right after the line closing the default plugins, before `// user config`.
     let lines: Vec<&str> = out.lines().collect();
-    let at = lines.iter().position(|l| l.contains(SERVICE_HOOK)).unwrap();
+    let at = lines.iter().position(|l| l.contains(SERVICE_HOOK_FOR_CONFIG)).unwrap();
     assert_eq!(lines[at - 2].trim(), "))");
     assert_eq!(lines[at + 1].trim(), "// user config");
     assert_eq!(has_service_config_anchor(&fx("config_formatted.rs"), &out), Ok(true));
@@ -146,10 +180,12 @@ fn service_config_formatted_chain() {
 #[test]
 fn service_config_config_moved_with_trailing_comment() {
     let input = fixture("config_moved.rs");
-    let out = patch_ok(patch_service_config, "config_moved.rs", &input, SERVICE_HOOK);
+    // An older generator's shape: the version in a local `behavior_version`.
+    let hook = "crate::default_http_client::runtime_plugin_for(behavior_version)";
+    let out = patch_ok(patch_service_config, "config_moved.rs", &input, hook);
     let inserted = inserted_lines(&input, &out).expect("only insertions");
     assert_eq!(inserted.len(), 2);
-    assert!(inserted[1].starts_with(&format!("{}.with_client_plugins(", " ".repeat(20))));
+    assert_eq!(inserted[1], format!("{}.with_client_plugins({hook})", " ".repeat(20)));
     assert!(out.contains("    )) // trailing note\n                    // smithy-tls:"));
     snapshot("service_config_moved", &out);
 }
@@ -183,7 +219,7 @@ fn service_config_use_imported_default_plugins_in_impl() {
 #[test]
 fn service_config_crlf_bom_and_tabs() {
     let input = format!("\u{feff}{}", fixture("config_formatted.rs").replace('\n', "\r\n"));
-    let out = patch_ok(patch_service_config, "config_formatted.rs", &input, SERVICE_HOOK);
+    let out = patch_ok(patch_service_config, "config_formatted.rs", &input, SERVICE_HOOK_FOR_CONFIG);
     assert_eq!(out.matches('\n').count(), out.matches("\r\n").count(), "mixed line endings");
     assert_eq!(inserted_lines(&input, &out).map(|l| l.len()), Some(2));
 

@@ -28,6 +28,7 @@
 //! - `linux-gnu`: `cfg(all(target_os = "linux", target_env = "gnu", any(target_arch = "x86_64", target_arch = "aarch64")))`
 //! - `elsewhere`: every other target
 
+use ::aws_smithy_runtime_api::client::behavior_version::BehaviorVersion;
 use ::aws_smithy_runtime_api::client::http::SharedHttpClient;
 use ::aws_smithy_runtime_api::client::runtime_plugin::SharedRuntimePlugin;
 
@@ -55,17 +56,25 @@ use ::aws_smithy_runtime_api::client::runtime_plugin::SharedRuntimePlugin;
     ))
 ))]
 mod selected {
-    use ::smithy_default_tls::{TlsProvider, TrustRoots};
+    use ::smithy_default_tls::{self as runtime, TlsProvider, TrustRoots};
 
     const PROVIDER: TlsProvider = TlsProvider::RustlsAwsLc;
     const ROOTS: TrustRoots = TrustRoots::PlatformVerifier;
 
     pub(super) fn client() -> Option<super::SharedHttpClient> {
-        Some(::smithy_default_tls::shared_client(PROVIDER, ROOTS))
+        Some(runtime::shared_client(PROVIDER, ROOTS))
     }
 
     pub(super) fn plugin() -> Option<super::SharedRuntimePlugin> {
-        Some(::smithy_default_tls::default_client_plugin(PROVIDER, ROOTS))
+        Some(runtime::default_client_plugin(PROVIDER, ROOTS))
+    }
+
+    pub(super) fn client_for(v: super::BehaviorVersion) -> Option<super::SharedHttpClient> {
+        Some(runtime::shared_client_for(PROVIDER, ROOTS, v))
+    }
+
+    pub(super) fn plugin_for(v: super::BehaviorVersion) -> Option<super::SharedRuntimePlugin> {
+        Some(runtime::default_client_plugin_for(PROVIDER, ROOTS, v))
     }
 }
 
@@ -94,17 +103,25 @@ mod selected {
     ))
 ))]
 mod selected {
-    use ::smithy_default_tls::{TlsProvider, TrustRoots};
+    use ::smithy_default_tls::{self as runtime, TlsProvider, TrustRoots};
 
     const PROVIDER: TlsProvider = TlsProvider::RustlsAwsLc;
     const ROOTS: TrustRoots = TrustRoots::Webpki;
 
     pub(super) fn client() -> Option<super::SharedHttpClient> {
-        Some(::smithy_default_tls::shared_client(PROVIDER, ROOTS))
+        Some(runtime::shared_client(PROVIDER, ROOTS))
     }
 
     pub(super) fn plugin() -> Option<super::SharedRuntimePlugin> {
-        Some(::smithy_default_tls::default_client_plugin(PROVIDER, ROOTS))
+        Some(runtime::default_client_plugin(PROVIDER, ROOTS))
+    }
+
+    pub(super) fn client_for(v: super::BehaviorVersion) -> Option<super::SharedHttpClient> {
+        Some(runtime::shared_client_for(PROVIDER, ROOTS, v))
+    }
+
+    pub(super) fn plugin_for(v: super::BehaviorVersion) -> Option<super::SharedRuntimePlugin> {
+        Some(runtime::default_client_plugin_for(PROVIDER, ROOTS, v))
     }
 }
 
@@ -134,17 +151,25 @@ mod selected {
     ))
 ))]
 mod selected {
-    use ::smithy_default_tls::{TlsProvider, TrustRoots};
+    use ::smithy_default_tls::{self as runtime, TlsProvider, TrustRoots};
 
     const PROVIDER: TlsProvider = TlsProvider::RustlsAwsLc;
     const ROOTS: TrustRoots = TrustRoots::PlatformVerifier;
 
     pub(super) fn client() -> Option<super::SharedHttpClient> {
-        Some(::smithy_default_tls::shared_client(PROVIDER, ROOTS))
+        Some(runtime::shared_client(PROVIDER, ROOTS))
     }
 
     pub(super) fn plugin() -> Option<super::SharedRuntimePlugin> {
-        Some(::smithy_default_tls::default_client_plugin(PROVIDER, ROOTS))
+        Some(runtime::default_client_plugin(PROVIDER, ROOTS))
+    }
+
+    pub(super) fn client_for(v: super::BehaviorVersion) -> Option<super::SharedHttpClient> {
+        Some(runtime::shared_client_for(PROVIDER, ROOTS, v))
+    }
+
+    pub(super) fn plugin_for(v: super::BehaviorVersion) -> Option<super::SharedRuntimePlugin> {
+        Some(runtime::default_client_plugin_for(PROVIDER, ROOTS, v))
     }
 }
 
@@ -188,17 +213,25 @@ mod selected {
     ))
 ))]
 mod selected {
-    use ::smithy_default_tls::{TlsProvider, TrustRoots};
+    use ::smithy_default_tls::{self as runtime, TlsProvider, TrustRoots};
 
     const PROVIDER: TlsProvider = TlsProvider::RustlsRing;
     const ROOTS: TrustRoots = TrustRoots::Webpki;
 
     pub(super) fn client() -> Option<super::SharedHttpClient> {
-        Some(::smithy_default_tls::shared_client(PROVIDER, ROOTS))
+        Some(runtime::shared_client(PROVIDER, ROOTS))
     }
 
     pub(super) fn plugin() -> Option<super::SharedRuntimePlugin> {
-        Some(::smithy_default_tls::default_client_plugin(PROVIDER, ROOTS))
+        Some(runtime::default_client_plugin(PROVIDER, ROOTS))
+    }
+
+    pub(super) fn client_for(v: super::BehaviorVersion) -> Option<super::SharedHttpClient> {
+        Some(runtime::shared_client_for(PROVIDER, ROOTS, v))
+    }
+
+    pub(super) fn plugin_for(v: super::BehaviorVersion) -> Option<super::SharedRuntimePlugin> {
+        Some(runtime::default_client_plugin_for(PROVIDER, ROOTS, v))
     }
 }
 
@@ -243,17 +276,25 @@ mod selected {
     ))
 ))]
 mod selected {
-    use ::smithy_default_tls::{TlsProvider, TrustRoots};
+    use ::smithy_default_tls::{self as runtime, TlsProvider, TrustRoots};
 
     const PROVIDER: TlsProvider = TlsProvider::S2nTls;
     const ROOTS: TrustRoots = TrustRoots::Native;
 
     pub(super) fn client() -> Option<super::SharedHttpClient> {
-        Some(::smithy_default_tls::shared_client(PROVIDER, ROOTS))
+        Some(runtime::shared_client(PROVIDER, ROOTS))
     }
 
     pub(super) fn plugin() -> Option<super::SharedRuntimePlugin> {
-        Some(::smithy_default_tls::default_client_plugin(PROVIDER, ROOTS))
+        Some(runtime::default_client_plugin(PROVIDER, ROOTS))
+    }
+
+    pub(super) fn client_for(v: super::BehaviorVersion) -> Option<super::SharedHttpClient> {
+        Some(runtime::shared_client_for(PROVIDER, ROOTS, v))
+    }
+
+    pub(super) fn plugin_for(v: super::BehaviorVersion) -> Option<super::SharedRuntimePlugin> {
+        Some(runtime::default_client_plugin_for(PROVIDER, ROOTS, v))
     }
 }
 
@@ -300,17 +341,25 @@ mod selected {
     ))
 ))]
 mod selected {
-    use ::smithy_default_tls::{TlsProvider, TrustRoots};
+    use ::smithy_default_tls::{self as runtime, TlsProvider, TrustRoots};
 
     const PROVIDER: TlsProvider = TlsProvider::RustlsAwsLc;
     const ROOTS: TrustRoots = TrustRoots::Native;
 
     pub(super) fn client() -> Option<super::SharedHttpClient> {
-        Some(::smithy_default_tls::shared_client(PROVIDER, ROOTS))
+        Some(runtime::shared_client(PROVIDER, ROOTS))
     }
 
     pub(super) fn plugin() -> Option<super::SharedRuntimePlugin> {
-        Some(::smithy_default_tls::default_client_plugin(PROVIDER, ROOTS))
+        Some(runtime::default_client_plugin(PROVIDER, ROOTS))
+    }
+
+    pub(super) fn client_for(v: super::BehaviorVersion) -> Option<super::SharedHttpClient> {
+        Some(runtime::shared_client_for(PROVIDER, ROOTS, v))
+    }
+
+    pub(super) fn plugin_for(v: super::BehaviorVersion) -> Option<super::SharedRuntimePlugin> {
+        Some(runtime::default_client_plugin_for(PROVIDER, ROOTS, v))
     }
 }
 
@@ -347,6 +396,14 @@ mod selected {
     pub(super) fn plugin() -> Option<super::SharedRuntimePlugin> {
         None
     }
+
+    pub(super) fn client_for(_: super::BehaviorVersion) -> Option<super::SharedHttpClient> {
+        None
+    }
+
+    pub(super) fn plugin_for(_: super::BehaviorVersion) -> Option<super::SharedRuntimePlugin> {
+        None
+    }
 }
 
 /// The process-wide default HTTP client for this target, or `None` where the policy gives
@@ -362,4 +419,24 @@ pub fn default_http_client() -> Option<SharedHttpClient> {
 #[allow(dead_code)]
 pub(crate) fn runtime_plugin() -> Option<SharedRuntimePlugin> {
     selected::plugin()
+}
+
+/// [`default_http_client`] for an SDK client of behavior `version` (`None`: not known): from
+/// behavior version 2025-08-07 on it honours the proxy environment variables (`HTTP_PROXY`,
+/// `HTTPS_PROXY`, `ALL_PROXY`, `NO_PROXY`), as the upstream default client does.
+#[allow(dead_code)]
+pub fn default_http_client_for(version: Option<BehaviorVersion>) -> Option<SharedHttpClient> {
+    match version {
+        Some(version) => selected::client_for(version),
+        None => selected::client(),
+    }
+}
+
+/// [`runtime_plugin`] for an SDK client of behavior `version` (see [`default_http_client_for`]).
+#[allow(dead_code)]
+pub(crate) fn runtime_plugin_for(version: Option<BehaviorVersion>) -> Option<SharedRuntimePlugin> {
+    match version {
+        Some(version) => selected::plugin_for(version),
+        None => selected::plugin(),
+    }
 }
