@@ -34,6 +34,10 @@ use crate::{TlsProvider, TrustRoots};
 /// Idle pooled connections are closed after this long unless the builder says otherwise.
 pub const DEFAULT_POOL_IDLE_TIMEOUT: Duration = Duration::from_secs(90);
 
+/// The TCP keepalive idle time set on every connection unless
+/// [`Builder::tcp_keepalive`] says otherwise.
+pub const DEFAULT_TCP_KEEPALIVE: Duration = Duration::from_secs(60);
+
 type HyperClient = hyper_util::client::legacy::Client<TlsConnectService, SdkBody>;
 
 /// An HTTPS client for Smithy-generated SDKs, implementing [`HttpClient`].
@@ -65,6 +69,8 @@ struct ClientInner {
     resolver: Resolver,
     proxy: ProxyConfig,
     pool_idle_timeout: Duration,
+    pool_max_idle_per_host: usize,
+    tcp_keepalive: Option<Duration>,
     /// One hyper client (one pool) per distinct connect timeout. SDK clients configured alike
     /// (the common case) share one pool.
     pools: Mutex<HashMap<Option<Duration>, HyperClient>>,
@@ -114,11 +120,13 @@ impl SmithyTlsClient {
                     Arc::clone(&self.inner.tls),
                     self.inner.resolver.clone(),
                     self.inner.proxy.clone(),
+                    self.inner.tcp_keepalive,
                     connect_timeout,
                     sleep.clone(),
                 );
                 hyper_util::client::legacy::Client::builder(TokioExecutor::new())
                     .pool_idle_timeout(self.inner.pool_idle_timeout)
+                    .pool_max_idle_per_host(self.inner.pool_max_idle_per_host)
                     .pool_timer(TokioTimer::new())
                     .timer(TokioTimer::new())
                     .http2_initial_stream_window_size(8 * 1024 * 1024)
@@ -298,6 +306,8 @@ pub struct Builder {
     pool_idle_timeout: Duration,
     ca_bundle: Option<std::path::PathBuf>,
     proxy: ProxyConfig,
+    pool_max_idle_per_host: usize,
+    tcp_keepalive: Option<Duration>,
 }
 
 impl Default for Builder {
@@ -312,11 +322,28 @@ impl Default for Builder {
             pool_idle_timeout: DEFAULT_POOL_IDLE_TIMEOUT,
             ca_bundle: None,
             proxy: ProxyConfig::disabled(),
+            pool_max_idle_per_host: usize::MAX,
+            tcp_keepalive: Some(DEFAULT_TCP_KEEPALIVE),
         }
     }
 }
 
 impl Builder {
+    /// How many idle connections to keep per host (default: no limit; idle ones close after
+    /// [`pool_idle_timeout`](Builder::pool_idle_timeout)). `0` keeps none: every request opens
+    /// a connection.
+    pub fn pool_max_idle_per_host(mut self, max: usize) -> Self {
+        self.pool_max_idle_per_host = max;
+        self
+    }
+
+    /// TCP keepalive on every connection: probes after this much idle time (default 60 s, as
+    /// upstream's default client); `None` turns it off.
+    pub fn tcp_keepalive(mut self, idle: Option<Duration>) -> Self {
+        self.tcp_keepalive = idle;
+        self
+    }
+
     /// Sends requests through a proxy ([`ProxyConfig`]: explicit, from the environment, or
     /// disabled, the default). `https://` origins are reached through an HTTP `CONNECT` tunnel
     /// with TLS end to end; `http://` origins are forwarded.
@@ -470,6 +497,8 @@ impl Builder {
             resolver: self.resolver,
             proxy: self.proxy,
             pool_idle_timeout: self.pool_idle_timeout,
+            pool_max_idle_per_host: self.pool_max_idle_per_host,
+            tcp_keepalive: self.tcp_keepalive,
             pools,
         };
         SmithyTlsClient { inner: Arc::new(inner) }

@@ -58,13 +58,14 @@ impl TlsConnectService {
         tls: Arc<LazyTlsBackend>,
         resolver: Resolver,
         proxy: ProxyConfig,
+        tcp_keepalive: Option<Duration>,
         connect_timeout: Option<Duration>,
         sleep: SharedAsyncSleep,
     ) -> Self {
         let mut tcp = HttpConnector::new_with_resolver(resolver);
         tcp.enforce_http(false);
         tcp.set_nodelay(true);
-        tcp.set_keepalive(Some(Duration::from_secs(60)));
+        tcp.set_keepalive(tcp_keepalive);
         TlsConnectService { tcp, tls, proxy, connect_timeout, sleep }
     }
 }

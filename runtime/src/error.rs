@@ -38,6 +38,11 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+    /// [`configure_default`](crate::configure_default) was called a second time.
+    DefaultAlreadyConfigured,
+    /// [`configure_default`](crate::configure_default) was called after a default client was
+    /// built; call it first, early in `main`.
+    DefaultAlreadyBuilt,
     /// The provider cannot use these trust roots (see [`TlsProvider::validate_roots`]).
     UnsupportedRoots {
         /// The provider.
@@ -68,6 +73,13 @@ impl fmt::Display for Error {
                 write!(f, "{provider} rejected the TLS configuration: {reason}")
             }
             Error::InvalidProxy { url, reason } => write!(f, "unusable proxy `{url}`: {reason}"),
+            Error::DefaultAlreadyConfigured => {
+                f.write_str("the default clients were already configured: call `configure_default` once")
+            }
+            Error::DefaultAlreadyBuilt => f.write_str(
+                "a default client was already built, so its settings can no longer change: call \
+                 `configure_default` before any SDK client is created (early in `main`)",
+            ),
             Error::UnsupportedRoots { provider, roots, reason } => {
                 write!(f, "{provider} cannot use `{roots}` trust roots: {reason}")
             }

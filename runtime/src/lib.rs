@@ -56,7 +56,7 @@ mod roots;
 mod shared;
 mod tls;
 
-pub use client::{Builder, SmithyTlsClient, DEFAULT_POOL_IDLE_TIMEOUT};
+pub use client::{Builder, SmithyTlsClient, DEFAULT_POOL_IDLE_TIMEOUT, DEFAULT_TCP_KEEPALIVE};
 pub use connect::ConnectionInfo;
 pub use error::{
     CertificateProblem, ConnectTimeout, Error, HandshakeFailure, ProxyError, ProxyFailure, ReadTimeout, RootsError,
@@ -66,8 +66,8 @@ pub use provider::TlsProvider;
 pub use proxy::{ProxyBuilder, ProxyConfig};
 pub use roots::{TrustRoots, AWS_CA_BUNDLE};
 pub use shared::{
-    default_client_plugin, default_client_plugin_for, shared_client, shared_client_for, shared_tls_client,
-    shared_tls_client_for, try_shared_client, try_shared_tls_client,
+    configure_default, default_client_plugin, default_client_plugin_for, shared_client, shared_client_for,
+    shared_tls_client, shared_tls_client_for, try_shared_client, try_shared_tls_client,
 };
 pub use tls::TlsInfo;
 

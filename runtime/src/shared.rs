@@ -3,14 +3,14 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use aws_smithy_runtime_api::client::behavior_version::BehaviorVersion;
 use aws_smithy_runtime_api::client::http::SharedHttpClient;
 use aws_smithy_runtime_api::client::runtime_components::RuntimeComponentsBuilder;
 use aws_smithy_runtime_api::client::runtime_plugin::{Order, RuntimePlugin, SharedRuntimePlugin};
 
-use crate::client::SmithyTlsClient;
+use crate::client::{Builder, SmithyTlsClient};
 use crate::proxy::ProxyConfig;
 use crate::{Error, TlsProvider, TrustRoots};
 
@@ -74,13 +74,28 @@ fn reads_proxy_env(behavior_version: BehaviorVersion) -> bool {
     behavior_version.is_at_least(before) && behavior_version != before
 }
 
+type Key = (TlsProvider, TrustRoots, Option<PathBuf>, ProxyConfig);
+type Configure = Arc<dyn Fn(Builder) -> Builder + Send + Sync>;
+
+/// The process-wide defaults: what [`configure_default`] set, and the clients built so far.
+#[derive(Default)]
+struct Registry {
+    configure: Option<Configure>,
+    clients: HashMap<Key, SmithyTlsClient>,
+}
+
+fn registry() -> std::sync::MutexGuard<'static, Registry> {
+    static REGISTRY: OnceLock<Mutex<Registry>> = OnceLock::new();
+    REGISTRY.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner())
+}
+
 /// The registry: one client per (provider, roots, AWS_CA_BUNDLE, proxy settings).
 fn registered(provider: TlsProvider, roots: TrustRoots, proxy: ProxyConfig) -> SmithyTlsClient {
-    type Key = (TlsProvider, TrustRoots, Option<PathBuf>, ProxyConfig);
-    static REGISTRY: OnceLock<Mutex<HashMap<Key, SmithyTlsClient>>> = OnceLock::new();
     let bundle = crate::roots::ca_bundle_from_env();
-    let mut registry = REGISTRY.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
+    let mut registry = registry();
+    let configure = registry.configure.clone();
     registry
+        .clients
         .entry((provider, roots, bundle, proxy))
         .or_insert_with_key(|(_, _, bundle, proxy)| {
             let builder = SmithyTlsClient::builder().proxy(proxy.clone());
@@ -88,9 +103,53 @@ fn registered(provider: TlsProvider, roots: TrustRoots, proxy: ProxyConfig) -> S
                 Some(path) => builder.ca_bundle_file(path.clone()),
                 None => builder,
             };
+            let builder = match &configure {
+                Some(configure) => configure(builder),
+                None => builder,
+            };
             builder.build_with(provider, Some(roots))
         })
         .clone()
+}
+
+/// Configures the process-wide default clients — the ones generated SDK code installs, and
+/// [`shared_client`] returns — before the first is built: call it once, early in `main`.
+///
+/// `configure` gets each default client's builder, already holding what the environment says
+/// (`AWS_CA_BUNDLE`, and the proxy variables for behavior version 2025-08-07 and later), and
+/// returns it with the application's settings: extra root certificates, a proxy (which replaces
+/// the environment's), a DNS resolver, TCP keepalive, pool limits. The provider and roots stay
+/// the policy's choice for each target.
+///
+/// # Errors
+/// [`Error::DefaultAlreadyConfigured`] on a second call, [`Error::DefaultAlreadyBuilt`] when a
+/// default client was already built (its settings could no longer change).
+///
+/// ```
+/// # #[cfg(all(feature = "rustls-ring", feature = "webpki"))] {
+/// use std::time::Duration;
+/// use smithy_default_tls::{configure_default, shared_client, ProxyConfig, TlsProvider, TrustRoots};
+///
+/// configure_default(|builder| {
+///     builder
+///         .proxy(ProxyConfig::builder().all("http://proxy.internal:3128").build().expect("proxy URL"))
+///         .tcp_keepalive(Some(Duration::from_secs(30)))
+/// })
+/// .expect("first call, before any default client");
+/// let _client = shared_client(TlsProvider::RustlsRing, TrustRoots::Webpki);
+/// assert!(configure_default(|b| b).is_err(), "once only");
+/// # }
+/// ```
+pub fn configure_default(configure: impl Fn(Builder) -> Builder + Send + Sync + 'static) -> Result<(), Error> {
+    let mut registry = registry();
+    if registry.configure.is_some() {
+        return Err(Error::DefaultAlreadyConfigured);
+    }
+    if !registry.clients.is_empty() {
+        return Err(Error::DefaultAlreadyBuilt);
+    }
+    registry.configure = Some(Arc::new(configure));
+    Ok(())
 }
 
 /// [`shared_tls_client`], refusing up front a choice the provider cannot serve (the check

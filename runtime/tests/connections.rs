@@ -1,0 +1,93 @@
+//! Connection settings on the builder: TCP keepalive (checked in the kernel's socket table) and
+//! the number of idle connections kept per host.
+#![cfg(feature = "rustls-ring")]
+
+use std::time::Duration;
+
+use smithy_default_tls::{ConnectionInfo, SmithyTlsClient, TlsProvider};
+use smithy_tls_test_support::{call, digest_body, get, settings, Alpn, TestCa, TestServer};
+
+fn client(
+    ca: &TestCa,
+    configure: impl FnOnce(smithy_default_tls::Builder) -> smithy_default_tls::Builder,
+) -> SmithyTlsClient {
+    let builder = SmithyTlsClient::builder().provider(TlsProvider::RustlsRing).extra_root_pem(&ca.pem).expect("CA");
+    configure(builder).build().expect("client")
+}
+
+/// The `tr` (timer) field of the kernel's entry for the TCP socket bound to `local`: 2 when the
+/// keepalive timer runs on an idle connection, 0 when no timer does.
+fn timer_of(local: std::net::SocketAddr) -> u8 {
+    let table = std::fs::read_to_string("/proc/net/tcp").expect("/proc/net/tcp (Linux)");
+    let wanted = format!("0100007F:{:04X}", local.port());
+    let line = table
+        .lines()
+        .find(|l| l.split_whitespace().nth(1) == Some(wanted.as_str()))
+        .unwrap_or_else(|| panic!("no socket {wanted} in /proc/net/tcp"));
+    // Fields: sl local rem st tx:rx tr:tm->when ...
+    let timer = line.split_whitespace().nth(5).expect("timer field");
+    timer.split(':').next().and_then(|t| t.parse().ok()).expect("timer kind")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tcp_keepalive_is_on_by_default_and_can_be_turned_off() {
+    let ca = TestCa::new("keepalive CA");
+    let server = TestServer::start(&ca.leaf(&["localhost"]), Alpn::Http1Only).await;
+    for (keepalive, expected_timer) in [(Some(Duration::from_secs(60)), 2), (None, 0)] {
+        let client = client(&ca, |b| b.tcp_keepalive(keepalive));
+        let response = call(&client, &settings(None, None), get(&server.url("/bytes/10"))).await.expect("GET");
+        let info = response.extension::<ConnectionInfo>().cloned().expect("connection info");
+        digest_body(response.into_body()).await;
+        tokio::time::sleep(Duration::from_millis(50)).await; // idle, back in the pool
+        assert_eq!(timer_of(info.local_addr.expect("local addr")), expected_timer, "keepalive {keepalive:?}");
+    }
+    // The default is on.
+    let client = client(&ca, |b| b);
+    let response = call(&client, &settings(None, None), get(&server.url("/bytes/10"))).await.expect("GET");
+    let info = response.extension::<ConnectionInfo>().cloned().expect("connection info");
+    digest_body(response.into_body()).await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(timer_of(info.local_addr.expect("local addr")), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_connections_kept_per_host_are_bounded() {
+    let ca = TestCa::new("pool CA");
+    for (max_idle, expected_new) in [(usize::MAX, 0), (1, 2), (0, 3)] {
+        let server = TestServer::start(&ca.leaf(&["localhost"]), Alpn::Http1Only).await;
+        let client = client(&ca, |b| b.pool_max_idle_per_host(max_idle));
+        let round = || async {
+            // Three requests at once: three connections.
+            let url = server.url("/bytes/2000000");
+            let calls = (0..3).map(|_| {
+                let client = client.clone();
+                let url = url.clone();
+                async move {
+                    let response = call(&client, &settings(None, None), get(&url)).await.expect("GET");
+                    digest_body(response.into_body()).await;
+                }
+            });
+            futures_join_all(calls).await;
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        };
+        round().await;
+        assert_eq!(server.stats.accepted(), 3, "max_idle {max_idle}: first round");
+        round().await;
+        assert_eq!(server.stats.accepted(), 3 + expected_new, "max_idle {max_idle}: connections opened again");
+    }
+}
+
+/// Runs the futures concurrently on the current task.
+async fn futures_join_all<F: std::future::Future<Output = ()>>(futures: impl Iterator<Item = F>) {
+    let handles: Vec<_> = futures.map(Box::pin).collect();
+    let mut handles = handles;
+    std::future::poll_fn(|cx| {
+        handles.retain_mut(|f| f.as_mut().poll(cx).is_pending());
+        if handles.is_empty() {
+            std::task::Poll::Ready(())
+        } else {
+            std::task::Poll::Pending
+        }
+    })
+    .await;
+}
