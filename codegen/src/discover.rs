@@ -332,7 +332,7 @@ mod tests {
         let reason = &found.skipped[0].reason;
         assert!(found.skipped[0].unsupported);
         assert!(
-            reason.contains("`0.57.1`") && reason.contains("1.7.4") && reason.contains("upgrade the SDK"),
+            reason.contains("`0.57.1`") && reason.contains("1.19.0") && reason.contains("upgrade the SDK"),
             "{reason}"
         );
         // No dependency at all: nothing for the emitted module to build on.
@@ -342,7 +342,7 @@ mod tests {
 
     #[test]
     fn a_path_dependency_is_judged_by_the_sibling_crate_version() {
-        for (version, wired) in [("1.9.0", true), ("0.57.2", false)] {
+        for (version, wired) in [("1.20.0", true), ("1.9.0", false), ("0.57.2", false)] {
             let root = tree_with(ANCHORED, "aws-smithy-runtime-api = { path = \"../aws-smithy-runtime-api\" }");
             let sibling = root.path().join("aws-smithy-runtime-api");
             std::fs::create_dir_all(&sibling).unwrap();

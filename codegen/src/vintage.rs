@@ -10,7 +10,7 @@ use semver::{Version, VersionReq};
 
 /// The oldest aws-smithy-runtime-api the runtime crate works with, as its Cargo.toml requires
 /// (a test keeps the two equal).
-pub const MIN_RUNTIME_API: Version = Version::new(1, 7, 4);
+pub const MIN_RUNTIME_API: Version = Version::new(1, 19, 0);
 
 /// The package the check is about.
 pub const RUNTIME_API: &str = "aws-smithy-runtime-api";
@@ -60,14 +60,14 @@ mod tests {
 
     #[test]
     fn requirements_the_runtime_can_and_cannot_serve() {
-        for served in ["1.7.1", "1.7", "1", "^1.2", "~1.8", "1.*", ">=1.0, <2", "=1.9.0", ">=1.7.4"] {
+        for served in ["1.7.1", "1.7", "1", "^1.2", "~1.19", "1.*", ">=1.0, <2", "=1.19.0", ">=1.7.4"] {
             assert!(check_requirement(served).is_ok(), "{served}");
         }
-        for refused in ["0.57.1", "0.55", "=1.1.0", ">=1.0, <1.5", "~1.6.2", "2.0", "<1.7.4"] {
+        for refused in ["0.57.1", "0.55", "=1.1.0", ">=1.0, <1.5", "~1.8", "=1.9.0", "2.0", "<1.19.0"] {
             assert!(check_requirement(refused).is_err(), "{refused}");
         }
         let old = check_requirement("0.57.1").unwrap_err();
-        assert!(old.contains("before 1.x") && old.contains("1.7.4") && old.contains("upgrade the SDK"), "{old}");
+        assert!(old.contains("before 1.x") && old.contains("1.19.0") && old.contains("upgrade the SDK"), "{old}");
         assert!(check_requirement("not a version").unwrap_err().contains("not a version requirement"));
     }
 

@@ -6,13 +6,16 @@ use std::error::Error as StdError;
 use std::fmt;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use aws_smithy_async::future::timeout::Timeout;
 use aws_smithy_async::rt::sleep::{AsyncSleep, SharedAsyncSleep, TokioSleep};
 use aws_smithy_runtime_api::client::connection::{CaptureSmithyConnection, ConnectionMetadata};
 use aws_smithy_runtime_api::client::connector_metadata::ConnectorMetadata;
 use aws_smithy_runtime_api::client::dns::{ResolveDns, SharedDnsResolver};
+use aws_smithy_runtime_api::client::http::telemetry::{
+    CaptureHttpAttemptTelemetry, ConnectionAcquisitionTelemetry, ConnectionUsage,
+};
 use aws_smithy_runtime_api::client::http::{
     HttpClient, HttpConnector, HttpConnectorFuture, HttpConnectorSettings, SharedHttpClient, SharedHttpConnector,
 };
@@ -182,6 +185,8 @@ impl HttpConnector for Connector {
                 request.headers_mut().insert(http::header::PROXY_AUTHORIZATION, auth);
             }
         }
+        let telemetry = request.extensions().get::<CaptureHttpAttemptTelemetry>().cloned();
+        let started = SystemTime::now();
         let capture = capture_connection(&mut request);
         if let Some(smithy_capture) = request.extensions().get::<CaptureSmithyConnection>() {
             let capture = capture.clone();
@@ -203,11 +208,41 @@ impl HttpConnector for Connector {
                     }
                 },
             };
+            if let Some(telemetry) = &telemetry {
+                record_attempt(telemetry, &capture, started);
+            }
             let response = response.map_err(|e| classify(e, &capture))?;
             let response = response.map(SdkBody::from_body_1_x);
             HttpResponse::try_from(response).map_err(|e| ConnectorError::other(e.into(), None))
         })
     }
+}
+
+/// Records what the attempt's telemetry asks for (as upstream's client does): how long the call
+/// took to its response head (or failure), and, when a connection was used, whether it was
+/// fresh or reused, how long getting it took, and its metadata.
+fn record_attempt(telemetry: &CaptureHttpAttemptTelemetry, capture: &CaptureConnection, started: SystemTime) {
+    let now = SystemTime::now();
+    telemetry.record_connector_call_duration(now.duration_since(started).unwrap_or_default());
+    let Some(metadata) = connection_metadata(capture) else { return };
+    let info = {
+        let guard = capture.connection_metadata();
+        let mut extensions = http::Extensions::new();
+        if let Some(connected) = guard.as_ref() {
+            connected.get_extras(&mut extensions);
+        }
+        extensions.get::<ConnectionInfo>().cloned()
+    };
+    let Some(info) = info else { return };
+    // Connected after the call started: this call opened it (and waited for it).
+    let acquisition = if info.connected_at >= started {
+        tracing::trace!(connection = info.id, "new connection");
+        ConnectionAcquisitionTelemetry::from_interval(started, info.connected_at, ConnectionUsage::Fresh)
+    } else {
+        tracing::trace!(connection = info.id, "reusing a pooled connection");
+        ConnectionAcquisitionTelemetry::new(Duration::ZERO, ConnectionUsage::Reused)
+    };
+    telemetry.record_connection_selection(acquisition, metadata);
 }
 
 fn connection_metadata(capture: &CaptureConnection) -> Option<ConnectionMetadata> {

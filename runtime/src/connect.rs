@@ -39,6 +39,10 @@ pub struct ConnectionInfo {
     /// The proxy (`host:port`) the connection goes through: a `CONNECT` tunnel for `https://`
     /// origins, request forwarding for `http://` ones.
     pub proxy: Option<String>,
+    /// When the connection was ready (TCP, tunnel and TLS done).
+    pub connected_at: std::time::SystemTime,
+    /// How long connecting took: TCP connect (to the proxy, if any), tunnel and TLS handshake.
+    pub connect_duration: Duration,
 }
 
 static NEXT_CONNECTION_ID: AtomicU64 = AtomicU64::new(1);
@@ -85,7 +89,24 @@ impl Service<Uri> for TlsConnectService {
         let mut tcp = self.tcp.clone();
         let tls = Arc::clone(&self.tls);
         let route = self.proxy.route(&uri);
+        let span = tracing::debug_span!(
+            "smithy_tls.connect",
+            origin = %uri.authority().map_or("", |a| a.as_str()),
+            proxy = route.as_ref().map(|r| r.authority.as_str()),
+            tcp_ms = tracing::field::Empty,
+            tunnel_ms = tracing::field::Empty,
+            handshake_ms = tracing::field::Empty,
+            provider = tracing::field::Empty,
+            version = tracing::field::Empty,
+            cipher = tracing::field::Empty,
+            group = tracing::field::Empty,
+            alpn = tracing::field::Empty,
+            resumed = tracing::field::Empty,
+        );
+        let connect_span = span.clone();
         let connect = async move {
+            let span = connect_span;
+            let started = std::time::Instant::now();
             let https = match uri.scheme_str() {
                 Some("https") => true,
                 Some("http") => false,
@@ -110,6 +131,7 @@ impl Service<Uri> for TlsConnectService {
             };
             let origin =
                 format!("{server_name_for_connect}:{}", uri.port_u16().unwrap_or(if https { 443 } else { 80 }));
+            span.record("tcp_ms", millis(started.elapsed()));
             let mut tcp = match (tcp, &route) {
                 (Ok(tcp), _) => tcp.into_inner(),
                 (Err(e), Some(route)) => {
@@ -122,12 +144,22 @@ impl Service<Uri> for TlsConnectService {
                 (Err(e), None) => return Err(e.into()),
             };
             if let (Some(route), true) = (&route, https) {
+                let tunnel_started = std::time::Instant::now();
                 crate::proxy::tunnel(&mut tcp, route, &origin).await?;
+                span.record("tunnel_ms", millis(tunnel_started.elapsed()));
                 tracing::debug!(proxy = %route.authority, %origin, "proxy tunnel established");
             }
             let (stream, tls_info) = match backend {
                 Some(backend) => {
+                    let handshake_started = std::time::Instant::now();
                     let (stream, info) = backend.handshake(&server_name, tcp).await?;
+                    span.record("handshake_ms", millis(handshake_started.elapsed()));
+                    span.record("provider", info.provider.name());
+                    span.record("version", info.protocol_version.as_str());
+                    span.record("cipher", info.cipher_suite.as_str());
+                    span.record("group", info.key_exchange_group.as_deref());
+                    span.record("alpn", info.alpn.as_deref());
+                    span.record("resumed", info.resumed);
                     tracing::debug!(
                         provider = %info.provider,
                         version = %info.protocol_version,
@@ -147,9 +179,12 @@ impl Service<Uri> for TlsConnectService {
                 local_addr: stream.tcp().local_addr().ok(),
                 tls: tls_info,
                 proxy: route.map(|route| route.authority),
+                connected_at: std::time::SystemTime::now(),
+                connect_duration: started.elapsed(),
             };
             Ok(ConnectedStream { io: TokioIo::new(stream), info })
         };
+        let connect = tracing::Instrument::instrument(connect, span);
         match self.connect_timeout {
             None => Box::pin(connect),
             Some(after) => {
@@ -163,6 +198,11 @@ impl Service<Uri> for TlsConnectService {
             }
         }
     }
+}
+
+/// A duration in milliseconds, for span fields.
+fn millis(duration: Duration) -> f64 {
+    duration.as_secs_f64() * 1e3
 }
 
 pin_project_lite::pin_project! {

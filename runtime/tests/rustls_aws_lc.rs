@@ -7,3 +7,4 @@ const PROVIDER: smithy_default_tls::TlsProvider = smithy_default_tls::TlsProvide
 
 include!("conformance/suite.rs");
 include!("conformance/proxy.rs");
+include!("conformance/telemetry.rs");

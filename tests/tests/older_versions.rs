@@ -153,7 +153,7 @@ fn sts_0_35_on_runtime_api_0_57_is_refused() {
 
 #[test]
 fn aws_config_0_57_on_runtime_api_0_57_is_refused() {
-    case("aws-config-0.57", &[("aws-config", "=0.57.1")], Expect::Refused("1.7.4"));
+    case("aws-config-0.57", &[("aws-config", "=0.57.1")], Expect::Refused("1.19.0"));
 }
 
 /// The oldest vintage the gate accepts that the registry still serves (1.0.x is no longer
