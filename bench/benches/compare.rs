@@ -6,7 +6,7 @@
 //! ```
 //!
 //! Sections (pass names as arguments to run a subset): `throughput`, `cold-start`,
-//! `new-connections`, `rss`, `negotiated`, `syscalls` (needs strace). Results are printed; a full
+//! `new-connections`, `rss`, `proxy`, `negotiated`, `syscalls` (needs strace). Results are printed; a full
 //! run (no section names, no `BENCH_ONLY` / `BENCH_SCENARIOS`) also writes `docs/benchmarks/`
 //! (markdown tables and an SVG chart).
 
@@ -523,6 +523,56 @@ async fn new_connections(server: &BenchServer, report: &mut Report) {
     report.markdown.push_str(&md);
 }
 
+/// What going through an HTTP CONNECT proxy (the test-support proxy, in this process) costs a
+/// download: ours direct vs ours through the proxy, h1 single stream, per provider, interleaved.
+async fn proxied(server: &BenchServer, report: &mut Report) {
+    use smithy_default_tls::ProxyConfig;
+    use smithy_tls_test_support::{ConnectProxy, ProxyMode};
+
+    let runs = env_number("BENCH_PROXY_RUNS", 5);
+    let total = env_number("BENCH_PROXY_MIB", 256) << 20;
+    let proxy = ConnectProxy::start(ProxyMode::Open).await;
+    let base = format!("https://localhost:{}", server.h1.port());
+    let client = |provider: &str, through: bool| {
+        let provider = TlsProvider::ALL.iter().copied().find(|t| t.name() == provider).expect("provider compiled in");
+        let builder = SmithyTlsClient::builder().provider(provider).extra_root_pem(&server.ca_pem).expect("CA");
+        let builder = if through {
+            builder.proxy(ProxyConfig::builder().all(proxy.url()).build().expect("proxy URL"))
+        } else {
+            builder
+        };
+        builder.build().expect("client").into_shared()
+    };
+    let clients: Vec<(String, bool, SharedHttpClient)> = PROVIDERS
+        .iter()
+        .flat_map(|p| [(p.to_string(), false, client(p, false)), (p.to_string(), true, client(p, true))])
+        .collect();
+    let mut rates: BTreeMap<(String, bool), Vec<f64>> = BTreeMap::new();
+    for run in 0..=runs {
+        for (provider, through, client) in &clients {
+            let rate = gbps(total, download(client, &base, total, 1, total).await);
+            if run > 0 {
+                rates.entry((provider.clone(), *through)).or_default().push(rate);
+            }
+        }
+    }
+    let mut md = format!(
+        "\n## Through an HTTP CONNECT proxy (test proxy in this process; h1, one stream, {} MiB, {runs} runs; Gb/s median (min–max))\n\n| provider | direct | through the proxy | proxied / direct |\n|---|---|---|---|\n",
+        total >> 20
+    );
+    for p in PROVIDERS {
+        let stat = |through: bool| {
+            let v = &rates[&(p.to_string(), through)];
+            let (lo, hi) = min_max(v);
+            (median(v), format!("{:.2} ({lo:.2}–{hi:.2})", median(v)))
+        };
+        let ((direct, direct_text), (proxied, proxied_text)) = (stat(false), stat(true));
+        let _ = writeln!(md, "| {p} | {direct_text} | {proxied_text} | {:.2} |", proxied / direct);
+    }
+    print!("{md}");
+    report.markdown.push_str(&md);
+}
+
 fn rss(server: &BenchServer, report: &mut Report) {
     let base = format!("https://localhost:{}", server.h1.port());
     let mut md = String::from(
@@ -653,6 +703,9 @@ fn main() {
     }
     if wanted("rss") {
         rss(&server, &mut report);
+    }
+    if wanted("proxy") {
+        runtime.block_on(proxied(&server, &mut report));
     }
     if let Ok(labels) = std::env::var("BENCH_CPU") {
         // Diagnostic aid: client-process CPU seconds for one single-stream download per label.

@@ -16,8 +16,10 @@ use smithy_tls_codegen::patch::{
 use smithy_tls_e2e::support::text::inserted_lines;
 use smithy_tls_e2e::{fetch_published, scratch_root};
 
-const SERVICE_HOOK: &str = "crate::default_http_client::runtime_plugin()";
-const LOADER_HOOK: &str = "crate::default_http_client::default_http_client()";
+/// The hooks, up to their arguments (`runtime_plugin_for(<the version>)` / `runtime_plugin()`,
+/// `default_http_client_for(self.behavior_version)`).
+const SERVICE_HOOK: &str = "crate::default_http_client::runtime_plugin";
+const LOADER_HOOK: &str = "crate::default_http_client::default_http_client";
 const MOD_LINE: &str = "pub mod default_http_client;";
 const PROVIDER_HOOK: &str = ".or_else(crate::default_http_client::default_http_client)";
 
@@ -79,6 +81,12 @@ fn aws_sdk_sts_service_config_and_crate_root() {
         check_patch(patch_crate_root, &lib, MOD_LINE, None, 2);
         // `revert` takes exactly that back out.
         let patched = patch_service_config(&config.0, &config.1).unwrap();
+        // The client's behavior version reaches the default client (for the proxy environment).
+        assert!(
+            patched.contains("runtime_plugin_for(config.behavior_version)")
+                || patched.contains("runtime_plugin_for(behavior_version)"),
+            "{version}: the hook passes the behavior version"
+        );
         assert_eq!(unpatch_service_config(&config.0, &patched).as_deref(), Ok(config.1.as_str()), "{version}");
         let patched = patch_crate_root(&lib.0, &lib.1).unwrap();
         assert_eq!(unpatch_crate_root(&lib.0, &patched).as_deref(), Ok(lib.1.as_str()), "{version}");
@@ -110,6 +118,9 @@ fn aws_config_loader_and_crate_root() {
         );
         check_patch(patch_crate_root, &lib, MOD_LINE, None, 2);
         let patched = patch_aws_config_loader(&lib.0, &patch_crate_root(&lib.0, &lib.1).unwrap()).unwrap();
+        if version.starts_with("1.") {
+            assert!(patched.contains("default_http_client_for(self.behavior_version)"), "{version}");
+        }
         let unpatched = unpatch_aws_config_loader(&lib.0, &patched, true).unwrap();
         assert_eq!(unpatch_crate_root(&lib.0, &unpatched).as_deref(), Ok(lib.1.as_str()), "{version}");
     }
