@@ -37,6 +37,8 @@ mod proxies {
             let tls = info.tls.expect("TLS to the origin");
             assert_eq!((tls.provider, tls.alpn.as_deref()), (PROVIDER, Some(expect_alpn)));
             assert_eq!(digest_body(response.into_body()).await, Digest::of_pattern(100_000));
+            // Give the pool the moment in which it takes the connection back.
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }
         // One tunnel (the connection was reused), to the origin, carrying TLS from its first byte.
         let seen = proxy.seen();

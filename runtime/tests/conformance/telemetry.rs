@@ -19,6 +19,8 @@ mod telemetry {
             request.extensions_mut().insert(capture.clone());
             let response = call(&client, &settings(None, None), request).await.expect("GET");
             digest_body(response.into_body()).await;
+            // Give the pool the moment in which it takes the connection back.
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
             let seen = capture.get();
             let acquisition = seen.acquisition().expect("connection selection recorded");
             assert_eq!(acquisition.usage(), expected);
