@@ -252,18 +252,24 @@ fn revert_crate(dir: &Path, kind: CrateKind) -> Result<(Vec<FileChange>, Vec<Str
 
     let module_path = dir.join("src").join(MODULE_FILE);
     let mut had_module = false;
+    let mut foreign_module = false;
     if let Some(existing) = read_optional(&module_path)? {
         if existing.starts_with(HEADER_MARKER) {
             had_module = true;
             changes.push(FileChange { path: module_path, original: Some(existing), updated: None });
         } else {
-            notes.push(format!("{}: not written by smithy-tls; left as it is", module_path.display()));
+            foreign_module = true;
+            notes.push(format!(
+                "{}: not written by smithy-tls; left as it is, with its `mod` line",
+                module_path.display()
+            ));
         }
     }
 
     let lib_path = dir.join("src/lib.rs");
     let lib = read(&lib_path)?;
-    let mut updated = unpatch_crate_root(&lib_path, &lib)?;
+    // A module file that is not the tool's keeps the `mod` line that declares it.
+    let mut updated = if foreign_module { lib.clone() } else { unpatch_crate_root(&lib_path, &lib)? };
     let mut source_changes = Vec::new();
     match kind {
         CrateKind::GeneratedClient => {

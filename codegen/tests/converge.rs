@@ -116,15 +116,47 @@ fn a_feature_the_user_changed_after_apply_is_kept() {
     let out = smithy_tls(&["revert"], &tree);
     assert!(out.contains("feature `default-https-client` changed after smithy-tls wrote it; left as it is"), "{out}");
     let reverted = std::fs::read_to_string(&manifest).unwrap();
-    assert!(
-        reverted.contains(
-            "default-https-client = [\"dep:smithy-default-tls\", \"aws-smithy-runtime/rt-tokio\", \"tracing\"]"
-        ),
-        "{reverted}"
-    );
+    // The user's feature stays, without its reference to the runtime crate, whose dependency is
+    // gone (cargo would reject the manifest otherwise).
+    assert!(reverted.contains("default-https-client = [\"aws-smithy-runtime/rt-tokio\", \"tracing\"]"), "{reverted}");
+    assert!(!reverted.contains("smithy-default-tls"), "{reverted}");
     assert!(!reverted.contains("[package.metadata.smithy-tls]"), "{reverted}");
     // Every other crate is back to the original.
     for krate in ["aws-config", "dotted-tables", "renamed-inline", "legacy-2023"] {
         assert_same_tree(krate, &tree.join(krate), &fixtures().join(krate));
     }
+}
+
+#[test]
+fn a_feature_only_reformatted_after_apply_is_still_the_tools() {
+    let root = tempfile::tempdir().unwrap();
+    let tree = fresh(root.path(), "tree");
+    smithy_tls(&["apply", "--preset", "platform-default"], &tree);
+    let manifest = tree.join("unformatted/Cargo.toml");
+    let applied = std::fs::read_to_string(&manifest).unwrap();
+    // What a TOML formatter might do: one entry per line.
+    let formatted = applied.replacen(
+        "default-https-client = [\"dep:smithy-default-tls\", \"aws-smithy-runtime/rt-tokio\"]",
+        "default-https-client = [\n    \"dep:smithy-default-tls\",\n    \"aws-smithy-runtime/rt-tokio\",\n]",
+        1,
+    );
+    assert_ne!(formatted, applied);
+    std::fs::write(&manifest, &formatted).unwrap();
+    let out = smithy_tls(&["revert"], &tree);
+    assert!(!out.contains("left as it is"), "{out}");
+    assert_same_tree("unformatted", &tree.join("unformatted"), &fixtures().join("unformatted"));
+}
+
+#[test]
+fn a_module_file_the_user_replaced_keeps_its_mod_line() {
+    let root = tempfile::tempdir().unwrap();
+    let tree = fresh(root.path(), "tree");
+    smithy_tls(&["apply", "--preset", "platform-default"], &tree);
+    let module = tree.join("dotted-tables/src/default_http_client.rs");
+    std::fs::write(&module, "// the application's own module now\npub fn mine() {}\n").unwrap();
+    let out = smithy_tls(&["revert"], &tree);
+    assert!(out.contains("not written by smithy-tls; left as it is, with its `mod` line"), "{out}");
+    assert!(module.exists());
+    let lib = std::fs::read_to_string(tree.join("dotted-tables/src/lib.rs")).unwrap();
+    assert!(lib.contains("pub mod default_http_client;"), "{lib}");
 }

@@ -200,6 +200,9 @@ impl HttpConnector for Connector {
                 Some((after, sleep)) => match Timeout::new(response, sleep).await {
                     Ok(response) => response,
                     Err(_elapsed) => {
+                        if let Some(telemetry) = &telemetry {
+                            record_attempt(telemetry, &capture, started);
+                        }
                         let error = ConnectorError::timeout(Box::new(ReadTimeout { after }));
                         return Err(match connection_metadata(&capture) {
                             Some(metadata) => error.with_connection(metadata),

@@ -288,12 +288,14 @@ pub enum ProxyFailure {
 }
 
 impl ProxyFailure {
-    /// Whether trying again may succeed: an unreachable or failing proxy (5xx), a dropped
-    /// connection. Credentials (407) and policy refusals (403) do not change by retrying.
+    /// Whether trying again may succeed: an unreachable or failing proxy (5xx but 501), a
+    /// throttling one (429), a dropped connection. Credentials (407), policy refusals (403) and
+    /// a proxy without CONNECT (501) do not change by retrying.
     pub fn is_transient(&self) -> bool {
         match self {
             ProxyFailure::Unreachable(_) | ProxyFailure::Closed | ProxyFailure::Io(_) => true,
-            ProxyFailure::Refused { status, .. } => *status >= 500,
+            // 501: the proxy does not do CONNECT, which will not change; 429: come back later.
+            ProxyFailure::Refused { status, .. } => (*status >= 500 && *status != 501) || *status == 429,
             ProxyFailure::BadResponse(_) => false,
         }
     }
@@ -330,6 +332,21 @@ impl StdError for ProxyError {
             ProxyFailure::Io(e) => Some(e),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn which_proxy_refusals_are_worth_retrying() {
+        let refused = |status| ProxyFailure::Refused { status, reason: String::new() };
+        for (status, transient) in [(407, false), (403, false), (501, false), (429, true), (502, true), (503, true)] {
+            assert_eq!(refused(status).is_transient(), transient, "{status}");
+        }
+        assert!(ProxyFailure::Closed.is_transient());
+        assert!(!ProxyFailure::BadResponse(String::new()).is_transient());
     }
 }
 

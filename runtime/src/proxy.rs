@@ -46,6 +46,9 @@ struct Proxies {
     auth: Option<HeaderValue>,
     /// What the configuration says, without credentials (for `Debug` and errors).
     description: String,
+    /// The URLs as given, credentials included: equal settings are equal in full (a changed
+    /// password is a different configuration). Never shown.
+    raw: Vec<String>,
 }
 
 impl fmt::Debug for ProxyConfig {
@@ -62,7 +65,7 @@ impl PartialEq for ProxyConfig {
     fn eq(&self, other: &Self) -> bool {
         match (&self.inner, &other.inner) {
             (None, None) => true,
-            (Some(a), Some(b)) => a.description == b.description && a.auth == b.auth,
+            (Some(a), Some(b)) => a.description == b.description && a.auth == b.auth && a.raw == b.raw,
             _ => false,
         }
     }
@@ -75,6 +78,7 @@ impl std::hash::Hash for ProxyConfig {
         if let Some(proxies) = &self.inner {
             proxies.description.hash(state);
             proxies.auth.as_ref().map(HeaderValue::as_bytes).hash(state);
+            proxies.raw.hash(state);
         }
     }
 }
@@ -105,11 +109,24 @@ impl ProxyConfig {
         let var = |upper: &str| {
             std::env::var(upper).ok().or_else(|| std::env::var(upper.to_lowercase()).ok()).filter(|v| !v.is_empty())
         };
+        // Under CGI, `HTTP_PROXY` is whatever a client sent as its `Proxy:` request header
+        // ("httpoxy"): not a setting. curl, Go and hyper-util ignore it there too.
+        let cgi = std::env::var_os("REQUEST_METHOD").is_some();
         let mut builder = ProxyBuilder::default();
         for (name, slot) in
             [("ALL_PROXY", &mut builder.all), ("HTTP_PROXY", &mut builder.http), ("HTTPS_PROXY", &mut builder.https)]
         {
+            if name == "HTTP_PROXY" && cgi {
+                if var(name).is_some() {
+                    tracing::warn!(
+                        "ignoring HTTP_PROXY: REQUEST_METHOD is set (CGI), where it comes from a request header"
+                    );
+                }
+                continue;
+            }
             if let Some(value) = var(name) {
+                // `proxy.corp:3128` means http://, as curl reads it.
+                let value = if value.contains("://") { value } else { format!("http://{value}") };
                 match parse_proxy_url(&value) {
                     Ok(_) => *slot = Some(value),
                     Err(why) => tracing::warn!(variable = name, "ignoring the proxy variable: {why}"),
@@ -149,13 +166,26 @@ impl ProxyConfig {
 }
 
 /// Builds an explicit [`ProxyConfig`].
-#[derive(Debug, Default, Clone)]
+#[derive(Default, Clone)]
 pub struct ProxyBuilder {
     all: Option<String>,
     http: Option<String>,
     https: Option<String>,
     no: Option<String>,
     basic_auth: Option<(String, String)>,
+}
+
+impl fmt::Debug for ProxyBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let shown = |url: &Option<String>| url.as_deref().map(redact);
+        f.debug_struct("ProxyBuilder")
+            .field("all", &shown(&self.all))
+            .field("http", &shown(&self.http))
+            .field("https", &shown(&self.https))
+            .field("no", &self.no)
+            .field("basic_auth", &self.basic_auth.as_ref().map(|_| "***"))
+            .finish()
+    }
 }
 
 impl ProxyBuilder {
@@ -216,6 +246,7 @@ impl ProxyBuilder {
                     .map_err(|reason| Error::InvalidProxy { url: description.join(" "), reason })?,
             ),
         };
+        let raw: Vec<String> = [&self.all, &self.http, &self.https].iter().filter_map(|u| (*u).clone()).collect();
         let mut matcher = Matcher::builder();
         if let Some(all) = self.all {
             matcher = matcher.all(all);
@@ -230,7 +261,7 @@ impl ProxyBuilder {
             matcher = matcher.no(no);
         }
         Ok(ProxyConfig {
-            inner: Some(Arc::new(Proxies { matcher: matcher.build(), auth, description: description.join(" ") })),
+            inner: Some(Arc::new(Proxies { matcher: matcher.build(), auth, description: description.join(" "), raw })),
         })
     }
 }
@@ -261,11 +292,13 @@ fn parse_proxy_url(url: &str) -> Result<String, String> {
     Ok(format!("http://{host}:{}", uri.port_u16().unwrap_or(80)))
 }
 
-/// The URL without its userinfo, for messages.
+/// The URL without its userinfo, for messages (with or without a scheme).
 fn redact(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
-        (Some(scheme), Some(at)) if at > scheme => format!("{}***@{}", &url[..scheme + 3], &url[at + 1..]),
-        _ => url.to_owned(),
+    let start = url.find("://").map_or(0, |scheme| scheme + 3);
+    let end = url[start..].find('/').map_or(url.len(), |slash| start + slash);
+    match url[start..end].rfind('@') {
+        Some(at) => format!("{}***@{}", &url[..start], &url[start + at + 1..]),
+        None => url.to_owned(),
     }
 }
 
@@ -291,7 +324,8 @@ pub(crate) async fn tunnel(stream: &mut TcpStream, route: &Route, origin: &str) 
     // the socket for the TLS handshake.
     let mut head = Vec::with_capacity(256);
     let mut byte = [0u8; 1];
-    while !head.ends_with(b"\r\n\r\n") {
+    // A blank line ends the head (bare-LF line endings accepted, as HTTP parsers do).
+    while !(head.ends_with(b"\r\n\r\n") || head.ends_with(b"\n\n")) {
         if head.len() >= MAX_RESPONSE_HEAD {
             return Err(failed(ProxyFailure::BadResponse("response head over 16 KiB".to_owned())));
         }
@@ -340,6 +374,38 @@ mod tests {
     }
 
     #[test]
+    fn a_changed_password_is_a_different_configuration() {
+        let a = ProxyConfig::builder().all("http://u:one@proxy:3128").build().unwrap();
+        let b = ProxyConfig::builder().all("http://u:two@proxy:3128").build().unwrap();
+        assert_ne!(a, b);
+        assert_eq!(a, ProxyConfig::builder().all("http://u:one@proxy:3128").build().unwrap());
+    }
+
+    #[tokio::test]
+    async fn a_connect_answer_with_bare_line_feeds_opens_the_tunnel() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let proxy = tokio::spawn(async move {
+            let (mut stream, _) = listener.accept().await.unwrap();
+            let mut request = vec![0u8; 256];
+            let _ = stream.read(&mut request).await.unwrap();
+            stream.write_all(b"HTTP/1.1 200 OK\n\nORIGIN").await.unwrap();
+        });
+        let route = ProxyConfig::builder()
+            .all(format!("http://{addr}"))
+            .build()
+            .unwrap()
+            .route(&"https://example.com/".parse().unwrap())
+            .unwrap();
+        let mut stream = TcpStream::connect(addr).await.unwrap();
+        tunnel(&mut stream, &route, "example.com:443").await.expect("tunnel");
+        let mut rest = Vec::new();
+        stream.read_to_end(&mut rest).await.unwrap();
+        assert_eq!(rest, b"ORIGIN", "the origin's bytes are left for TLS");
+        proxy.await.unwrap();
+    }
+
+    #[test]
     fn explicit_credentials_win_and_are_not_shown() {
         let config = ProxyConfig::builder().all("http://u:p@proxy:3128").basic_auth("a", "b").build().unwrap();
         let route = config.route(&"https://example.com/".parse().unwrap()).unwrap();
@@ -361,6 +427,11 @@ mod tests {
         }
         let err = ProxyConfig::builder().all("https://me:hunter2@proxy").build().unwrap_err();
         assert!(!err.to_string().contains("hunter2"), "{err}");
+        let err = ProxyConfig::builder().all("me:hunter2@proxy:3128").build().unwrap_err();
+        assert!(!err.to_string().contains("hunter2"), "{err}");
+        let builder = ProxyConfig::builder().all("http://me:hunter2@proxy:3128").basic_auth("me", "s3cret");
+        let shown = format!("{builder:?}");
+        assert!(!shown.contains("hunter2") && !shown.contains("s3cret") && shown.contains("proxy:3128"), "{shown}");
         assert_eq!(ProxyConfig::builder().build().unwrap(), ProxyConfig::disabled());
     }
 }

@@ -66,12 +66,10 @@ pub fn shared_tls_client_for(
 }
 
 /// Whether `behavior_version` is 2025-08-07 or later, the versions whose default client reads the
-/// proxy environment upstream. Said without `BehaviorVersion::v2025_08_07()` (aws-smithy-runtime-api
-/// 1.9), so the runtime keeps serving SDKs built on 1.7: the version after 2025-01-17 is 2025-08-07.
-#[allow(deprecated)]
+/// proxy environment upstream.
+#[allow(deprecated)] // v2025_08_07 is superseded by later versions; it is the boundary here
 fn reads_proxy_env(behavior_version: BehaviorVersion) -> bool {
-    let before = BehaviorVersion::v2025_01_17();
-    behavior_version.is_at_least(before) && behavior_version != before
+    behavior_version.is_at_least(BehaviorVersion::v2025_08_07())
 }
 
 type Key = (TlsProvider, TrustRoots, Option<PathBuf>, ProxyConfig);
@@ -91,25 +89,29 @@ fn registry() -> std::sync::MutexGuard<'static, Registry> {
 
 /// The registry: one client per (provider, roots, AWS_CA_BUNDLE, proxy settings).
 fn registered(provider: TlsProvider, roots: TrustRoots, proxy: ProxyConfig) -> SmithyTlsClient {
-    let bundle = crate::roots::ca_bundle_from_env();
-    let mut registry = registry();
-    let configure = registry.configure.clone();
-    registry
-        .clients
-        .entry((provider, roots, bundle, proxy))
-        .or_insert_with_key(|(_, _, bundle, proxy)| {
-            let builder = SmithyTlsClient::builder().proxy(proxy.clone());
-            let builder = match bundle {
-                Some(path) => builder.ca_bundle_file(path.clone()),
-                None => builder,
-            };
-            let builder = match &configure {
-                Some(configure) => configure(builder),
-                None => builder,
-            };
-            builder.build_with(provider, Some(roots))
-        })
-        .clone()
+    let key = (provider, roots, crate::roots::ca_bundle_from_env(), proxy);
+    let configure = {
+        let registry = registry();
+        if let Some(client) = registry.clients.get(&key) {
+            return client.clone();
+        }
+        registry.configure.clone()
+    };
+    // Built without the registry's lock: the application's closure may itself ask for a default
+    // client (or log through something that does) without deadlocking.
+    let (_, _, bundle, proxy) = &key;
+    let builder = SmithyTlsClient::builder().proxy(proxy.clone());
+    let builder = match bundle {
+        Some(path) => builder.ca_bundle_file(path.clone()),
+        None => builder,
+    };
+    let builder = match &configure {
+        Some(configure) => configure(builder),
+        None => builder,
+    };
+    let built = builder.build_with(provider, Some(roots));
+    // Two callers may have raced: the first client registered is the one everybody shares.
+    registry().clients.entry(key).or_insert(built).clone()
 }
 
 /// Configures the process-wide default clients — the ones generated SDK code installs, and

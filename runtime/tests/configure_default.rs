@@ -17,6 +17,9 @@ async fn the_default_clients_take_the_applications_settings() {
     let pem = ca.pem.clone();
     let proxy_url = proxy.url();
     configure_default(move |builder| {
+        // The closure runs without the registry's lock held: calling back into it must not
+        // deadlock (here it is told it is too late to configure again).
+        assert!(configure_default(|b| b).is_err());
         builder
             .extra_root_pem(&pem)
             .expect("CA")

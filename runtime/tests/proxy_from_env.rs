@@ -47,6 +47,22 @@ async fn the_environment_names_the_proxies() {
     assert_eq!(proxied(&response), None);
     std::env::remove_var("NO_PROXY");
 
+    // Without a scheme the value means http:// (as curl reads it).
+    std::env::remove_var("https_proxy");
+    std::env::set_var("HTTPS_PROXY", proxy.addr.to_string());
+    let response =
+        call(&client(ProxyConfig::from_env()), &settings(None, None), get(&server.url("/bytes/1"))).await.expect("GET");
+    assert_eq!(proxied(&response), Some(proxy.addr.to_string()));
+    std::env::remove_var("HTTPS_PROXY");
+
+    // Under CGI, HTTP_PROXY is a request header's, not a setting ("httpoxy"): ignored.
+    std::env::set_var("HTTP_PROXY", proxy.url());
+    std::env::set_var("REQUEST_METHOD", "GET");
+    assert!(!ProxyConfig::from_env().is_enabled());
+    std::env::remove_var("REQUEST_METHOD");
+    assert!(ProxyConfig::from_env().is_enabled());
+    std::env::remove_var("HTTP_PROXY");
+
     // An unusable value is ignored (with a warning), not fatal.
     std::env::remove_var("https_proxy");
     std::env::set_var("HTTPS_PROXY", "socks5://127.0.0.1:1");
@@ -54,7 +70,7 @@ async fn the_environment_names_the_proxies() {
     std::env::set_var("ALL_PROXY", proxy.url());
     let config = ProxyConfig::from_env();
     assert!(config.is_enabled(), "ALL_PROXY still applies");
-    assert_eq!(proxy.seen().len(), 1, "one tunnel so far");
+    assert_eq!(proxy.seen().len(), 2, "two tunnels so far");
     std::env::remove_var("ALL_PROXY");
     std::env::remove_var("HTTPS_PROXY");
 
@@ -73,6 +89,6 @@ async fn the_environment_names_the_proxies() {
         let response = call(&client, &settings(None, None), get(&server.url("/bytes/1"))).await.expect("GET");
         assert_eq!(proxied(&response).is_some(), expect_proxy);
     }
-    assert_eq!(proxy.seen().len(), 2, "one more tunnel, for the latest behavior version");
+    assert_eq!(proxy.seen().len(), 3, "one more tunnel, for the latest behavior version");
     let _ = std::fs::remove_file(&bundle);
 }

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 
 use toml_edit::{InlineTable, Item, Table, Value};
 
+use super::array_layout::rewrite_string_array;
 use super::source::Source;
 use super::target_tables::remove_runtime_entries;
 use super::ManifestError;
@@ -46,6 +47,17 @@ pub(crate) struct Marker {
     /// The `target` keys (`cfg(..)`) whose `dependencies` got the runtime crate from the tool
     /// (entries that were there before are updated in place and not listed).
     pub(super) tables: Vec<String>,
+}
+
+/// A feature's entries, when it is an array of strings.
+fn entries(item: &Item) -> Option<Vec<String>> {
+    item.as_array()?.iter().map(|v| v.as_str().map(str::to_owned)).collect()
+}
+
+/// The entries of a feature value recorded as text.
+fn entries_of(text: &str) -> Option<Vec<String>> {
+    let value: Value = text.parse().ok()?;
+    value.as_array()?.iter().map(|v| v.as_str().map(str::to_owned)).collect()
 }
 
 /// A feature's value as TOML text, without its surrounding whitespace and comment.
@@ -121,9 +133,27 @@ impl Marker {
         if let Some(features) = root.get_mut("features").and_then(Item::as_table_like_mut) {
             for (name, record) in &self.features {
                 let current = features.get(name).and_then(value_text);
-                if current.as_deref() != Some(record.now.as_str()) {
+                // The same entries as written (a formatter may have re-laid the array out) count
+                // as the tool's.
+                let same = current.as_deref() == Some(record.now.as_str())
+                    || features.get(name).and_then(entries).is_some_and(|e| Some(e) == entries_of(&record.now));
+                if !same {
                     if current.is_some() {
                         kept.push(name.clone());
+                        // The user's version stays, but not its references to the runtime crate,
+                        // whose dependency goes: cargo would reject a `dep:` without it.
+                        if let Some(array) = features.get_mut(name).and_then(Item::as_array_mut) {
+                            let prefix = format!("{}/", self.runtime);
+                            let optional = format!("{}?/", self.runtime);
+                            let dep = format!("dep:{}", self.runtime);
+                            let desired: Vec<String> = array
+                                .iter()
+                                .filter_map(|v| v.as_str())
+                                .filter(|e| *e != dep && !e.starts_with(&prefix) && !e.starts_with(&optional))
+                                .map(str::to_owned)
+                                .collect();
+                            rewrite_string_array(array, &desired);
+                        }
                     }
                     continue;
                 }
@@ -152,14 +182,26 @@ impl Marker {
     }
 
     /// Writes the marker as the last table of the document (at `position`).
-    pub(super) fn write(&self, root: &mut Table, position: isize) {
-        let Some(package) = root.get_mut("package").and_then(Item::as_table_mut) else { return };
+    ///
+    /// # Errors
+    /// When `package` or `package.metadata` is not a table the record can go into (an inline
+    /// table): the edits are not made, so nothing is written that could not be undone.
+    pub(super) fn write(&self, source: &Source<'_>, root: &mut Table, position: isize) -> Result<(), ManifestError> {
+        let inline = |keys: &[&str]| {
+            source.shape(
+                keys,
+                format!("`{}` is an inline table, where smithy-tls keeps its record of its edits", keys.join(".")),
+                "write it as a `[package.metadata]` table (or `[package.metadata.<tool>]` tables), then re-run",
+            )
+        };
+        let package = root.get_mut("package").and_then(Item::as_table_mut).ok_or_else(|| inline(&["package"]))?;
         if !package.contains_key("metadata") {
             let mut metadata = Table::new();
             metadata.set_implicit(true);
             package.insert("metadata", Item::Table(metadata));
         }
-        let Some(metadata) = package.get_mut("metadata").and_then(Item::as_table_mut) else { return };
+        let metadata =
+            package.get_mut("metadata").and_then(Item::as_table_mut).ok_or_else(|| inline(&["package", "metadata"]))?;
         let mut table = Table::new();
         table.set_position(Some(position));
         table.insert("note", Item::Value(Value::from(NOTE)));
@@ -189,6 +231,7 @@ impl Marker {
             table.insert("features", Item::Table(features));
         }
         metadata.insert(MARKER_KEY, Item::Table(table));
+        Ok(())
     }
 }
 

@@ -204,7 +204,7 @@ pub fn edit_manifest(path: &Path, original: &str, edit: &ManifestEdit<'_>) -> Re
             .filter(|cfg| !tables_before.contains(cfg))
             .collect(),
     };
-    marker.write(root, take_position(&mut next_position));
+    marker.write(&source, root, take_position(&mut next_position))?;
     finish(path, original, &doc)
 }
 

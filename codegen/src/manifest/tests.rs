@@ -456,6 +456,20 @@ fn already_edited_manifest_is_returned_unchanged() {
 }
 
 #[test]
+fn an_inline_package_metadata_is_refused_not_left_without_a_record() {
+    let text = "[package]\nname = \"x\"\nmetadata = { docs = 1 }\n\n[dependencies]\naws-smithy-runtime = \"1\"\n";
+    let compiled = policy_a();
+    let edit = ManifestEdit {
+        compiled: &compiled,
+        runtime: RUNTIME,
+        legacy_rustls: LegacyRustls::Keep,
+        loader_made_mut: false,
+    };
+    let err = edit_manifest(Path::new("inline-metadata.toml"), text, &edit).expect_err("refused").to_string();
+    assert!(err.contains("`package.metadata` is an inline table") && err.contains(":3"), "{err}");
+}
+
+#[test]
 fn multiline_arrays_keep_their_layout() {
     let text = "[package]\nname = \"x\"\n\n[dependencies]\naws-smithy-runtime = \"1\"\n\n[features]\n\
                 default = [\n    \"a\",\n    # keep me\n    \"b\"\n]\n\

@@ -18,7 +18,8 @@ use super::{
     WITH_CLIENT_PLUGINS,
 };
 
-/// Removes the `pub mod default_http_client;` line (and its note) from a crate root.
+/// Removes the `pub mod default_http_client;` line (and its note) from a crate root. An inline
+/// `mod default_http_client { .. }` is not the tool's and stays.
 ///
 /// # Errors
 /// [`PatchError::Parse`] for invalid Rust; [`PatchError::InvalidResult`] if the result fails
@@ -29,7 +30,7 @@ pub fn unpatch_crate_root(path: &Path, text: &str) -> Result<String, PatchError>
     let mut ranges = Vec::new();
     for item in &file.items {
         if let syn::Item::Mod(m) = item {
-            if m.ident == MODULE_NAME {
+            if m.ident == MODULE_NAME && m.content.is_none() {
                 let start = src.start_of(first_span(&m.to_token_stream()))?;
                 let end = src.end_of(last_span(&m.to_token_stream()))?;
                 ranges.push(whole_lines(&src, start, end, CRATE_ROOT_NOTE).unwrap_or(start..end));
@@ -37,7 +38,10 @@ pub fn unpatch_crate_root(path: &Path, text: &str) -> Result<String, PatchError>
         }
     }
     finish(&src, text, ranges, |file| {
-        file.items.iter().filter(|i| matches!(i, syn::Item::Mod(m) if m.ident == MODULE_NAME)).count()
+        file.items
+            .iter()
+            .filter(|i| matches!(i, syn::Item::Mod(m) if m.ident == MODULE_NAME && m.content.is_none()))
+            .count()
     })
 }
 

@@ -239,8 +239,11 @@ fn behavior_version_expr(src: &Source<'_>, anchor: &syn::ExprMethodCall) -> Opti
             visit::visit_expr_method_call(self, m);
         }
     }
+    // Only inside the default plugins' arguments, not the chain before them.
     let mut find = Find(None);
-    find.visit_expr_method_call(anchor);
+    for arg in &anchor.args {
+        find.visit_expr(arg);
+    }
     let arg = find.0?;
     let text = |expr: &syn::Expr| {
         use quote::ToTokens;

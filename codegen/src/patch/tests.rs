@@ -121,6 +121,14 @@ fn crate_root_keeps_crlf_and_bom() {
     assert_eq!(inserted_lines(&input, &out).map(|l| l.len()), Some(2));
 }
 
+// ----- revert ----------------------------------------------------------------------------
+
+#[test]
+fn revert_leaves_an_inline_module_of_that_name_alone() {
+    let input = "mod a;\nmod default_http_client {\n    pub fn mine() {}\n}\n";
+    assert_eq!(unpatch_crate_root(&fx("lib.rs"), input).as_deref(), Ok(input));
+}
+
 // ----- service config --------------------------------------------------------------------
 
 #[test]

@@ -175,6 +175,10 @@ fn ring_support(target: &TargetInfo) -> Result<(), &'static str> {
     if narrow_pointers(target) {
         return Err("ring's support for 32-bit pointers on a 64-bit architecture (and for arm64ec) is unverified");
     }
+    // ring asserts SSE2 at compile time on x86 (src/cpu/intel.rs); the i586 targets lack it.
+    if arch(target) == "x86" && target.triple.as_str().starts_with("i586") {
+        return Err("ring requires SSE2 on x86 (src/cpu/intel.rs), which i586 targets do not have");
+    }
     Ok(())
 }
 
@@ -272,7 +276,13 @@ pub fn roots_support(roots: Roots, target: &TargetInfo) -> Result<(), &'static s
         Roots::PlatformVerifier if !(unix || windows) => {
             Err("rustls-platform-verifier has no backend for this operating system; use roots \"webpki\"")
         }
-        Roots::PlatformVerifier => Ok(()),
+        // Apple and Windows ask the OS; other Unix systems read the native store
+        // (verification/others.rs), so they need one.
+        Roots::PlatformVerifier if apple(target) || windows => Ok(()),
+        Roots::PlatformVerifier => native_store(target).map_err(|_| {
+            "rustls-platform-verifier reads the native trust store on this system, and none is readable here; use \
+             roots \"webpki\""
+        }),
         Roots::Native => native_store(target),
     }
 }

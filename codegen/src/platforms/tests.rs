@@ -83,6 +83,7 @@ fn providers_build_where_their_sources_say() {
         ("x86_64-unknown-freebsd", true, true, false),
         ("x86_64-unknown-dragonfly", true, false, false),
         ("x86_64-unknown-fuchsia", true, false, false),
+        ("i586-unknown-linux-gnu", false, true, true),
         ("x86_64-unknown-haiku", true, false, false),
         ("x86_64-unknown-hermit", false, false, false),
         ("x86_64-pc-nto-qnx710", false, false, false),
@@ -112,6 +113,7 @@ fn native_roots_only_where_a_store_can_be_read() {
         ("aarch64-linux-android", false, false),
         ("armv7-linux-androideabi", false, false),
         ("x86_64-unknown-hermit", false, false),
+        ("x86_64-unknown-fuchsia", false, false),
     ] {
         let t = target(triple);
         assert_eq!(roots_support(Roots::Native, t).is_ok(), native, "{triple} native");
