@@ -22,6 +22,8 @@ const SERVICE_HOOK: &str = "crate::default_http_client::runtime_plugin";
 const LOADER_HOOK: &str = "crate::default_http_client::default_http_client";
 const MOD_LINE: &str = "pub mod default_http_client;";
 const PROVIDER_HOOK: &str = ".or_else(crate::default_http_client::default_http_client)";
+const PROVIDER_HOOK_FOR: &str =
+    ".or_else(|| crate::default_http_client::default_http_client_for(self.behavior_version))";
 
 /// The source directory of `name` at exactly `version`, fetched from the registry.
 fn published_source(name: &str, version: &str) -> PathBuf {
@@ -134,9 +136,12 @@ fn aws_config_provider_config_accessors() {
         let (path, input) = read(&dir, "src/provider_config.rs");
         let out = patch_aws_config_provider_config(&path, &input).unwrap_or_else(|e| panic!("{version}: {e}"));
         syn::parse_file(&out).unwrap_or_else(|e| panic!("{version}: output does not parse: {e}"));
-        assert_eq!(out.matches(PROVIDER_HOOK).count(), 2, "{version}");
+        // With a behavior version on ProviderConfig, the fallback is the client for that version.
+        let hook =
+            if input.contains("behavior_version: Option<BehaviorVersion>") { PROVIDER_HOOK_FOR } else { PROVIDER_HOOK };
+        assert_eq!(out.matches(hook).count(), 2, "{version}");
         assert_eq!(patch_aws_config_provider_config(&path, &out).as_deref(), Ok(out.as_str()), "{version}: idempotent");
-        let without_hooks = out.replace(PROVIDER_HOOK, "");
+        let without_hooks = out.replace(hook, "");
         let inserted = inserted_lines(&input, &without_hooks)
             .unwrap_or_else(|| panic!("{version}: output is not the input plus the hooks and their notes"));
         assert_eq!(inserted.len(), 2, "{version}: {inserted:#?}");

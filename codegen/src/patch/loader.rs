@@ -23,6 +23,23 @@ use super::{first_span_of_stmt, is_loader_hook, PatchError, LOADER_NOTE, MARKER,
 /// aws-config too old for this hook); [`PatchError::Ambiguous`] when several `load`s qualify;
 /// [`PatchError::InvalidResult`] if the result fails validation (a bug).
 pub fn patch_aws_config_loader(path: &Path, text: &str) -> Result<String, PatchError> {
+    // A hook an earlier smithy-tls wrote without the loader's behavior version is replaced (the
+    // receiver's `mut` stays).
+    const OLD_HOOK: &str = "default_http_client::default_http_client()";
+    if text.contains(OLD_HOOK) && text.contains("behavior_version") {
+        let unpatched = super::unpatch_aws_config_loader(path, text, false)?;
+        if unpatched != text {
+            let repatched = patch_loader_fresh(path, &unpatched)?;
+            if !repatched.contains(OLD_HOOK) {
+                return Ok(repatched);
+            }
+        }
+    }
+    patch_loader_fresh(path, text)
+}
+
+/// [`patch_aws_config_loader`] on a file as it is (an existing hook of any form counts).
+fn patch_loader_fresh(path: &Path, text: &str) -> Result<String, PatchError> {
     let src = Source::new(path, text);
     let file = src.parse()?;
     let found = find_loader(&file);

@@ -177,6 +177,28 @@ pub(super) fn is_service_hook(func: &syn::Expr) -> bool {
     ["runtime_plugin", "runtime_plugin_for"].iter().any(|name| path_ends_with(func, &[MODULE_NAME, name]).is_some())
 }
 
+/// Whether `arg` is what the `ProviderConfig` hook passes to `or_else`: the path
+/// `..::default_http_client::default_http_client`, or a closure calling
+/// `..::default_http_client::default_http_client_for(..)`.
+pub(super) fn is_provider_hook_arg(arg: &syn::Expr) -> bool {
+    match arg {
+        syn::Expr::Closure(closure) => {
+            // rustfmt may wrap a long body in a block: `|| { call }`.
+            let body = match &*closure.body {
+                syn::Expr::Block(block) => match block.block.stmts.as_slice() {
+                    [syn::Stmt::Expr(expr, None)] => expr,
+                    _ => return false,
+                },
+                other => other,
+            };
+            closure.inputs.is_empty()
+                && matches!(body, syn::Expr::Call(call)
+                    if path_ends_with(&call.func, &[MODULE_NAME, "default_http_client_for"]).is_some())
+        }
+        other => path_ends_with(other, &[MODULE_NAME, "default_http_client"]).is_some(),
+    }
+}
+
 /// Whether `func` is the loader hook's function: a path ending in
 /// `default_http_client::default_http_client` or `default_http_client::default_http_client_for`.
 pub(super) fn is_loader_hook(func: &syn::Expr) -> bool {

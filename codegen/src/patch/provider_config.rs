@@ -7,7 +7,7 @@ use std::path::Path;
 use syn::visit::{self, Visit};
 
 use super::text::{apply, Edit, Source};
-use super::{first_span_of_stmt, path_ends_with, PatchError, MARKER, MODULE_NAME, PROVIDER_CONFIG_NOTE};
+use super::{first_span_of_stmt, is_provider_hook_arg, PatchError, MARKER, MODULE_NAME, PROVIDER_CONFIG_NOTE};
 
 /// The `ProviderConfig` methods that hand its HTTP client out, each reading `self.http_client`.
 const ACCESSORS: [&str; 2] = ["http_client", "client_config"];
@@ -28,8 +28,31 @@ const ACCESSORS: [&str; 2] = ["http_client", "client_config"];
 /// when several methods of that name qualify; [`PatchError::InvalidResult`] if the result fails
 /// validation (a bug).
 pub fn patch_aws_config_provider_config(path: &Path, text: &str) -> Result<String, PatchError> {
+    // Hooks an earlier smithy-tls wrote without the behavior version are replaced.
+    const OLD_HOOK: &str = ".or_else(crate::default_http_client::default_http_client)";
+    if text.contains(OLD_HOOK) && text.contains("behavior_version") {
+        let unpatched = super::unpatch_aws_config_provider_config(path, text)?;
+        if unpatched != text {
+            let repatched = patch_fresh(path, &unpatched)?;
+            if !repatched.contains(OLD_HOOK) {
+                return Ok(repatched);
+            }
+        }
+    }
+    patch_fresh(path, text)
+}
+
+/// [`patch_aws_config_provider_config`] on a file as it is (existing hooks of any form count).
+fn patch_fresh(path: &Path, text: &str) -> Result<String, PatchError> {
     let src = Source::new(path, text);
     let file = src.parse()?;
+    // With a behavior version on `ProviderConfig` (aws-config 1.x), the fallback client is the
+    // one for that version, so the proxy environment counts as for the SDK's clients.
+    let fallback = if provider_config_has_behavior_version(&file) {
+        format!(".or_else(|| crate::{MODULE_NAME}::default_http_client_for(self.behavior_version))")
+    } else {
+        format!(".or_else(crate::{MODULE_NAME}::default_http_client)")
+    };
     let mut edits = Vec::new();
     for name in ACCESSORS {
         let method = one_accessor(&src, &file, name)?;
@@ -60,10 +83,7 @@ pub fn patch_aws_config_provider_config(path: &Path, text: &str) -> Result<Strin
                 text: format!("{indent}// {MARKER} {PROVIDER_CONFIG_NOTE}{nl}"),
             });
         }
-        edits.push(Edit {
-            at: src.end_of(call.0)?,
-            text: format!(".or_else(crate::{MODULE_NAME}::default_http_client)"),
-        });
+        edits.push(Edit { at: src.end_of(call.0)?, text: fallback.clone() });
     }
     if edits.is_empty() {
         return Ok(text.to_owned());
@@ -84,6 +104,23 @@ pub fn patch_aws_config_provider_config(path: &Path, text: &str) -> Result<Strin
         }
     }
     Ok(out)
+}
+
+/// Whether `struct ProviderConfig` has a `behavior_version` field.
+fn provider_config_has_behavior_version(file: &syn::File) -> bool {
+    struct Find(bool);
+    impl<'ast> Visit<'ast> for Find {
+        fn visit_item_struct(&mut self, s: &'ast syn::ItemStruct) {
+            if s.ident == "ProviderConfig"
+                && s.fields.iter().any(|f| f.ident.as_ref().is_some_and(|i| i == "behavior_version"))
+            {
+                self.0 = true;
+            }
+        }
+    }
+    let mut find = Find(false);
+    find.visit_file(file);
+    find.0
 }
 
 /// The one `fn <name>(&self)` of an inherent `impl ProviderConfig`.
@@ -149,10 +186,7 @@ fn scan(block: &syn::Block) -> Scan {
     }
     impl<'ast> Visit<'ast> for Visitor {
         fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
-            if call.method == "or_else"
-                && call.args.len() == 1
-                && path_ends_with(&call.args[0], &[MODULE_NAME, "default_http_client"]).is_some()
-            {
+            if call.method == "or_else" && call.args.len() == 1 && is_provider_hook_arg(&call.args[0]) {
                 self.scan.hooks += 1;
                 // The receiver is the hooked read: not a bare one.
                 if matches!(&*call.receiver, syn::Expr::MethodCall(inner) if self_http_client_clone(inner).is_some()) {

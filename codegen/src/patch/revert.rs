@@ -13,7 +13,7 @@ use syn::visit::{self, Visit};
 use super::fast_path::function_extent;
 use super::text::Source;
 use super::{
-    first_span, first_span_of_stmt, is_loader_hook, is_service_hook, last_span, path_ends_with, PatchError,
+    first_span, first_span_of_stmt, is_loader_hook, is_provider_hook_arg, is_service_hook, last_span, PatchError,
     CRATE_ROOT_NOTE, LOADER_NOTE, MARKER, MODULE_NAME, PROVIDER_CONFIG_NOTE, SERVICE_CONFIG_FN, SERVICE_CONFIG_NOTE,
     WITH_CLIENT_PLUGINS,
 };
@@ -289,9 +289,7 @@ impl<'ast> Visit<'ast> for ProviderHooks<'ast> {
         }
     }
     fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
-        let is_hook = call.method == "or_else"
-            && call.args.len() == 1
-            && path_ends_with(&call.args[0], &[MODULE_NAME, "default_http_client"]).is_some();
+        let is_hook = call.method == "or_else" && call.args.len() == 1 && is_provider_hook_arg(&call.args[0]);
         if let (true, Some(start)) = (is_hook, self.stmt_start) {
             self.hooks.push((start, call));
         }

@@ -154,12 +154,15 @@ fn service_config_passes_the_behavior_version_as_given_to_the_default_plugins() 
     let input =
         "fn base_client_runtime_plugins() -> P {\n    P::new()\n        .with_client_plugins(default_plugins(x))\n}\n";
     patch_ok(patch_service_config, "c.rs", input, SERVICE_HOOK);
-    // A hook written by an earlier smithy-tls (`runtime_plugin()`) counts as present.
+    // A hook written by an earlier smithy-tls (`runtime_plugin()`) is upgraded to pass the version.
     let old = chain("v.expect(\"x\")").replace(
         "        .with_client_plugin(y)",
-        "        .with_client_plugins(crate::default_http_client::runtime_plugin())\n        .with_client_plugin(y)",
+        "        // smithy-tls: install the policy-chosen default HTTP client\n        \
+         .with_client_plugins(crate::default_http_client::runtime_plugin())\n        .with_client_plugin(y)",
     );
-    assert_eq!(patch_service_config(&fx("c.rs"), &old).as_deref(), Ok(old.as_str()));
+    let upgraded = patch_service_config(&fx("c.rs"), &old).unwrap();
+    assert_eq!(upgraded, old.replace("runtime_plugin()", "runtime_plugin_for(v)"));
+    assert_eq!(patch_service_config(&fx("c.rs"), &upgraded).as_deref(), Ok(upgraded.as_str()), "idempotent");
 }
 
 #[test]
@@ -393,6 +396,40 @@ fn provider_config_accessors_fall_back_to_the_default_client() {
     assert_eq!(without_hooks.replace(&format!("{note}\n"), ""), input);
     assert_eq!(patch_aws_config_provider_config(&fx("p.rs"), &out).as_deref(), Ok(out.as_str()), "idempotent");
     snapshot("provider_config", &out);
+}
+
+#[test]
+fn provider_config_with_a_behavior_version_passes_it() {
+    let input = fixture("provider_config.rs").replace(
+        "    region: Option<String>,\n",
+        "    region: Option<String>,\n    behavior_version: Option<BehaviorVersion>,\n",
+    );
+    let hook = ".or_else(|| crate::default_http_client::default_http_client_for(self.behavior_version))";
+    let out = patch_aws_config_provider_config(&fx("p.rs"), &input).unwrap();
+    assert_eq!(out.matches(hook).count(), 2, "{out}");
+    assert_eq!(patch_aws_config_provider_config(&fx("p.rs"), &out).as_deref(), Ok(out.as_str()), "idempotent");
+    assert_eq!(unpatch_aws_config_provider_config(&fx("p.rs"), &out).as_deref(), Ok(input.as_str()));
+    // rustfmt wraps the long closure body in a block: still the hook.
+    let wrapped = out.replace(
+        "|| crate::default_http_client::default_http_client_for(self.behavior_version))",
+        "|| {\n            crate::default_http_client::default_http_client_for(self.behavior_version)\n        })",
+    );
+    assert_ne!(wrapped, out);
+    assert_eq!(patch_aws_config_provider_config(&fx("p.rs"), &wrapped).as_deref(), Ok(wrapped.as_str()));
+    assert_eq!(unpatch_aws_config_provider_config(&fx("p.rs"), &wrapped).map(|u| u.contains("or_else")), Ok(false));
+    // Hooks an earlier smithy-tls wrote without the version are upgraded.
+    let old = out.replace(hook, PROVIDER_HOOK);
+    assert_eq!(patch_aws_config_provider_config(&fx("p.rs"), &old).as_deref(), Ok(out.as_str()));
+}
+
+#[test]
+fn loader_hook_of_an_earlier_smithy_tls_is_upgraded() {
+    let input = "struct ConfigLoader { http_client: Option<C>, behavior_version: Option<B> }\n\
+                 impl ConfigLoader {\n    async fn load(self) -> SdkConfig {\n        todo!()\n    }\n}\n";
+    let out = patch_aws_config_loader(&fx("l.rs"), input).unwrap();
+    assert!(out.contains("default_http_client_for(self.behavior_version)"), "{out}");
+    let old = out.replace("default_http_client_for(self.behavior_version)", "default_http_client()");
+    assert_eq!(patch_aws_config_loader(&fx("l.rs"), &old).as_deref(), Ok(out.as_str()));
 }
 
 #[test]
