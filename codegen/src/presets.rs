@@ -1,12 +1,13 @@
-//! The policy presets shipped in `templates/presets/`, embedded in the binary.
+//! The policy presets shipped in `codegen/presets/` (also reachable as `templates/presets/`),
+//! embedded in the binary and packaged with the crate.
 
 use crate::policy::PolicySource;
 
 /// `(name, file text)` of every preset, in a stable order.
 pub const PRESETS: &[(&str, &str)] = &[
-    ("platform-default", include_str!("../../templates/presets/platform-default.toml")),
-    ("rustls-everywhere", include_str!("../../templates/presets/rustls-everywhere.toml")),
-    ("portable", include_str!("../../templates/presets/portable.toml")),
+    ("platform-default", include_str!("../presets/platform-default.toml")),
+    ("rustls-everywhere", include_str!("../presets/rustls-everywhere.toml")),
+    ("portable", include_str!("../presets/portable.toml")),
 ];
 
 /// The preset used when no policy is given.
