@@ -19,5 +19,6 @@ pub mod policy;
 pub mod presets;
 pub mod read;
 pub mod targets;
+pub mod vendor;
 pub mod vintage;
 pub mod write;

@@ -45,12 +45,14 @@ pub struct Plan {
     pub crates: Vec<CratePlan>,
     /// Crates left alone.
     pub skipped: Vec<SkippedCrate>,
+    /// The runtime crate's files written where the policy points (`--vendor-runtime`).
+    pub vendored: Vec<FileChange>,
 }
 
 impl Plan {
     /// Every file change, in a stable order.
     pub fn changes(&self) -> impl Iterator<Item = &FileChange> {
-        self.crates.iter().flat_map(|c| c.changes.iter())
+        self.crates.iter().flat_map(|c| c.changes.iter()).chain(self.vendored.iter())
     }
 
     /// Whether applying would change nothing.
@@ -137,7 +139,7 @@ pub fn plan(compiled: &CompiledPolicy, discovery: &Discovery) -> Result<Plan, Ve
     }
     skipped.sort_by(|a, b| a.dir.cmp(&b.dir));
     if errors.is_empty() {
-        Ok(Plan { crates, skipped })
+        Ok(Plan { crates, skipped, vendored: Vec::new() })
     } else {
         Err(errors)
     }
@@ -228,7 +230,7 @@ pub fn plan_revert(discovery: &Discovery) -> Result<Plan, Vec<PlanError>> {
         }
     }
     if errors.is_empty() {
-        Ok(Plan { crates, skipped: discovery.skipped.clone() })
+        Ok(Plan { crates, skipped: discovery.skipped.clone(), vendored: Vec::new() })
     } else {
         Err(errors)
     }
@@ -298,4 +300,47 @@ fn revert_crate(dir: &Path, kind: CrateKind) -> Result<(Vec<FileChange>, Vec<Str
         ));
     }
     Ok((changes, notes))
+}
+
+/// The runtime crate the generated code was made for, written under `dir` (the policy's
+/// `[runtime] path`, inside the SDK tree): one change per file that is missing or differs. Files
+/// of the directory the shipped crate does not have are left alone.
+///
+/// # Errors
+/// [`PlanError::Io`] when a file cannot be read.
+pub fn plan_vendored_runtime(dir: &Path) -> Result<Vec<FileChange>, PlanError> {
+    let mut changes = Vec::new();
+    for (path, text) in crate::vendor::runtime_files(dir) {
+        let existing = read_optional(&path)?;
+        changes.extend(change(path, existing, text.to_owned()));
+    }
+    Ok(changes)
+}
+
+/// Why the runtime crate the policy points at cannot pair with the generated code, if it cannot:
+/// it is missing, or is another package, or a version the policy's requirement excludes.
+pub fn check_runtime_crate(dir: &Path, package: &str, requirement: &str) -> Option<String> {
+    let manifest = dir.join("Cargo.toml");
+    let Ok(text) = crate::read::read_text(&manifest) else {
+        return Some(format!("{}: missing (the policy's `[runtime] path` points there)", manifest.display()));
+    };
+    let Ok(doc) = text.parse::<toml_edit::DocumentMut>() else {
+        return Some(format!("{}: not valid TOML", manifest.display()));
+    };
+    let name = doc.get("package").and_then(|p| p.get("name")).and_then(|n| n.as_str());
+    if name != Some(package) {
+        return Some(format!(
+            "{}: package `{}`, where the policy names `{package}`",
+            manifest.display(),
+            name.unwrap_or("?")
+        ));
+    }
+    let version = doc.get("package").and_then(|p| p.get("version")).and_then(|v| v.as_str()).unwrap_or("");
+    let matches = semver::VersionReq::parse(requirement)
+        .ok()
+        .zip(semver::Version::parse(version).ok())
+        .is_some_and(|(req, version)| req.matches(&version));
+    (!matches).then(|| {
+        format!("{}: version `{version}`, which the policy's requirement `{requirement}` excludes", manifest.display())
+    })
 }

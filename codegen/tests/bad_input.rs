@@ -37,10 +37,25 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     out
 }
 
+/// The default preset without `[runtime] path`: these trees hold no runtime crate, and what is
+/// checked here is the generator's handling of bad input, not the pairing with the runtime.
+fn policy_without_runtime_path() -> &'static Path {
+    static POLICY: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    POLICY.get_or_init(|| {
+        let text = smithy_tls_codegen::presets::preset("platform-default").unwrap().text;
+        let text = text.replace("path = \"smithy-default-tls\"\n", "");
+        let path = std::env::temp_dir().join(format!("bad-input-policy-{}.toml", std::process::id()));
+        std::fs::write(&path, text).unwrap();
+        path
+    })
+}
+
 /// Runs `smithy-tls apply [extra] dirs...`; returns the exit code and stderr.
 fn apply(dirs: &[&Path], extra: &[&str]) -> (Option<i32>, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_smithy-tls"))
         .arg("apply")
+        .arg("--policy")
+        .arg(policy_without_runtime_path())
         .args(extra)
         .args(dirs)
         .output()

@@ -160,3 +160,52 @@ fn a_module_file_the_user_replaced_keeps_its_mod_line() {
     let lib = std::fs::read_to_string(tree.join("dotted-tables/src/lib.rs")).unwrap();
     assert!(lib.contains("pub mod default_http_client;"), "{lib}");
 }
+
+fn smithy_tls_status(args: &[&str], dir: &Path) -> (Option<i32>, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_smithy-tls")).args(args).arg(dir).output().expect("run smithy-tls");
+    (out.status.code(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+}
+
+#[test]
+fn apply_refuses_a_tree_without_the_runtime_it_points_at_before_writing_anything() {
+    let root = tempfile::tempdir().unwrap();
+    let tree = fresh(root.path(), "tree");
+    let runtime = tree.join("smithy-default-tls/Cargo.toml");
+    for (manifest, says) in [
+        (None, "missing (the policy's `[runtime] path` points there)"),
+        (Some("[package]\nname = \"something-else\"\nversion = \"0.1.0\"\n"), "package `something-else`"),
+        (Some("[package]\nname = \"smithy-default-tls\"\nversion = \"0.2.0\"\n"), "version `0.2.0`"),
+    ] {
+        match manifest {
+            None => std::fs::remove_file(&runtime).unwrap(),
+            Some(text) => std::fs::write(&runtime, text).unwrap(),
+        }
+        let before = snapshot(&tree);
+        let (code, out) = smithy_tls_status(&["apply"], &tree);
+        assert_eq!(code, Some(2), "{out}");
+        assert!(out.contains(says) && out.contains("--vendor-runtime") && out.contains("no file was written"), "{out}");
+        assert_eq!(snapshot(&tree), before, "nothing written");
+    }
+}
+
+#[test]
+fn vendor_runtime_places_the_runtime_and_check_reports_it_stale() {
+    let root = tempfile::tempdir().unwrap();
+    let tree = fresh(root.path(), "tree");
+    std::fs::remove_dir_all(tree.join("smithy-default-tls")).unwrap();
+    smithy_tls(&["apply", "--vendor-runtime"], &tree);
+    let vendored = tree.join("smithy-default-tls");
+    for (path, text) in smithy_tls_codegen::vendor::RUNTIME_FILES {
+        assert_eq!(std::fs::read_to_string(vendored.join(path)).unwrap(), *text, "{path}");
+    }
+    // Up to date, with and without the flag (the runtime is there, the right version).
+    smithy_tls(&["check", "--vendor-runtime"], &tree);
+    smithy_tls(&["check"], &tree);
+    // A vendored file changed by hand is stale: check says so, apply puts it back.
+    std::fs::write(vendored.join("src/dns.rs"), "// edited\n").unwrap();
+    let (code, out) = smithy_tls_status(&["check", "--vendor-runtime"], &tree);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("smithy-default-tls/src/dns.rs"), "{out}");
+    smithy_tls(&["apply", "--vendor-runtime"], &tree);
+    smithy_tls(&["check", "--vendor-runtime"], &tree);
+}

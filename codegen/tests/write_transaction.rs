@@ -25,6 +25,9 @@ fn two_trees() -> (tempfile::TempDir, Vec<PathBuf>) {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/trees");
     let roots = vec![scratch.path().join("sdk-a"), scratch.path().join("sdk-b")];
     for (root, cases) in roots.iter().zip([["aws-config", "dotted-tables"], ["renamed-inline", "unformatted"]]) {
+        // The runtime crate the policy's `[runtime] path` points at.
+        smithy_tls_test_support::copy_tree(&fixtures.join("smithy-default-tls"), &root.join("smithy-default-tls"), &[])
+            .unwrap();
         for case in cases {
             smithy_tls_test_support::copy_tree(&fixtures.join(case), &root.join(case), &[]).unwrap();
         }

@@ -81,6 +81,11 @@ pub struct RewriteArgs {
     /// Treat crates that look like generated clients but cannot be wired as errors.
     #[arg(long)]
     pub strict: bool,
+    /// Write the runtime crate the generated code is made for where the policy's `[runtime] path`
+    /// points (check and diff: report it missing or stale). Without it, that crate must already be
+    /// there, the right package at a matching version.
+    #[arg(long)]
+    pub vendor_runtime: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,

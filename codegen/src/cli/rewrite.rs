@@ -65,6 +65,10 @@ fn run_inner(mode: Mode, args: &RewriteArgs) -> Result<ExitCode, Failure> {
                 errors.iter().map(|e| format!("  - {e}")).collect::<Vec<_>>().join("\n")
             ))
         })?;
+        let mut planned = planned;
+        if mode != Mode::Revert && !planned.crates.is_empty() {
+            pair_with_runtime(&compiled, dir, args.vendor_runtime, &mut planned)?;
+        }
         plans.push((dir.clone(), planned));
     }
     if progress {
@@ -160,9 +164,10 @@ fn run_inner(mode: Mode, args: &RewriteArgs) -> Result<ExitCode, Failure> {
                     format!("policy `{}`: {wired} crate(s) up to date", compiled.policy.name)
                 }
                 Mode::Check | Mode::Diff => format!(
-                    "policy `{}`: {changed_files} file(s) in {changed_crates} crate(s) would change; run `smithy-tls apply {}{}` to update them",
+                    "policy `{}`: {changed_files} file(s) in {changed_crates} crate(s) would change; run `smithy-tls apply {}{}{}` to update them",
                     compiled.policy.name,
                     policy_flag(args),
+                    if args.vendor_runtime { "--vendor-runtime " } else { "" },
                     args.dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(" ")
                 ),
             };
@@ -170,6 +175,39 @@ fn run_inner(mode: Mode, args: &RewriteArgs) -> Result<ExitCode, Failure> {
         }
     }
     Ok(ExitCode::from(if mode == Mode::Check && changed_files > 0 { EXIT_CHANGES } else { EXIT_OK }))
+}
+
+/// Makes sure the tree pairs the generated code with the runtime it is made for, before anything
+/// is written: with `--vendor-runtime` the shipped runtime is planned at the policy's `[runtime]
+/// path`; without, the crate there must be the policy's package at a matching version.
+fn pair_with_runtime(
+    compiled: &crate::model::CompiledPolicy,
+    root: &std::path::Path,
+    vendor: bool,
+    plan: &mut Plan,
+) -> Result<(), Failure> {
+    let runtime = &compiled.policy.runtime;
+    let Some(path) = &runtime.path else {
+        if vendor {
+            return Err(Failure::new(
+                "--vendor-runtime: the policy's [runtime] has no `path` to write the runtime crate to",
+            ));
+        }
+        return Ok(());
+    };
+    let dir = root.join(path);
+    if vendor {
+        plan.vendored = crate::plan::plan_vendored_runtime(&dir).map_err(|e| Failure::new(e.to_string()))?;
+        return Ok(());
+    }
+    match crate::plan::check_runtime_crate(&dir, &runtime.package, &runtime.version) {
+        None => Ok(()),
+        Some(problem) => Err(Failure::new(format!(
+            "the runtime crate the generated code needs is not usable: {problem}; no file was written. Pass \
+             --vendor-runtime to write the runtime crate this smithy-tls ships there, or point the policy's \
+             [runtime] `path` at it"
+        ))),
+    }
 }
 
 fn policy_flag(args: &RewriteArgs) -> String {

@@ -1,0 +1,15 @@
+//! Names for the feature sets the code is gated on, so each is spelled once (`#[cfg(rustls)]`
+//! rather than `#[cfg(any(feature = "rustls-aws-lc", feature = "rustls-ring"))]` everywhere).
+
+fn main() {
+    cfg_aliases::cfg_aliases! {
+        // A rustls provider is compiled in (aws-lc-rs or ring).
+        rustls: { any(feature = "rustls-aws-lc", feature = "rustls-ring") },
+        // s2n-tls is compiled in (it builds only on Unix; lib.rs refuses other targets).
+        s2n: { all(feature = "s2n-tls", unix) },
+        // Some trust-root source is compiled in.
+        roots_source: { any(feature = "native", feature = "webpki", feature = "platform-verifier") },
+        // The native store is read by this crate (rustls); s2n-tls reads it itself.
+        rustls_native: { all(rustls, feature = "native") },
+    }
+}

@@ -1,0 +1,544 @@
+//! The [`HttpClient`] implementation: a pooled hyper 1 client per connect timeout, driven the way
+//! the Smithy orchestrator drives every client.
+
+use std::collections::HashMap;
+use std::error::Error as StdError;
+use std::fmt;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
+
+use aws_smithy_async::future::timeout::Timeout;
+use aws_smithy_async::rt::sleep::{AsyncSleep, SharedAsyncSleep, TokioSleep};
+use aws_smithy_runtime_api::client::connection::{CaptureSmithyConnection, ConnectionMetadata};
+use aws_smithy_runtime_api::client::connector_metadata::ConnectorMetadata;
+use aws_smithy_runtime_api::client::dns::{ResolveDns, SharedDnsResolver};
+use aws_smithy_runtime_api::client::http::telemetry::{
+    CaptureHttpAttemptTelemetry, ConnectionAcquisitionTelemetry, ConnectionUsage,
+};
+use aws_smithy_runtime_api::client::http::{
+    HttpClient, HttpConnector, HttpConnectorFuture, HttpConnectorSettings, SharedHttpClient, SharedHttpConnector,
+};
+use aws_smithy_runtime_api::client::orchestrator::{HttpRequest, HttpResponse};
+use aws_smithy_runtime_api::client::result::ConnectorError;
+use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
+use aws_smithy_types::body::SdkBody;
+use hyper_util::client::legacy::connect::{capture_connection, CaptureConnection};
+use hyper_util::rt::{TokioExecutor, TokioTimer};
+
+use crate::connect::{ConnectionInfo, TlsConnectService};
+use crate::dns::Resolver;
+use crate::error::{ConnectTimeout, Error, HandshakeFailure, ProxyError, ReadTimeout, TlsHandshakeError};
+use crate::proxy::ProxyConfig;
+use crate::roots::ExtraRoots;
+use crate::tls::{LazyTlsBackend, TlsSettings};
+use crate::{TlsProvider, TrustRoots};
+
+/// Idle pooled connections are closed after this long unless the builder says otherwise.
+pub const DEFAULT_POOL_IDLE_TIMEOUT: Duration = Duration::from_secs(90);
+
+/// The TCP keepalive idle time set on every connection unless
+/// [`Builder::tcp_keepalive`] says otherwise.
+pub const DEFAULT_TCP_KEEPALIVE: Duration = Duration::from_secs(60);
+
+type HyperClient = hyper_util::client::legacy::Client<TlsConnectService, SdkBody>;
+
+/// An HTTPS client for Smithy-generated SDKs, implementing [`HttpClient`].
+///
+/// Cloning is cheap and clones share everything: the TLS configuration, the trust roots and the
+/// connection pools. Build one with [`SmithyTlsClient::builder`], or get the process-wide one for
+/// a (provider, roots) choice with [`shared_client`](crate::shared_client).
+///
+/// ```
+/// # #[cfg(all(feature = "rustls-ring", feature = "webpki"))] {
+/// use smithy_default_tls::{SmithyTlsClient, TlsProvider, TrustRoots};
+///
+/// let client = SmithyTlsClient::builder()
+///     .provider(TlsProvider::RustlsRing)
+///     .trust_roots(TrustRoots::Webpki)
+///     .build()
+///     .expect("valid configuration");
+/// // Hand it to an SDK config: `.http_client(client.into_shared())`.
+/// let _shared = client.into_shared();
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct SmithyTlsClient {
+    inner: Arc<ClientInner>,
+}
+
+struct ClientInner {
+    tls: Arc<LazyTlsBackend>,
+    resolver: Resolver,
+    proxy: ProxyConfig,
+    pool_idle_timeout: Duration,
+    pool_max_idle_per_host: usize,
+    tcp_keepalive: Option<Duration>,
+    /// One hyper client (one pool) per distinct connect timeout. SDK clients configured alike
+    /// (the common case) share one pool.
+    pools: Mutex<HashMap<Option<Duration>, HyperClient>>,
+}
+
+impl fmt::Debug for SmithyTlsClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let settings = self.inner.tls.settings();
+        f.debug_struct("SmithyTlsClient")
+            .field("provider", &settings.provider)
+            .field("trust_roots", &settings.roots)
+            .field("extra_roots", &settings.extra_roots.certificates.len())
+            .field("http2", &settings.enable_http2)
+            .field("session_resumption", &settings.session_resumption)
+            .field("proxy", &self.inner.proxy)
+            .finish()
+    }
+}
+
+impl SmithyTlsClient {
+    /// A builder with nothing chosen yet.
+    pub fn builder() -> Builder {
+        Builder::default()
+    }
+
+    /// The TLS provider this client uses.
+    pub fn provider(&self) -> TlsProvider {
+        self.inner.tls.settings().provider
+    }
+
+    /// Whether `self` and `other` are handles to the same client (same pools, same TLS state).
+    pub fn ptr_eq(&self, other: &SmithyTlsClient) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
+    /// Wraps this client for an SDK config (`.http_client(..)`).
+    pub fn into_shared(self) -> SharedHttpClient {
+        SharedHttpClient::new(self)
+    }
+
+    fn pool_for(&self, connect_timeout: Option<Duration>, sleep: &SharedAsyncSleep) -> HyperClient {
+        let mut pools = self.inner.pools.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        pools
+            .entry(connect_timeout)
+            .or_insert_with(|| {
+                let service = TlsConnectService::new(
+                    Arc::clone(&self.inner.tls),
+                    self.inner.resolver.clone(),
+                    self.inner.proxy.clone(),
+                    self.inner.tcp_keepalive,
+                    connect_timeout,
+                    sleep.clone(),
+                );
+                hyper_util::client::legacy::Client::builder(TokioExecutor::new())
+                    .pool_idle_timeout(self.inner.pool_idle_timeout)
+                    .pool_max_idle_per_host(self.inner.pool_max_idle_per_host)
+                    .pool_timer(TokioTimer::new())
+                    .timer(TokioTimer::new())
+                    .http2_initial_stream_window_size(8 * 1024 * 1024)
+                    .http2_initial_connection_window_size(32 * 1024 * 1024)
+                    .http2_max_frame_size(256 * 1024)
+                    .build(service)
+            })
+            .clone()
+    }
+}
+
+impl HttpClient for SmithyTlsClient {
+    fn http_connector(&self, settings: &HttpConnectorSettings, components: &RuntimeComponents) -> SharedHttpConnector {
+        let sleep = components.sleep_impl().unwrap_or_else(|| SharedAsyncSleep::new(TokioSleep::new()));
+        let client = self.pool_for(settings.connect_timeout(), &sleep);
+        SharedHttpConnector::new(Connector {
+            client,
+            proxy: self.inner.proxy.clone(),
+            read_timeout: settings.read_timeout(),
+            sleep,
+        })
+    }
+
+    fn connector_metadata(&self) -> Option<ConnectorMetadata> {
+        Some(ConnectorMetadata::new(env!("CARGO_PKG_NAME"), Some(env!("CARGO_PKG_VERSION").into())))
+    }
+}
+
+/// The connector handed to the orchestrator: one pool plus the read timeout.
+struct Connector {
+    client: HyperClient,
+    proxy: ProxyConfig,
+    read_timeout: Option<Duration>,
+    sleep: SharedAsyncSleep,
+}
+
+impl fmt::Debug for Connector {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Connector").field("read_timeout", &self.read_timeout).finish_non_exhaustive()
+    }
+}
+
+impl HttpConnector for Connector {
+    fn call(&self, request: HttpRequest) -> HttpConnectorFuture {
+        let mut request = match request.try_into_http1x() {
+            Ok(request) => request,
+            Err(e) => return HttpConnectorFuture::ready(Err(ConnectorError::user(e.into()))),
+        };
+        // A plain-HTTP request forwarded by a proxy carries the proxy's credentials itself (an
+        // `https://` one sends them in the tunnel's CONNECT instead).
+        if request.uri().scheme_str() == Some("http") {
+            if let Some(auth) = self.proxy.route(request.uri()).and_then(|route| route.auth) {
+                request.headers_mut().insert(http::header::PROXY_AUTHORIZATION, auth);
+            }
+        }
+        let telemetry = request.extensions().get::<CaptureHttpAttemptTelemetry>().cloned();
+        let started = SystemTime::now();
+        let capture = capture_connection(&mut request);
+        if let Some(smithy_capture) = request.extensions().get::<CaptureSmithyConnection>() {
+            let capture = capture.clone();
+            smithy_capture.set_connection_retriever(move || connection_metadata(&capture));
+        }
+        let response = self.client.request(request);
+        let read_timeout = self.read_timeout.map(|after| (after, self.sleep.sleep(after)));
+        HttpConnectorFuture::new(async move {
+            let response = match read_timeout {
+                None => response.await,
+                Some((after, sleep)) => match Timeout::new(response, sleep).await {
+                    Ok(response) => response,
+                    Err(_elapsed) => {
+                        if let Some(telemetry) = &telemetry {
+                            record_attempt(telemetry, &capture, started);
+                        }
+                        let error = ConnectorError::timeout(Box::new(ReadTimeout { after }));
+                        return Err(match connection_metadata(&capture) {
+                            Some(metadata) => error.with_connection(metadata),
+                            None => error,
+                        });
+                    }
+                },
+            };
+            if let Some(telemetry) = &telemetry {
+                record_attempt(telemetry, &capture, started);
+            }
+            let response = response.map_err(|e| classify(e, &capture))?;
+            let response = response.map(SdkBody::from_body_1_x);
+            HttpResponse::try_from(response).map_err(|e| ConnectorError::other(e.into(), None))
+        })
+    }
+}
+
+/// Records what the attempt's telemetry asks for (as upstream's client does): how long the call
+/// took to its response head (or failure), and, when a connection was used, whether it was
+/// fresh or reused, how long getting it took, and its metadata.
+fn record_attempt(telemetry: &CaptureHttpAttemptTelemetry, capture: &CaptureConnection, started: SystemTime) {
+    let now = SystemTime::now();
+    telemetry.record_connector_call_duration(now.duration_since(started).unwrap_or_default());
+    let Some(metadata) = connection_metadata(capture) else { return };
+    let info = {
+        let guard = capture.connection_metadata();
+        let mut extensions = http::Extensions::new();
+        if let Some(connected) = guard.as_ref() {
+            connected.get_extras(&mut extensions);
+        }
+        extensions.get::<ConnectionInfo>().cloned()
+    };
+    let Some(info) = info else { return };
+    // Connected after the call started: this call opened it (and waited for it).
+    let acquisition = if info.connected_at >= started {
+        tracing::trace!(connection = info.id, "new connection");
+        ConnectionAcquisitionTelemetry::from_interval(started, info.connected_at, ConnectionUsage::Fresh)
+    } else {
+        tracing::trace!(connection = info.id, "reusing a pooled connection");
+        ConnectionAcquisitionTelemetry::new(Duration::ZERO, ConnectionUsage::Reused)
+    };
+    telemetry.record_connection_selection(acquisition, metadata);
+}
+
+fn connection_metadata(capture: &CaptureConnection) -> Option<ConnectionMetadata> {
+    let guard = capture.connection_metadata();
+    let connected = guard.as_ref()?;
+    let mut extensions = http::Extensions::new();
+    connected.get_extras(&mut extensions);
+    let info = extensions.get::<ConnectionInfo>();
+    let to_poison = capture.clone();
+    let proxied = connected.is_proxied() || info.is_some_and(|i| i.proxy.is_some());
+    let mut builder = ConnectionMetadata::builder().proxied(proxied).poison_fn(move || {
+        match to_poison.connection_metadata().as_ref() {
+            Some(connected) => connected.poison(),
+            None => tracing::trace!("no connection to poison"),
+        }
+    });
+    builder.set_remote_addr(info.and_then(|i| i.remote_addr));
+    builder.set_local_addr(info.and_then(|i| i.local_addr));
+    Some(builder.build())
+}
+
+fn find_source<'a, T: StdError + 'static>(err: &'a (dyn StdError + 'static)) -> Option<&'a T> {
+    let mut next = Some(err);
+    while let Some(err) = next {
+        if let Some(found) = err.downcast_ref::<T>() {
+            return Some(found);
+        }
+        next = err.source();
+    }
+    None
+}
+
+/// Sorts a hyper-util error into the kinds the SDK's retry strategy understands: timeouts and
+/// transport failures are retried; certificate and protocol failures, and misuse, are not.
+fn classify(err: hyper_util::client::legacy::Error, capture: &CaptureConnection) -> ConnectorError {
+    let error = classify_kind(err);
+    match connection_metadata(capture) {
+        Some(metadata) => error.with_connection(metadata),
+        None => error,
+    }
+}
+
+fn classify_kind(err: hyper_util::client::legacy::Error) -> ConnectorError {
+    if find_source::<ConnectTimeout>(&err).is_some() {
+        return ConnectorError::timeout(err.into());
+    }
+    if let Some(proxy) = find_source::<ProxyError>(&err) {
+        return if proxy.failure.is_transient() {
+            ConnectorError::io(err.into())
+        } else {
+            ConnectorError::other(err.into(), None)
+        };
+    }
+    if let Some(handshake) = find_source::<TlsHandshakeError>(&err) {
+        return match handshake.kind() {
+            HandshakeFailure::Io => ConnectorError::io(err.into()),
+            HandshakeFailure::Certificate(_) | HandshakeFailure::Protocol => ConnectorError::other(err.into(), None),
+        };
+    }
+    if let Some(hyper_err) = find_source::<hyper::Error>(&err) {
+        if hyper_err.is_timeout() {
+            return ConnectorError::timeout(err.into());
+        }
+        if hyper_err.is_user() {
+            return ConnectorError::user(err.into());
+        }
+        if hyper_err.is_closed() || hyper_err.is_canceled() || hyper_err.is_incomplete_message() {
+            return ConnectorError::io(err.into());
+        }
+    }
+    if err.is_connect() || find_source::<std::io::Error>(&err).is_some() {
+        return ConnectorError::io(err.into());
+    }
+    ConnectorError::other(err.into(), None)
+}
+
+/// Configures a [`SmithyTlsClient`].
+///
+/// ```
+/// # #[cfg(feature = "rustls-aws-lc")] {
+/// use smithy_default_tls::{SmithyTlsClient, TlsProvider};
+///
+/// let pem = b"-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n";
+/// let err = SmithyTlsClient::builder().provider(TlsProvider::RustlsAwsLc).extra_root_pem(pem);
+/// assert!(err.is_err(), "bad PEM is reported when it is added");
+/// # }
+/// ```
+#[derive(Debug, Clone)]
+pub struct Builder {
+    provider: Option<TlsProvider>,
+    resolver: Resolver,
+    roots: Option<TrustRoots>,
+    extra_roots: ExtraRoots,
+    enable_http2: bool,
+    session_resumption: bool,
+    pool_idle_timeout: Duration,
+    ca_bundle: Option<std::path::PathBuf>,
+    proxy: ProxyConfig,
+    pool_max_idle_per_host: usize,
+    tcp_keepalive: Option<Duration>,
+}
+
+impl Default for Builder {
+    fn default() -> Self {
+        Builder {
+            provider: None,
+            resolver: Resolver::System,
+            roots: None,
+            extra_roots: ExtraRoots::default(),
+            enable_http2: true,
+            session_resumption: true,
+            pool_idle_timeout: DEFAULT_POOL_IDLE_TIMEOUT,
+            ca_bundle: None,
+            proxy: ProxyConfig::disabled(),
+            pool_max_idle_per_host: usize::MAX,
+            tcp_keepalive: Some(DEFAULT_TCP_KEEPALIVE),
+        }
+    }
+}
+
+impl Builder {
+    /// How many idle connections to keep per host (default: no limit; idle ones close after
+    /// [`pool_idle_timeout`](Builder::pool_idle_timeout)). `0` keeps none: every request opens
+    /// a connection.
+    pub fn pool_max_idle_per_host(mut self, max: usize) -> Self {
+        self.pool_max_idle_per_host = max;
+        self
+    }
+
+    /// TCP keepalive on every connection: probes after this much idle time (default 60 s, as
+    /// upstream's default client); `None` turns it off.
+    pub fn tcp_keepalive(mut self, idle: Option<Duration>) -> Self {
+        self.tcp_keepalive = idle;
+        self
+    }
+
+    /// Sends requests through a proxy ([`ProxyConfig`]: explicit, from the environment, or
+    /// disabled, the default). `https://` origins are reached through an HTTP `CONNECT` tunnel
+    /// with TLS end to end; `http://` origins are forwarded.
+    pub fn proxy(mut self, proxy: ProxyConfig) -> Self {
+        self.proxy = proxy;
+        self
+    }
+
+    /// Picks the TLS provider. Without this, the first compiled-in one in
+    /// [`TlsProvider::ALL`] is used.
+    pub fn provider(mut self, provider: TlsProvider) -> Self {
+        self.provider = Some(provider);
+        self
+    }
+
+    /// Picks the trust-root source. Without this, and without extra certificates, the first
+    /// compiled-in one in [`TrustRoots::ALL`] is used.
+    pub fn trust_roots(mut self, roots: TrustRoots) -> Self {
+        self.roots = Some(roots);
+        self
+    }
+
+    /// Also trusts every certificate in a PEM bundle (for a private CA). Fails if the bundle
+    /// holds no certificate or a malformed one.
+    pub fn extra_root_pem(mut self, pem: impl AsRef<[u8]>) -> Result<Self, Error> {
+        self.extra_roots.add_pem("<memory>", pem.as_ref())?;
+        Ok(self)
+    }
+
+    /// Like [`extra_root_pem`](Self::extra_root_pem), reading the bundle from a file.
+    pub fn extra_root_pem_file(mut self, path: impl AsRef<Path>) -> Result<Self, Error> {
+        let path = path.as_ref();
+        let origin = path.display().to_string();
+        let pem =
+            std::fs::read(path).map_err(|e| Error::InvalidPem { origin: origin.clone(), reason: e.to_string() })?;
+        self.extra_roots.add_pem(&origin, &pem)?;
+        Ok(self)
+    }
+
+    /// Offers HTTP/2 through ALPN (on by default); when off, only HTTP/1.1 is offered.
+    pub fn enable_http2(mut self, enable: bool) -> Self {
+        self.enable_http2 = enable;
+        self
+    }
+
+    /// Resumes earlier TLS sessions on new connections to the same server (on by default):
+    /// a resumed handshake skips certificate verification and a round of key exchange.
+    pub fn session_resumption(mut self, enable: bool) -> Self {
+        self.session_resumption = enable;
+        self
+    }
+
+    /// Resolves host names with `resolver` instead of the system's resolver (`getaddrinfo`),
+    /// as upstream's `dns_resolver` option does: for a caching resolver, a test that points many
+    /// host names at a local server, or a name service of the application's own.
+    ///
+    /// ```
+    /// # #[cfg(all(feature = "rustls-ring", feature = "webpki"))] {
+    /// use std::net::{IpAddr, Ipv4Addr};
+    /// use aws_smithy_runtime_api::client::dns::{DnsFuture, ResolveDns};
+    /// use smithy_default_tls::{SmithyTlsClient, TlsProvider, TrustRoots};
+    ///
+    /// #[derive(Debug)]
+    /// struct Loopback;
+    /// impl ResolveDns for Loopback {
+    ///     fn resolve_dns<'a>(&'a self, _name: &'a str) -> DnsFuture<'a> {
+    ///         DnsFuture::ready(Ok(vec![IpAddr::V4(Ipv4Addr::LOCALHOST)]))
+    ///     }
+    /// }
+    /// let client = SmithyTlsClient::builder()
+    ///     .provider(TlsProvider::RustlsRing)
+    ///     .trust_roots(TrustRoots::Webpki)
+    ///     .dns_resolver(Loopback)
+    ///     .build()
+    ///     .unwrap();
+    /// # }
+    /// ```
+    pub fn dns_resolver(mut self, resolver: impl ResolveDns + 'static) -> Self {
+        self.resolver = Resolver::Custom(SharedDnsResolver::new(resolver));
+        self
+    }
+
+    /// Trusts exactly the certificates of the PEM file at `path`, replacing the
+    /// [`trust_roots`](Builder::trust_roots) source (certificates added with
+    /// [`extra_root_pem`](Builder::extra_root_pem) still count): the meaning the AWS CLI gives
+    /// `AWS_CA_BUNDLE`. The file is read when TLS is prepared; a missing or malformed one fails
+    /// every connection with an error naming the path.
+    pub fn ca_bundle_file(mut self, path: impl Into<std::path::PathBuf>) -> Self {
+        self.ca_bundle = Some(path.into());
+        self
+    }
+
+    /// [`ca_bundle_file`](Builder::ca_bundle_file) with the file `AWS_CA_BUNDLE` names, when
+    /// that variable is set and not empty; otherwise nothing changes. The process-wide default
+    /// client ([`shared_client`](crate::shared_client)) reads the variable the same way.
+    pub fn ca_bundle_from_env(mut self) -> Self {
+        if let Some(path) = crate::roots::ca_bundle_from_env() {
+            self.ca_bundle = Some(path);
+        }
+        self
+    }
+
+    /// How long an idle pooled connection is kept ([`DEFAULT_POOL_IDLE_TIMEOUT`] by default).
+    pub fn pool_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.pool_idle_timeout = timeout;
+        self
+    }
+
+    /// Builds the client. Never blocks: trust roots and TLS configuration are prepared when
+    /// first needed — on a background thread started here when that is slow (aws-lc, the system
+    /// store), else inline at the first connection.
+    ///
+    /// Without [`trust_roots`](Builder::trust_roots) or extra roots, the first compiled source
+    /// the provider supports is used (`native`, then `webpki`, then `platform-verifier`).
+    pub fn build(self) -> Result<SmithyTlsClient, Error> {
+        let provider = self.provider.or_else(|| TlsProvider::ALL.first().copied()).ok_or(Error::NoProvider)?;
+        let roots = match self.roots {
+            Some(roots) => Some(roots),
+            None if self.extra_roots.is_empty() => Some(
+                TrustRoots::ALL
+                    .iter()
+                    .copied()
+                    .find(|&roots| provider.validate_roots(roots).is_ok())
+                    .ok_or(Error::NoTrustRoots)?,
+            ),
+            None => None,
+        };
+        if let Some(roots) = roots {
+            provider.validate_roots(roots)?;
+        }
+        Ok(self.build_with(provider, roots))
+    }
+
+    /// Builds with a resolved provider and roots; cannot fail (a pair that
+    /// [`TlsProvider::validate_roots`] refuses fails at every connection instead). Starts the
+    /// background warm-up.
+    pub(crate) fn build_with(self, provider: TlsProvider, roots: Option<TrustRoots>) -> SmithyTlsClient {
+        let settings = TlsSettings {
+            provider,
+            roots,
+            extra_roots: self.extra_roots,
+            enable_http2: self.enable_http2,
+            session_resumption: self.session_resumption,
+            ca_bundle: self.ca_bundle,
+        };
+        let tls = LazyTlsBackend::new(settings);
+        tls.warm_up_in_background();
+        let pools = Mutex::new(HashMap::new());
+        let inner = ClientInner {
+            tls,
+            resolver: self.resolver,
+            proxy: self.proxy,
+            pool_idle_timeout: self.pool_idle_timeout,
+            pool_max_idle_per_host: self.pool_max_idle_per_host,
+            tcp_keepalive: self.tcp_keepalive,
+            pools,
+        };
+        SmithyTlsClient { inner: Arc::new(inner) }
+    }
+}

@@ -1,0 +1,267 @@
+//! The hyper-util connector service: TCP connect, then (for `https://`) the TLS handshake, both
+//! under one connect timeout.
+
+use std::future::Future;
+use std::io;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use aws_smithy_async::future::timeout::Timeout;
+use aws_smithy_async::rt::sleep::{AsyncSleep, SharedAsyncSleep};
+use aws_smithy_runtime_api::box_error::BoxError;
+use http::Uri;
+use hyper_util::client::legacy::connect::{Connected, Connection, HttpConnector};
+use hyper_util::rt::TokioIo;
+use tower_service::Service;
+
+use crate::dns::Resolver;
+use crate::error::{ConnectTimeout, ProxyError, ProxyFailure};
+use crate::proxy::ProxyConfig;
+use crate::tls::{LazyTlsBackend, MaybeTlsStream, TlsInfo, ALPN_H2};
+
+/// Facts about one connection, attached to every response it carried (in the response
+/// extensions) so that callers can see which connection and which TLS stack served them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ConnectionInfo {
+    /// A process-wide sequence number, unique per connection.
+    pub id: u64,
+    /// The peer's address.
+    pub remote_addr: Option<SocketAddr>,
+    /// The local address.
+    pub local_addr: Option<SocketAddr>,
+    /// What TLS negotiated; `None` for plain `http://` connections.
+    pub tls: Option<TlsInfo>,
+    /// The proxy (`host:port`) the connection goes through: a `CONNECT` tunnel for `https://`
+    /// origins, request forwarding for `http://` ones.
+    pub proxy: Option<String>,
+    /// When the connection was ready (TCP, tunnel and TLS done).
+    pub connected_at: std::time::SystemTime,
+    /// How long connecting took: TCP connect (to the proxy, if any), tunnel and TLS handshake.
+    pub connect_duration: Duration,
+}
+
+static NEXT_CONNECTION_ID: AtomicU64 = AtomicU64::new(1);
+
+/// Connects to the URI's authority; speaks TLS when the scheme is `https`.
+#[derive(Clone, Debug)]
+pub(crate) struct TlsConnectService {
+    tcp: HttpConnector<Resolver>,
+    tls: Arc<LazyTlsBackend>,
+    proxy: ProxyConfig,
+    connect_timeout: Option<Duration>,
+    sleep: SharedAsyncSleep,
+}
+
+impl TlsConnectService {
+    pub(crate) fn new(
+        tls: Arc<LazyTlsBackend>,
+        resolver: Resolver,
+        proxy: ProxyConfig,
+        tcp_keepalive: Option<Duration>,
+        connect_timeout: Option<Duration>,
+        sleep: SharedAsyncSleep,
+    ) -> Self {
+        let mut tcp = HttpConnector::new_with_resolver(resolver);
+        tcp.enforce_http(false);
+        tcp.set_nodelay(true);
+        tcp.set_keepalive(tcp_keepalive);
+        TlsConnectService { tcp, tls, proxy, connect_timeout, sleep }
+    }
+}
+
+type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+
+impl Service<Uri> for TlsConnectService {
+    type Response = ConnectedStream;
+    type Error = BoxError;
+    type Future = BoxFuture<Result<ConnectedStream, BoxError>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, uri: Uri) -> Self::Future {
+        let mut tcp = self.tcp.clone();
+        let tls = Arc::clone(&self.tls);
+        let route = self.proxy.route(&uri);
+        let span = tracing::debug_span!(
+            "smithy_tls.connect",
+            origin = %uri.authority().map_or("", |a| a.as_str()),
+            proxy = route.as_ref().map(|r| r.authority.as_str()),
+            tcp_ms = tracing::field::Empty,
+            tunnel_ms = tracing::field::Empty,
+            handshake_ms = tracing::field::Empty,
+            provider = tracing::field::Empty,
+            version = tracing::field::Empty,
+            cipher = tracing::field::Empty,
+            group = tracing::field::Empty,
+            alpn = tracing::field::Empty,
+            resumed = tracing::field::Empty,
+        );
+        let connect_span = span.clone();
+        let connect = async move {
+            let span = connect_span;
+            let started = std::time::Instant::now();
+            let https = match uri.scheme_str() {
+                Some("https") => true,
+                Some("http") => false,
+                other => {
+                    return Err::<_, BoxError>(
+                        format!("unsupported URI scheme {other:?} in {uri}: use http or https").into(),
+                    )
+                }
+            };
+            let host = uri.host().ok_or_else(|| format!("URI {uri} has no host"))?;
+            let server_name = host.trim_start_matches('[').trim_end_matches(']').to_owned();
+            // The CONNECT target keeps IPv6 brackets.
+            let server_name_for_connect = host.to_owned();
+            // Through a proxy, the TCP connection goes to the proxy.
+            let dial = route.as_ref().map_or_else(|| uri.clone(), |route| route.uri.clone());
+            let (tcp, backend) = if https {
+                // Finish preparing TLS (roots, config) while the TCP connect is in flight.
+                let (tcp, backend) = tokio::join!(tcp.call(dial), tls.get());
+                (tcp, Some(backend?))
+            } else {
+                (tcp.call(dial).await, None)
+            };
+            let origin =
+                format!("{server_name_for_connect}:{}", uri.port_u16().unwrap_or(if https { 443 } else { 80 }));
+            span.record("tcp_ms", millis(started.elapsed()));
+            let mut tcp = match (tcp, &route) {
+                (Ok(tcp), _) => tcp.into_inner(),
+                (Err(e), Some(route)) => {
+                    return Err(Box::new(ProxyError {
+                        proxy: route.authority.clone(),
+                        origin,
+                        failure: ProxyFailure::Unreachable(e.into()),
+                    }) as BoxError)
+                }
+                (Err(e), None) => return Err(e.into()),
+            };
+            if let (Some(route), true) = (&route, https) {
+                let tunnel_started = std::time::Instant::now();
+                crate::proxy::tunnel(&mut tcp, route, &origin).await?;
+                span.record("tunnel_ms", millis(tunnel_started.elapsed()));
+                tracing::debug!(proxy = %route.authority, %origin, "proxy tunnel established");
+            }
+            let (stream, tls_info) = match backend {
+                Some(backend) => {
+                    let handshake_started = std::time::Instant::now();
+                    let (stream, info) = backend.handshake(&server_name, tcp).await?;
+                    span.record("handshake_ms", millis(handshake_started.elapsed()));
+                    span.record("provider", info.provider.name());
+                    span.record("version", info.protocol_version.as_str());
+                    span.record("cipher", info.cipher_suite.as_str());
+                    span.record("group", info.key_exchange_group.as_deref());
+                    span.record("alpn", info.alpn.as_deref());
+                    span.record("resumed", info.resumed);
+                    tracing::debug!(
+                        provider = %info.provider,
+                        version = %info.protocol_version,
+                        cipher = %info.cipher_suite,
+                        group = ?info.key_exchange_group,
+                        alpn = ?info.alpn,
+                        resumed = info.resumed,
+                        "TLS connection established"
+                    );
+                    (stream, Some(info))
+                }
+                None => (MaybeTlsStream::Plain(tcp), None),
+            };
+            let info = ConnectionInfo {
+                id: NEXT_CONNECTION_ID.fetch_add(1, Ordering::Relaxed),
+                remote_addr: stream.tcp().peer_addr().ok(),
+                local_addr: stream.tcp().local_addr().ok(),
+                tls: tls_info,
+                proxy: route.map(|route| route.authority),
+                connected_at: std::time::SystemTime::now(),
+                connect_duration: started.elapsed(),
+            };
+            Ok(ConnectedStream { io: TokioIo::new(stream), info })
+        };
+        let connect = tracing::Instrument::instrument(connect, span);
+        match self.connect_timeout {
+            None => Box::pin(connect),
+            Some(after) => {
+                let sleep = self.sleep.sleep(after);
+                Box::pin(async move {
+                    match Timeout::new(connect, sleep).await {
+                        Ok(result) => result,
+                        Err(_elapsed) => Err(Box::new(ConnectTimeout { after }) as BoxError),
+                    }
+                })
+            }
+        }
+    }
+}
+
+/// A duration in milliseconds, for span fields.
+fn millis(duration: Duration) -> f64 {
+    duration.as_secs_f64() * 1e3
+}
+
+pin_project_lite::pin_project! {
+    /// A connected stream plus what is known about it.
+    #[derive(Debug)]
+    pub(crate) struct ConnectedStream {
+        #[pin]
+        io: TokioIo<MaybeTlsStream>,
+        info: ConnectionInfo,
+    }
+}
+
+impl Connection for ConnectedStream {
+    fn connected(&self) -> Connected {
+        let h2 = self.info.tls.as_ref().and_then(|t| t.alpn.as_deref()).map(str::as_bytes) == Some(ALPN_H2);
+        // A forwarding proxy (plain `http://` origin) gets absolute-form request lines; a tunnel
+        // carries origin-form requests like a direct connection.
+        let forwarded = self.info.proxy.is_some() && self.info.tls.is_none();
+        let connected = Connected::new().proxy(forwarded).extra(self.info.clone());
+        if h2 {
+            connected.negotiated_h2()
+        } else {
+            connected
+        }
+    }
+}
+
+impl hyper::rt::Read for ConnectedStream {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: hyper::rt::ReadBufCursor<'_>,
+    ) -> Poll<io::Result<()>> {
+        self.project().io.poll_read(cx, buf)
+    }
+}
+
+impl hyper::rt::Write for ConnectedStream {
+    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        self.project().io.poll_write(cx, buf)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.project().io.poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.project().io.poll_shutdown(cx)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.io.is_write_vectored()
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.project().io.poll_write_vectored(cx, bufs)
+    }
+}

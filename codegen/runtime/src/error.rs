@@ -1,0 +1,365 @@
+//! Errors reported by this crate.
+
+use std::error::Error as StdError;
+use std::fmt;
+use std::sync::Arc;
+
+use crate::{TlsProvider, TrustRoots};
+
+/// An error building a client or preparing its TLS configuration.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum Error {
+    /// No trust roots were chosen: neither a [`TrustRoots`](crate::TrustRoots) source nor any
+    /// extra PEM certificate. A client that trusts nothing could never connect.
+    NoTrustRoots,
+    /// No TLS provider was chosen on the builder and none is compiled in.
+    NoProvider,
+    /// A PEM bundle given to the builder could not be used.
+    InvalidPem {
+        /// Where the bundle came from, as the caller named it (a path, or `"<memory>"`).
+        origin: String,
+        /// What was wrong with it.
+        reason: String,
+    },
+    /// The trust roots could not be loaded.
+    Roots(RootsError),
+    /// The TLS library rejected the configuration.
+    TlsConfig {
+        /// The provider that rejected it.
+        provider: TlsProvider,
+        /// The library's message.
+        reason: String,
+    },
+    /// A proxy URL (builder or environment) that cannot be used.
+    InvalidProxy {
+        /// The URL, credentials hidden.
+        url: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// [`configure_default`](crate::configure_default) was called a second time.
+    DefaultAlreadyConfigured,
+    /// [`configure_default`](crate::configure_default) was called after a default client was
+    /// built; call it first, early in `main`.
+    DefaultAlreadyBuilt,
+    /// The provider cannot use these trust roots (see [`TlsProvider::validate_roots`]).
+    UnsupportedRoots {
+        /// The provider.
+        provider: TlsProvider,
+        /// The roots it cannot use.
+        roots: TrustRoots,
+        /// Why, and what to use instead.
+        reason: &'static str,
+    },
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::NoTrustRoots => f.write_str(
+                "no trust roots configured: enable the `native` or `webpki` feature and pick it \
+                 with `trust_roots(..)`, or add certificates with `extra_root_pem(..)`",
+            ),
+            Error::NoProvider => f.write_str(
+                "no TLS provider configured: enable one of the `rustls-aws-lc`, `rustls-ring` or \
+                 `s2n-tls` features and pick it with `provider(..)`",
+            ),
+            Error::InvalidPem { origin, reason } => {
+                write!(f, "unusable PEM certificates from {origin}: {reason}")
+            }
+            Error::Roots(e) => write!(f, "trust roots unavailable: {e}"),
+            Error::TlsConfig { provider, reason } => {
+                write!(f, "{provider} rejected the TLS configuration: {reason}")
+            }
+            Error::InvalidProxy { url, reason } => write!(f, "unusable proxy `{url}`: {reason}"),
+            Error::DefaultAlreadyConfigured => {
+                f.write_str("the default clients were already configured: call `configure_default` once")
+            }
+            Error::DefaultAlreadyBuilt => f.write_str(
+                "a default client was already built, so its settings can no longer change: call \
+                 `configure_default` before any SDK client is created (early in `main`)",
+            ),
+            Error::UnsupportedRoots { provider, roots, reason } => {
+                write!(f, "{provider} cannot use `{roots}` trust roots: {reason}")
+            }
+        }
+    }
+}
+
+impl StdError for Error {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        match self {
+            Error::Roots(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<RootsError> for Error {
+    fn from(e: RootsError) -> Self {
+        Error::Roots(e)
+    }
+}
+
+/// Why a trust-root source could not be used. Reported at the first connection that needs the
+/// roots (loading never happens while a client is being built), and for every connection after
+/// that: the outcome of loading is cached for the life of the process.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RootsError {
+    /// The operating system store could not be read and yielded no certificate.
+    NativeUnreadable {
+        /// One line per failure reported while reading the store (file and reason).
+        details: Vec<String>,
+    },
+    /// The operating system store was read but holds no certificate this TLS library accepts.
+    NativeEmpty {
+        /// How many certificates were found and rejected as unparsable.
+        rejected: usize,
+    },
+    /// The operating system's certificate verifier could not be set up (on Linux: no usable
+    /// certificate in the native store).
+    PlatformVerifier {
+        /// What the verifier reported.
+        reason: String,
+    },
+}
+
+impl fmt::Display for RootsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RootsError::NativeUnreadable { details } => {
+                write!(
+                    f,
+                    "the native certificate store could not be read ({}); check SSL_CERT_FILE / \
+                     SSL_CERT_DIR, install the system CA bundle, or use the `webpki` roots",
+                    details.join("; ")
+                )
+            }
+            RootsError::NativeEmpty { rejected } => write!(
+                f,
+                "the native certificate store holds no usable certificate ({rejected} rejected); \
+                 check SSL_CERT_FILE / SSL_CERT_DIR, install the system CA bundle, or use the \
+                 `webpki` roots"
+            ),
+            RootsError::PlatformVerifier { reason } => write!(
+                f,
+                "the platform certificate verifier could not be set up ({reason}); on Linux check \
+                 SSL_CERT_FILE / SSL_CERT_DIR or install the system CA bundle, or use the `webpki` \
+                 roots"
+            ),
+        }
+    }
+}
+
+impl StdError for RootsError {}
+
+/// Why a TLS handshake failed. Found in the source chain of the connector error, so callers and
+/// retry classifiers can tell certificate problems (never worth retrying) from transport ones.
+#[derive(Debug, Clone)]
+pub struct TlsHandshakeError {
+    pub(crate) provider: TlsProvider,
+    pub(crate) kind: HandshakeFailure,
+    pub(crate) source: Arc<dyn StdError + Send + Sync>,
+}
+
+/// The class of a TLS handshake failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HandshakeFailure {
+    /// The server's certificate was rejected, and why.
+    Certificate(CertificateProblem),
+    /// The peer sent an alert or the parameters could not be agreed.
+    Protocol,
+    /// The transport failed during the handshake (reset, EOF).
+    Io,
+}
+
+/// Why a server certificate was rejected, in the same terms for every provider.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CertificateProblem {
+    /// The chain does not lead to a trusted root.
+    UnknownIssuer,
+    /// The certificate is not valid for the host name connected to.
+    NameMismatch,
+    /// The certificate has expired.
+    Expired,
+    /// The certificate is not valid yet.
+    NotYetValid,
+    /// A certificate in the chain is signed with an algorithm this client does not accept
+    /// (SHA-1, …), or, with s2n-tls, has a key it does not accept (RSA under 2048 bits, …); the
+    /// source says which certificate and what. rustls reports an RSA key too small to verify
+    /// the handshake signature as [`Other`](CertificateProblem::Other) (a bad signature).
+    WeakAlgorithm,
+    /// Any other rejection (bad signature, revoked, wrong usage…); the source says which.
+    Other,
+}
+
+impl fmt::Display for CertificateProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            CertificateProblem::UnknownIssuer => "issued by an untrusted certificate authority",
+            CertificateProblem::NameMismatch => "not valid for the host name",
+            CertificateProblem::Expired => "expired",
+            CertificateProblem::NotYetValid => "not valid yet",
+            CertificateProblem::WeakAlgorithm => "signed with an algorithm or using a key too weak to trust",
+            CertificateProblem::Other => "invalid",
+        })
+    }
+}
+
+impl TlsHandshakeError {
+    /// The provider that ran the handshake.
+    pub fn provider(&self) -> TlsProvider {
+        self.provider
+    }
+
+    /// The class of failure.
+    pub fn kind(&self) -> HandshakeFailure {
+        self.kind
+    }
+}
+
+impl fmt::Display for TlsHandshakeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind {
+            HandshakeFailure::Certificate(problem) => {
+                write!(f, "server certificate rejected by {}: {problem}", self.provider)
+            }
+            HandshakeFailure::Protocol => write!(f, "TLS handshake failed ({})", self.provider),
+            HandshakeFailure::Io => write!(f, "connection failed during the TLS handshake ({})", self.provider),
+        }
+    }
+}
+
+impl StdError for TlsHandshakeError {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        Some(&*self.source)
+    }
+}
+
+/// The TCP connect plus TLS handshake did not finish within the connect timeout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConnectTimeout {
+    pub(crate) after: std::time::Duration,
+}
+
+impl fmt::Display for ConnectTimeout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "connect timeout: TCP connect and TLS handshake did not finish within {:?}", self.after)
+    }
+}
+
+impl StdError for ConnectTimeout {}
+
+/// A proxy did not carry a connection to its origin.
+#[derive(Debug)]
+pub struct ProxyError {
+    /// The proxy (`host:port`).
+    pub proxy: String,
+    /// The origin (`host:port`) the connection was for.
+    pub origin: String,
+    /// What went wrong.
+    pub failure: ProxyFailure,
+}
+
+/// How a proxy failed.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ProxyFailure {
+    /// The proxy could not be reached (connection refused, no route, DNS).
+    Unreachable(Box<dyn StdError + Send + Sync>),
+    /// The proxy answered the `CONNECT` with a status other than 2xx (407: credentials needed or
+    /// wrong; 403: the proxy's policy forbids the origin; 502/503/504: it could not reach it).
+    Refused {
+        /// The status code.
+        status: u16,
+        /// The proxy's reason phrase.
+        reason: String,
+    },
+    /// The proxy closed the connection before answering.
+    Closed,
+    /// The proxy's answer was not an HTTP response.
+    BadResponse(String),
+    /// Reading from or writing to the proxy failed.
+    Io(std::io::Error),
+}
+
+impl ProxyFailure {
+    /// Whether trying again may succeed: an unreachable or failing proxy (5xx but 501), a
+    /// throttling one (429), a dropped connection. Credentials (407), policy refusals (403) and
+    /// a proxy without CONNECT (501) do not change by retrying.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            ProxyFailure::Unreachable(_) | ProxyFailure::Closed | ProxyFailure::Io(_) => true,
+            // 501: the proxy does not do CONNECT, which will not change; 429: come back later.
+            ProxyFailure::Refused { status, .. } => (*status >= 500 && *status != 501) || *status == 429,
+            ProxyFailure::BadResponse(_) => false,
+        }
+    }
+}
+
+impl fmt::Display for ProxyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (proxy, origin) = (&self.proxy, &self.origin);
+        match &self.failure {
+            ProxyFailure::Unreachable(e) => write!(f, "proxy {proxy} (for {origin}) is unreachable: {e}"),
+            ProxyFailure::Refused { status: 407, reason } => write!(
+                f,
+                "proxy {proxy} refused the tunnel to {origin}: 407 {reason}: it needs credentials (in the proxy URL, \
+                 http://user:password@host:port, or `ProxyBuilder::basic_auth`), or the ones given are wrong"
+            ),
+            ProxyFailure::Refused { status, reason } => {
+                write!(f, "proxy {proxy} refused the tunnel to {origin}: {status} {reason}")
+            }
+            ProxyFailure::Closed => {
+                write!(f, "proxy {proxy} closed the connection before answering the tunnel to {origin}")
+            }
+            ProxyFailure::BadResponse(what) => {
+                write!(f, "proxy {proxy} answered the tunnel to {origin} with something that is not HTTP: {what}")
+            }
+            ProxyFailure::Io(e) => write!(f, "talking to proxy {proxy} (for {origin}) failed: {e}"),
+        }
+    }
+}
+
+impl StdError for ProxyError {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        match &self.failure {
+            ProxyFailure::Unreachable(e) => Some(e.as_ref()),
+            ProxyFailure::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn which_proxy_refusals_are_worth_retrying() {
+        let refused = |status| ProxyFailure::Refused { status, reason: String::new() };
+        for (status, transient) in [(407, false), (403, false), (501, false), (429, true), (502, true), (503, true)] {
+            assert_eq!(refused(status).is_transient(), transient, "{status}");
+        }
+        assert!(ProxyFailure::Closed.is_transient());
+        assert!(!ProxyFailure::BadResponse(String::new()).is_transient());
+    }
+}
+
+/// No response head arrived within the read timeout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadTimeout {
+    pub(crate) after: std::time::Duration,
+}
+
+impl fmt::Display for ReadTimeout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "read timeout: no response head within {:?}", self.after)
+    }
+}
+
+impl StdError for ReadTimeout {}

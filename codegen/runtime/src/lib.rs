@@ -1,0 +1,77 @@
+//! The default HTTPS client for Smithy-generated Rust SDKs.
+//!
+//! `smithy-default-tls` implements [`HttpClient`](aws_smithy_runtime_api::client::http::HttpClient)
+//! on hyper 1 and hyper-util's connection pool, with a choice of TLS provider and trust roots
+//! made once per process:
+//!
+//! | cargo feature   | what it brings                                                          |
+//! |-----------------|-------------------------------------------------------------------------|
+//! | `rustls-aws-lc` | [`TlsProvider::RustlsAwsLc`]: rustls + aws-lc-rs, post-quantum hybrid key exchange first |
+//! | `rustls-ring`   | [`TlsProvider::RustlsRing`]: rustls + ring                               |
+//! | `s2n-tls`       | `TlsProvider::S2nTls`: s2n-tls + aws-lc, security policy `20251014`, Linux and macOS only |
+//! | `native`        | [`TrustRoots::Native`]: the OS store (honours `SSL_CERT_FILE` / `SSL_CERT_DIR`) |
+//! | `webpki`        | [`TrustRoots::Webpki`]: bundled Mozilla roots, no filesystem access     |
+//! | `platform-verifier` | `TrustRoots::PlatformVerifier`: the OS verifier (rustls providers); no store to load on Apple platforms and Windows |
+//!
+//! Only TLS 1.2 and 1.3 are offered, and certificate chain and host name verification are always
+//! on: there is no switch to turn them off. HTTP/2 and HTTP/1.1 are negotiated through ALPN.
+//!
+//! Generated SDK code calls [`default_client_plugin`] (or [`shared_client`]); applications can
+//! build their own client with [`SmithyTlsClient::builder`].
+//!
+//! Start-up is cheap: building a client never loads trust roots or builds TLS state on the
+//! caller's thread. When that work can be slow (aws-lc's first use, the OS trust store or
+//! verifier) it starts on a background thread when the first client for a choice is built, and
+//! the first connection waits for it only if it has not finished yet; when it is quick (ring with
+//! bundled or given roots) the first connection does it inline. The outcome of preparing — roots
+//! or the error loading them — is kept (native and webpki roots for the life of the process, the
+//! platform verifier per client configuration), so a broken store is a clear error at every
+//! connection, never a panic.
+//!
+//! Bulk downloads are cheap too: every TLS connection reads the socket up to 64 KiB at a time
+//! once data flows in bulk (one record's worth before that)
+//! and serves the TLS library's record-sized reads from that buffer (16 instead of 65 read calls
+//! per MiB), and s2n-tls connections hand hyper every record s2n-tls already decrypted.
+#![warn(missing_docs, unreachable_pub)]
+#![forbid(unsafe_code)]
+
+#[cfg(not(any(feature = "rustls-aws-lc", feature = "rustls-ring", feature = "s2n-tls")))]
+compile_error!(
+    "smithy-default-tls needs a TLS provider: enable the `rustls-aws-lc`, `rustls-ring` or `s2n-tls` feature"
+);
+
+#[cfg(all(feature = "s2n-tls", not(any(target_os = "linux", target_os = "macos"))))]
+compile_error!(
+    "the `s2n-tls` feature of smithy-default-tls supports Linux and macOS only; pick `rustls-aws-lc` or \
+     `rustls-ring` for this target (in a smithy-tls policy: a rule for this target with another provider)"
+);
+
+mod client;
+mod connect;
+mod dns;
+mod error;
+mod provider;
+mod proxy;
+mod roots;
+mod shared;
+mod tls;
+
+pub use client::{Builder, SmithyTlsClient, DEFAULT_POOL_IDLE_TIMEOUT, DEFAULT_TCP_KEEPALIVE};
+pub use connect::ConnectionInfo;
+pub use error::{
+    CertificateProblem, ConnectTimeout, Error, HandshakeFailure, ProxyError, ProxyFailure, ReadTimeout, RootsError,
+    TlsHandshakeError,
+};
+pub use provider::TlsProvider;
+pub use proxy::{ProxyBuilder, ProxyConfig};
+pub use roots::{TrustRoots, AWS_CA_BUNDLE};
+pub use shared::{
+    configure_default, default_client_plugin, default_client_plugin_for, shared_client, shared_client_for,
+    shared_tls_client, shared_tls_client_for, try_shared_client, try_shared_tls_client,
+};
+pub use tls::TlsInfo;
+
+/// The s2n-tls security policy used by [`TlsProvider::S2nTls`] (TLS 1.2 minimum, TLS 1.3
+/// preferred, forward secrecy, post-quantum hybrid key exchange offered first).
+#[cfg(s2n)]
+pub const S2N_SECURITY_POLICY: &str = tls::s2n::SECURITY_POLICY;

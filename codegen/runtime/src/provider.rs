@@ -1,0 +1,114 @@
+//! The TLS providers this crate can build a client with.
+
+use std::fmt;
+
+use crate::{Error, TrustRoots};
+
+/// Which TLS implementation (and, for rustls, which crypto library) a client uses.
+///
+/// The choice is one value: code that picks a provider names a variant, and everything
+/// provider-specific lives behind it. Each variant exists only when its cargo feature is enabled,
+/// so naming a provider that is not compiled in is a compile error rather than a runtime surprise.
+///
+/// ```
+/// # #[cfg(feature = "rustls-aws-lc")] {
+/// use smithy_default_tls::TlsProvider;
+/// assert_eq!(TlsProvider::RustlsAwsLc.name(), "rustls-aws-lc");
+/// # }
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum TlsProvider {
+    /// rustls with the aws-lc-rs crypto provider; post-quantum hybrid key exchange
+    /// (X25519MLKEM768) is offered first. Cargo feature `rustls-aws-lc`.
+    #[cfg(feature = "rustls-aws-lc")]
+    RustlsAwsLc,
+    /// rustls with the ring crypto provider. Cargo feature `rustls-ring`.
+    #[cfg(feature = "rustls-ring")]
+    RustlsRing,
+    /// s2n-tls with aws-lc, security policy
+    #[doc = concat!("`", "20251014", "`")]
+    /// (TLS 1.2+, forward secrecy, post-quantum hybrid key exchange first), receive buffering
+    /// on. Linux and macOS only. Cargo feature `s2n-tls`.
+    #[cfg(s2n)]
+    S2nTls,
+}
+
+impl TlsProvider {
+    /// Every provider compiled into this build, in a stable order.
+    pub const ALL: &'static [TlsProvider] = &[
+        #[cfg(feature = "rustls-aws-lc")]
+        TlsProvider::RustlsAwsLc,
+        #[cfg(feature = "rustls-ring")]
+        TlsProvider::RustlsRing,
+        #[cfg(s2n)]
+        TlsProvider::S2nTls,
+    ];
+
+    /// The provider's name as used in cargo features and policy files (e.g. `rustls-aws-lc`).
+    pub fn name(self) -> &'static str {
+        match self {
+            #[cfg(feature = "rustls-aws-lc")]
+            TlsProvider::RustlsAwsLc => "rustls-aws-lc",
+            #[cfg(feature = "rustls-ring")]
+            TlsProvider::RustlsRing => "rustls-ring",
+            #[cfg(s2n)]
+            TlsProvider::S2nTls => "s2n-tls",
+        }
+    }
+}
+
+impl TlsProvider {
+    /// Whether this provider can use `roots`. The one place that decides it: the builder, the
+    /// shared clients and the backends all ask here. (s2n-tls reads the system store itself and
+    /// has no use for the platform verifier.)
+    ///
+    /// ```
+    /// # #[cfg(all(feature = "rustls-ring", feature = "platform-verifier"))] {
+    /// use smithy_default_tls::{TlsProvider, TrustRoots};
+    /// assert!(TlsProvider::RustlsRing.validate_roots(TrustRoots::PlatformVerifier).is_ok());
+    /// # }
+    /// ```
+    pub fn validate_roots(self, roots: TrustRoots) -> Result<(), Error> {
+        if roots.needs_rustls() && !self.is_rustls() {
+            return Err(Error::UnsupportedRoots {
+                provider: self,
+                roots,
+                reason: "only rustls providers can use the platform verifier (s2n-tls reads the system store \
+                         itself): use `native` (or `webpki`) roots, or a rustls provider",
+            });
+        }
+        Ok(())
+    }
+
+    /// Whether this is one of the rustls providers.
+    pub(crate) fn is_rustls(self) -> bool {
+        match self {
+            #[cfg(feature = "rustls-aws-lc")]
+            TlsProvider::RustlsAwsLc => true,
+            #[cfg(feature = "rustls-ring")]
+            TlsProvider::RustlsRing => true,
+            #[cfg(s2n)]
+            TlsProvider::S2nTls => false,
+        }
+    }
+
+    /// Whether the provider's cryptography is aws-lc, whose first use seeds its random generator
+    /// from CPU-jitter entropy (milliseconds: worth preparing off the caller's thread).
+    pub(crate) fn is_built_on_aws_lc(self) -> bool {
+        match self {
+            #[cfg(feature = "rustls-aws-lc")]
+            TlsProvider::RustlsAwsLc => true,
+            #[cfg(feature = "rustls-ring")]
+            TlsProvider::RustlsRing => false,
+            #[cfg(s2n)]
+            TlsProvider::S2nTls => true,
+        }
+    }
+}
+
+impl fmt::Display for TlsProvider {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}

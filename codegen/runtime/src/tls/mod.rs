@@ -1,0 +1,325 @@
+//! TLS backends: one module per implementation, behind one small interface.
+//!
+//! A backend is prepared once (trust roots loaded, configuration built) and then performs
+//! handshakes over connected TCP streams. Preparation blocks: when it is slow (aws-lc's first
+//! use, reading the system store) it runs on a background thread started when a client is built,
+//! or on tokio's blocking pool at the first connection; when it is quick, inline at the first
+//! connection.
+
+mod read_ahead;
+#[cfg(rustls)]
+pub(crate) mod rustls;
+#[cfg(s2n)]
+pub(crate) mod s2n;
+pub(crate) use read_ahead::ReadAhead;
+
+use std::io;
+use std::pin::Pin;
+use std::sync::{Arc, OnceLock};
+use std::task::{Context, Poll};
+
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::TcpStream;
+
+use crate::error::{Error, TlsHandshakeError};
+use crate::roots::{ExtraRoots, TrustRoots};
+use crate::TlsProvider;
+
+/// ALPN protocol identifiers offered by every backend, most preferred first.
+pub(crate) const ALPN_H2: &[u8] = b"h2";
+pub(crate) const ALPN_HTTP11: &[u8] = b"http/1.1";
+
+/// What a backend needs to know to prepare itself.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct TlsSettings {
+    pub(crate) provider: TlsProvider,
+    pub(crate) roots: Option<TrustRoots>,
+    pub(crate) extra_roots: ExtraRoots,
+    pub(crate) enable_http2: bool,
+    pub(crate) session_resumption: bool,
+    /// A PEM file whose certificates replace `roots` (AWS_CA_BUNDLE), read when preparing.
+    pub(crate) ca_bundle: Option<std::path::PathBuf>,
+}
+
+impl TlsSettings {
+    pub(crate) fn alpn(&self) -> Vec<Vec<u8>> {
+        if self.enable_http2 {
+            vec![ALPN_H2.to_vec(), ALPN_HTTP11.to_vec()]
+        } else {
+            vec![ALPN_HTTP11.to_vec()]
+        }
+    }
+}
+
+/// What was negotiated on a TLS connection. Attached to each connection, returned in the
+/// extensions of every response it carried, and logged at debug level.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TlsInfo {
+    /// The provider that ran the handshake.
+    pub provider: TlsProvider,
+    /// The protocol version, e.g. `TLSv1_3`.
+    pub protocol_version: String,
+    /// The cipher suite, e.g. `TLS13_AES_256_GCM_SHA384`.
+    pub cipher_suite: String,
+    /// The key exchange group, e.g. `X25519MLKEM768`, when known.
+    pub key_exchange_group: Option<String>,
+    /// The application protocol agreed through ALPN (`h2` or `http/1.1`), if any.
+    pub alpn: Option<String>,
+    /// Whether the session was resumed from an earlier one.
+    pub resumed: bool,
+}
+
+/// A prepared backend.
+#[derive(Debug)]
+pub(crate) enum TlsBackend {
+    #[cfg(rustls)]
+    Rustls(self::rustls::RustlsBackend),
+    #[cfg(s2n)]
+    S2n(self::s2n::S2nBackend),
+}
+
+impl TlsBackend {
+    /// Loads roots and builds the configuration. Blocking.
+    fn prepare(settings: &TlsSettings) -> Result<TlsBackend, Error> {
+        // A CA bundle replaces the roots source: its certificates, plus any the caller added.
+        let with_bundle;
+        let settings = match &settings.ca_bundle {
+            None => settings,
+            Some(path) => {
+                let mut extra_roots = crate::roots::load_ca_bundle(path)?;
+                extra_roots.certificates.extend(settings.extra_roots.certificates.iter().cloned());
+                with_bundle = TlsSettings { roots: None, extra_roots, ca_bundle: None, ..settings.clone() };
+                &with_bundle
+            }
+        };
+        if let Some(roots) = settings.roots {
+            settings.provider.validate_roots(roots)?;
+        }
+        match settings.provider {
+            #[cfg(feature = "rustls-aws-lc")]
+            TlsProvider::RustlsAwsLc => Ok(TlsBackend::Rustls(self::rustls::RustlsBackend::prepare(
+                settings,
+                // With the `prefer-post-quantum` feature, X25519MLKEM768 leads the key exchange groups.
+                ::rustls::crypto::aws_lc_rs::default_provider(),
+            )?)),
+            #[cfg(feature = "rustls-ring")]
+            TlsProvider::RustlsRing => Ok(TlsBackend::Rustls(self::rustls::RustlsBackend::prepare(
+                settings,
+                ::rustls::crypto::ring::default_provider(),
+            )?)),
+            #[cfg(s2n)]
+            TlsProvider::S2nTls => Ok(TlsBackend::S2n(self::s2n::S2nBackend::prepare(settings)?)),
+        }
+    }
+
+    pub(crate) async fn handshake(
+        &self,
+        server_name: &str,
+        tcp: TcpStream,
+    ) -> Result<(MaybeTlsStream, TlsInfo), TlsHandshakeError> {
+        match self {
+            #[cfg(rustls)]
+            TlsBackend::Rustls(b) => b.handshake(server_name, tcp).await,
+            #[cfg(s2n)]
+            TlsBackend::S2n(b) => b.handshake(server_name, tcp).await,
+        }
+    }
+}
+
+/// A backend prepared on first need, at most once, shared by every connection of a client.
+#[derive(Debug)]
+pub(crate) struct LazyTlsBackend {
+    settings: TlsSettings,
+    prepared: OnceLock<Result<Arc<TlsBackend>, Error>>,
+}
+
+impl LazyTlsBackend {
+    pub(crate) fn new(settings: TlsSettings) -> Arc<Self> {
+        Arc::new(LazyTlsBackend { settings, prepared: OnceLock::new() })
+    }
+
+    pub(crate) fn settings(&self) -> &TlsSettings {
+        &self.settings
+    }
+
+    fn prepare_blocking(&self) -> Result<Arc<TlsBackend>, Error> {
+        self.prepared
+            .get_or_init(|| {
+                let started = std::time::Instant::now();
+                let backend = TlsBackend::prepare(&self.settings).map(Arc::new);
+                tracing::debug!(provider = %self.settings.provider, elapsed = ?started.elapsed(), ok = backend.is_ok(), "prepared TLS backend");
+                backend
+            })
+            .clone()
+    }
+
+    /// Whether preparing takes long enough (milliseconds) to be worth a thread: aws-lc seeds
+    /// its random generator from CPU-jitter entropy on first use, and the system trust store
+    /// is read from disk. ring with bundled or given roots prepares in microseconds, less than
+    /// starting a thread costs.
+    fn preparation_is_slow(&self) -> bool {
+        self.settings.provider.is_built_on_aws_lc() || self.settings.roots.is_some_and(TrustRoots::reads_the_store)
+    }
+
+    /// Starts preparing on a background thread so that the first connection finds it done.
+    /// Does nothing when already prepared or when preparing is quick. Never blocks the caller.
+    pub(crate) fn warm_up_in_background(self: &Arc<Self>) {
+        if self.prepared.get().is_some() || !self.preparation_is_slow() {
+            return;
+        }
+        let this = Arc::clone(self);
+        let spawned = std::thread::Builder::new().name("smithy-tls-warm-up".into()).spawn(move || {
+            let _ = this.prepare_blocking();
+        });
+        if let Err(e) = spawned {
+            // Not fatal: the first connection prepares instead.
+            tracing::debug!(error = %e, "could not start TLS warm-up thread");
+        }
+    }
+
+    /// The prepared backend, preparing it on tokio's blocking pool if nobody has yet (inline
+    /// when preparing is quick).
+    pub(crate) async fn get(self: &Arc<Self>) -> Result<Arc<TlsBackend>, Error> {
+        if let Some(done) = self.prepared.get() {
+            return done.clone();
+        }
+        if !self.preparation_is_slow() {
+            return self.prepare_blocking();
+        }
+        let this = Arc::clone(self);
+        match tokio::task::spawn_blocking(move || this.prepare_blocking()).await {
+            Ok(result) => result,
+            // The blocking pool is shutting down or the task panicked: prepare inline.
+            Err(_) => self.prepare_blocking(),
+        }
+    }
+}
+
+/// A connected stream: plain TCP for `http://`, or TLS over TCP for `https://`.
+#[derive(Debug)]
+pub(crate) enum MaybeTlsStream {
+    Plain(TcpStream),
+    #[cfg(rustls)]
+    Rustls(Box<tokio_rustls::client::TlsStream<ReadAhead<TcpStream>>>),
+    #[cfg(s2n)]
+    S2n(Box<self::s2n::S2nStream>),
+}
+
+impl MaybeTlsStream {
+    pub(crate) fn tcp(&self) -> &TcpStream {
+        match self {
+            MaybeTlsStream::Plain(s) => s,
+            #[cfg(rustls)]
+            MaybeTlsStream::Rustls(s) => s.get_ref().0.get_ref(),
+            #[cfg(s2n)]
+            MaybeTlsStream::S2n(s) => s.tcp(),
+        }
+    }
+}
+
+macro_rules! delegate {
+    ($self:expr, $s:ident => $e:expr) => {
+        match $self.get_mut() {
+            MaybeTlsStream::Plain($s) => {
+                let $s = Pin::new($s);
+                $e
+            }
+            #[cfg(rustls)]
+            MaybeTlsStream::Rustls($s) => {
+                let $s = Pin::new(&mut **$s);
+                $e
+            }
+            #[cfg(s2n)]
+            MaybeTlsStream::S2n($s) => {
+                let $s = Pin::new(&mut **$s);
+                $e
+            }
+        }
+    };
+}
+
+impl AsyncRead for MaybeTlsStream {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        delegate!(self, s => s.poll_read(cx, buf))
+    }
+}
+
+impl AsyncWrite for MaybeTlsStream {
+    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        delegate!(self, s => s.poll_write(cx, buf))
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        delegate!(self, s => s.poll_write_vectored(cx, bufs))
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        match self {
+            MaybeTlsStream::Plain(s) => s.is_write_vectored(),
+            #[cfg(rustls)]
+            MaybeTlsStream::Rustls(s) => s.is_write_vectored(),
+            #[cfg(s2n)]
+            MaybeTlsStream::S2n(s) => s.is_write_vectored(),
+        }
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        delegate!(self, s => s.poll_flush(cx))
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        delegate!(self, s => s.poll_shutdown(cx))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lazy(provider: TlsProvider, roots: Option<TrustRoots>) -> Arc<LazyTlsBackend> {
+        LazyTlsBackend::new(TlsSettings {
+            provider,
+            roots,
+            extra_roots: ExtraRoots::default(),
+            enable_http2: true,
+            session_resumption: true,
+            ca_bundle: None,
+        })
+    }
+
+    #[test]
+    fn only_slow_preparations_get_a_warm_up_thread() {
+        #[cfg(feature = "rustls-ring")]
+        {
+            assert!(!lazy(TlsProvider::RustlsRing, None).preparation_is_slow());
+            #[cfg(feature = "webpki")]
+            assert!(!lazy(TlsProvider::RustlsRing, Some(TrustRoots::Webpki)).preparation_is_slow());
+            #[cfg(feature = "native")]
+            assert!(lazy(TlsProvider::RustlsRing, Some(TrustRoots::Native)).preparation_is_slow());
+            #[cfg(feature = "platform-verifier")]
+            assert!(lazy(TlsProvider::RustlsRing, Some(TrustRoots::PlatformVerifier)).preparation_is_slow());
+        }
+        #[cfg(feature = "rustls-aws-lc")]
+        assert!(lazy(TlsProvider::RustlsAwsLc, None).preparation_is_slow());
+        #[cfg(s2n)]
+        assert!(lazy(TlsProvider::S2nTls, None).preparation_is_slow());
+    }
+
+    #[cfg(feature = "rustls-ring")]
+    #[tokio::test]
+    async fn a_quick_preparation_happens_inline_at_first_use() {
+        let tls = lazy(TlsProvider::RustlsRing, None);
+        tls.warm_up_in_background();
+        // A background preparation would take microseconds; give it ample time to show.
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        assert!(tls.prepared.get().is_none(), "no background preparation was started");
+        // No roots at all is a configuration error, reported from the inline preparation.
+        assert!(matches!(tls.get().await, Err(Error::NoTrustRoots)));
+        assert!(tls.prepared.get().is_some());
+    }
+}

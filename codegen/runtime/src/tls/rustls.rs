@@ -1,0 +1,209 @@
+//! The rustls backend, with the aws-lc-rs or ring crypto provider.
+
+use std::sync::Arc;
+
+use rustls::client::ClientConfig;
+use rustls::crypto::CryptoProvider;
+use rustls::{RootCertStore, SupportedProtocolVersion};
+use rustls_pki_types::ServerName;
+use tokio::net::TcpStream;
+use tokio_rustls::TlsConnector;
+
+use super::{MaybeTlsStream, ReadAhead, TlsInfo, TlsSettings};
+use crate::error::{CertificateProblem, Error, HandshakeFailure, TlsHandshakeError};
+use crate::TlsProvider;
+
+/// TLS 1.3 first, then TLS 1.2. Nothing older is ever offered.
+static PROTOCOL_VERSIONS: &[&SupportedProtocolVersion] = &[&rustls::version::TLS13, &rustls::version::TLS12];
+
+pub(crate) struct RustlsBackend {
+    provider: TlsProvider,
+    connector: TlsConnector,
+}
+
+impl std::fmt::Debug for RustlsBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RustlsBackend").field("provider", &self.provider).finish_non_exhaustive()
+    }
+}
+
+/// The root store for a trust-root source, built once per process and source.
+fn base_root_store(settings: &TlsSettings) -> Result<Arc<RootCertStore>, Error> {
+    match settings.roots {
+        None => Ok(Arc::new(RootCertStore::empty())),
+        #[cfg(not(roots_source))]
+        Some(roots) => match roots {},
+        // The platform verifier brings its own roots; see `platform_verifier`.
+        #[cfg(feature = "platform-verifier")]
+        Some(crate::TrustRoots::PlatformVerifier) => Ok(Arc::new(RootCertStore::empty())),
+        #[cfg(feature = "webpki")]
+        Some(crate::TrustRoots::Webpki) => {
+            static WEBPKI: std::sync::OnceLock<Arc<RootCertStore>> = std::sync::OnceLock::new();
+            Ok(WEBPKI
+                .get_or_init(|| Arc::new(RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() }))
+                .clone())
+        }
+        #[cfg(feature = "native")]
+        Some(crate::TrustRoots::Native) => {
+            type Cached = Result<Arc<RootCertStore>, crate::RootsError>;
+            static NATIVE: std::sync::OnceLock<Cached> = std::sync::OnceLock::new();
+            Ok(NATIVE
+                .get_or_init(|| {
+                    let certs = crate::roots::load_native_certificates()?;
+                    let mut store = RootCertStore::empty();
+                    let (added, rejected) = store.add_parsable_certificates(certs);
+                    if added == 0 {
+                        return Err(crate::RootsError::NativeEmpty { rejected });
+                    }
+                    Ok(Arc::new(store))
+                })
+                .clone()?)
+        }
+    }
+}
+
+/// `SSLKEYLOGFILE`, when set and not empty: where TLS secrets are logged for debugging (in the
+/// NSS key log format Wireshark reads). Off otherwise.
+pub(crate) fn key_log_file() -> Option<std::path::PathBuf> {
+    std::env::var_os("SSLKEYLOGFILE").filter(|v| !v.is_empty()).map(std::path::PathBuf::from)
+}
+
+/// Adds the caller's extra certificates to `store`; one that is not a usable trust anchor is
+/// the caller's input error.
+fn add_extra_roots(store: &mut RootCertStore, settings: &TlsSettings) -> Result<(), Error> {
+    for cert in &settings.extra_roots.certificates {
+        store
+            .add(cert.clone())
+            .map_err(|e| Error::InvalidPem { origin: "extra root certificate".to_owned(), reason: e.to_string() })?;
+    }
+    Ok(())
+}
+
+/// The root store for the settings: the source's roots plus the extra certificates.
+fn root_store(settings: &TlsSettings) -> Result<Arc<RootCertStore>, Error> {
+    let base = base_root_store(settings)?;
+    let roots = if settings.extra_roots.is_empty() {
+        base
+    } else {
+        let mut store = (*base).clone();
+        add_extra_roots(&mut store, settings)?;
+        Arc::new(store)
+    };
+    if roots.is_empty() {
+        return Err(Error::NoTrustRoots);
+    }
+    Ok(roots)
+}
+
+/// The operating system's verifier, with the extra certificates trusted as well. Built once per
+/// client configuration (on Linux this reads the native store).
+#[cfg(feature = "platform-verifier")]
+fn platform_verifier(
+    settings: &TlsSettings,
+    crypto: Arc<CryptoProvider>,
+) -> Result<rustls_platform_verifier::Verifier, Error> {
+    let failed = |e: rustls::Error| Error::Roots(crate::RootsError::PlatformVerifier { reason: e.to_string() });
+    #[cfg(target_os = "android")]
+    {
+        if !settings.extra_roots.is_empty() {
+            return Err(Error::TlsConfig {
+                provider: settings.provider,
+                reason: "extra root certificates are not supported with platform-verifier roots on Android".to_owned(),
+            });
+        }
+        rustls_platform_verifier::Verifier::new(crypto).map_err(failed)
+    }
+    #[cfg(not(target_os = "android"))]
+    {
+        // An unusable extra certificate is the caller's input error, as with the other roots,
+        // not a problem of the platform's store: check them first.
+        add_extra_roots(&mut RootCertStore::empty(), settings)?;
+        let extra = settings.extra_roots.certificates.iter().cloned();
+        rustls_platform_verifier::Verifier::new_with_extra_roots(extra, crypto).map_err(failed)
+    }
+}
+
+impl RustlsBackend {
+    /// Prepares `settings.provider` (a rustls provider) with its `crypto`.
+    pub(crate) fn prepare(settings: &TlsSettings, crypto: CryptoProvider) -> Result<Self, Error> {
+        let provider = settings.provider;
+        let tls_error = |e: rustls::Error| Error::TlsConfig { provider, reason: e.to_string() };
+
+        let crypto = Arc::new(crypto);
+        // Draw once from the provider's RNG here, on the warm-up thread: aws-lc seeds its DRBG
+        // (CPU-jitter entropy, tens of milliseconds) on first use, and the first handshake
+        // should not be the one to pay for it.
+        let _ = crypto.secure_random.fill(&mut [0u8; 32]);
+        let builder = ClientConfig::builder_with_provider(Arc::clone(&crypto))
+            .with_protocol_versions(PROTOCOL_VERSIONS)
+            .map_err(tls_error)?;
+        // A custom verifier, but still a verifying one: the operating system checks the chain
+        // and the name. (`dangerous()` is rustls's name for any non-webpki verifier.)
+        #[cfg(feature = "platform-verifier")]
+        let builder = if settings.roots == Some(crate::TrustRoots::PlatformVerifier) {
+            builder.dangerous().with_custom_certificate_verifier(Arc::new(platform_verifier(settings, crypto)?))
+        } else {
+            builder.with_root_certificates(root_store(settings)?)
+        };
+        #[cfg(not(feature = "platform-verifier"))]
+        let builder = builder.with_root_certificates(root_store(settings)?);
+        let mut config = builder.with_no_client_auth();
+        config.alpn_protocols = settings.alpn();
+        if let Some(path) = key_log_file() {
+            tracing::warn!(
+                path = %path.display(),
+                "SSLKEYLOGFILE is set: TLS session secrets are written to it, so anyone who can read the \
+                 file can decrypt this process's traffic; unset it outside debugging"
+            );
+            config.key_log = Arc::new(rustls::KeyLogFile::new());
+        }
+        if !settings.session_resumption {
+            config.resumption = rustls::client::Resumption::disabled();
+        }
+        Ok(RustlsBackend { provider, connector: TlsConnector::from(Arc::new(config)) })
+    }
+
+    pub(crate) async fn handshake(
+        &self,
+        server_name: &str,
+        tcp: TcpStream,
+    ) -> Result<(MaybeTlsStream, TlsInfo), TlsHandshakeError> {
+        let provider = self.provider;
+        let name = ServerName::try_from(server_name.to_owned()).map_err(|e| TlsHandshakeError {
+            provider,
+            kind: HandshakeFailure::Protocol,
+            source: Arc::new(e),
+        })?;
+        let stream = self.connector.connect(name, ReadAhead::new(tcp)).await.map_err(|io| classify(provider, io))?;
+        let (_, conn) = stream.get_ref();
+        let info = TlsInfo {
+            provider,
+            protocol_version: conn.protocol_version().map(|v| format!("{v:?}")).unwrap_or_default(),
+            cipher_suite: conn.negotiated_cipher_suite().map(|s| format!("{:?}", s.suite())).unwrap_or_default(),
+            key_exchange_group: conn.negotiated_key_exchange_group().map(|g| format!("{:?}", g.name())),
+            alpn: conn.alpn_protocol().map(|p| String::from_utf8_lossy(p).into_owned()),
+            resumed: matches!(conn.handshake_kind(), Some(rustls::HandshakeKind::Resumed)),
+        };
+        Ok((MaybeTlsStream::Rustls(Box::new(stream)), info))
+    }
+}
+
+fn classify(provider: TlsProvider, io: std::io::Error) -> TlsHandshakeError {
+    use rustls::CertificateError as C;
+    let kind = match io.get_ref().and_then(|e| e.downcast_ref::<rustls::Error>()) {
+        Some(rustls::Error::InvalidCertificate(problem)) => HandshakeFailure::Certificate(match problem {
+            C::UnknownIssuer => CertificateProblem::UnknownIssuer,
+            C::NotValidForName | C::NotValidForNameContext { .. } => CertificateProblem::NameMismatch,
+            C::Expired | C::ExpiredContext { .. } => CertificateProblem::Expired,
+            C::NotValidYet | C::NotValidYetContext { .. } => CertificateProblem::NotYetValid,
+            #[allow(deprecated)] // rustls still reports the variant without context in places
+            C::UnsupportedSignatureAlgorithm | C::UnsupportedSignatureAlgorithmContext { .. } => {
+                CertificateProblem::WeakAlgorithm
+            }
+            _ => CertificateProblem::Other,
+        }),
+        Some(_) => HandshakeFailure::Protocol,
+        None => HandshakeFailure::Io,
+    };
+    TlsHandshakeError { provider, kind, source: Arc::new(io) }
+}

@@ -1,0 +1,318 @@
+//! What a server's certificate chain must use, checked after s2n-tls has validated it.
+//!
+//! s2n-tls's security policy `20251014` limits the signatures of the handshake itself, but it has
+//! no certificate signature or key preferences: a chain signed with SHA-1, or a leaf with an
+//! RSA-1024 key, validates. The named policies that do restrict certificates either drop
+//! post-quantum key exchange or TLS 1.2, or (`20251015`, the FIPS default) restrict signatures
+//! but not key sizes and change the cipher suites. So the policy stays, and the chain s2n-tls
+//! validated (trust anchor included) is checked here, after the handshake and before any request
+//! byte is sent, against the algorithm set rustls's verifier (webpki) accepts with aws-lc-rs:
+//!
+//! - every signature in the chain is RSA PKCS#1 with SHA-256/384/512, RSA-PSS with
+//!   SHA-256/384/512 (MGF1 with the same hash, salt as long as the hash), ECDSA with
+//!   SHA-256/384/512, or Ed25519. The trust anchor's own signature is not checked (it is trusted,
+//!   not verified) unless it is the only certificate: a server certificate trusted directly still
+//!   has its own signature judged, as webpki does;
+//! - every public key (the anchor's included: it verifies the next certificate's signature) is
+//!   RSA of 2048 to 8192 bits, ECDSA on P-256, P-384 or P-521, or Ed25519.
+//!
+//! It is looser than webpki on one point: curve and hash are not paired (webpki with ring has no
+//! P-521 and no ECDSA with SHA-512); both are sound choices, so they pass.
+
+use std::fmt;
+
+use x509_parser::certificate::X509Certificate;
+use x509_parser::oid_registry::{
+    Oid, OID_EC_P256, OID_KEY_TYPE_EC_PUBLIC_KEY, OID_NIST_EC_P384, OID_NIST_EC_P521, OID_NIST_HASH_SHA256,
+    OID_NIST_HASH_SHA384, OID_NIST_HASH_SHA512, OID_PKCS1_RSAENCRYPTION, OID_PKCS1_RSASSAPSS, OID_PKCS1_SHA256WITHRSA,
+    OID_PKCS1_SHA384WITHRSA, OID_PKCS1_SHA512WITHRSA, OID_SIG_ECDSA_WITH_SHA256, OID_SIG_ECDSA_WITH_SHA384,
+    OID_SIG_ECDSA_WITH_SHA512, OID_SIG_ED25519,
+};
+
+/// id-mgf1 (RFC 4055), the only mask generation function defined for RSA-PSS, dotted.
+const ID_MGF1: &str = "1.2.840.113549.1.1.8";
+use x509_parser::prelude::FromDer;
+use x509_parser::public_key::PublicKey;
+use x509_parser::signature_algorithm::SignatureAlgorithm;
+
+/// The smallest RSA modulus accepted, in bits (as webpki).
+pub(crate) const MIN_RSA_BITS: usize = 2048;
+/// The largest RSA modulus accepted, in bits (as webpki).
+pub(crate) const MAX_RSA_BITS: usize = 8192;
+
+/// Why a validated chain is refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ChainRejection {
+    /// Position in the chain: 0 is the server's own certificate, the last is the trust anchor.
+    pub(crate) position: usize,
+    /// How many certificates the chain has.
+    pub(crate) chain_len: usize,
+    /// The certificate's subject, as text.
+    pub(crate) subject: String,
+    /// What is wrong with it.
+    pub(crate) reason: Weakness,
+}
+
+/// What makes a certificate unacceptable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Weakness {
+    /// Signed with an algorithm outside the accepted set (SHA-1, MD5, DSA, SHA-224, …).
+    Signature {
+        /// The algorithm's dotted OID, and its name when known.
+        algorithm: String,
+    },
+    /// An RSA key outside [`MIN_RSA_BITS`]..=[`MAX_RSA_BITS`].
+    RsaKeySize {
+        /// The modulus size in bits.
+        bits: usize,
+    },
+    /// An EC key on a curve outside P-256, P-384 and P-521.
+    Curve {
+        /// The curve's dotted OID, and its name when known.
+        curve: String,
+    },
+    /// A key of any other type (DSA, GOST, unknown).
+    KeyType {
+        /// The key algorithm's dotted OID, and its name when known.
+        algorithm: String,
+    },
+    /// The certificate (or its key) could not be parsed (s2n-tls accepted it; we cannot judge
+    /// it), or the chain was empty.
+    Unparsable {
+        /// The parser's message.
+        reason: String,
+    },
+}
+
+impl ChainRejection {
+    /// Whether the problem is weak cryptography (as opposed to a certificate we could not read).
+    pub(crate) fn is_weak_algorithm(&self) -> bool {
+        !matches!(self.reason, Weakness::Unparsable { .. })
+    }
+}
+
+impl fmt::Display for ChainRejection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let role = match self.position {
+            0 => "the server's certificate",
+            p if p + 1 == self.chain_len => "the trust anchor",
+            _ => "an intermediate certificate",
+        };
+        write!(f, "{role} ({}) ", self.subject)?;
+        match &self.reason {
+            Weakness::Signature { algorithm } => write!(
+                f,
+                "is signed with {algorithm}; accepted: RSA or RSA-PSS with SHA-256/384/512, ECDSA with \
+                 SHA-256/384/512, Ed25519"
+            ),
+            Weakness::RsaKeySize { bits } if *bits < MIN_RSA_BITS => {
+                write!(f, "has a {bits}-bit RSA key; at least {MIN_RSA_BITS} bits are required")
+            }
+            Weakness::RsaKeySize { bits } => {
+                write!(f, "has a {bits}-bit RSA key; at most {MAX_RSA_BITS} bits are accepted")
+            }
+            Weakness::Curve { curve } => {
+                write!(f, "has an EC key on {curve}; accepted curves: P-256, P-384, P-521")
+            }
+            Weakness::KeyType { algorithm } => {
+                write!(f, "has a {algorithm} key; accepted: RSA, ECDSA, Ed25519")
+            }
+            Weakness::Unparsable { reason } => write!(f, "could not be parsed: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for ChainRejection {}
+
+/// Checks a validated chain, leaf first and trust anchor last.
+pub(crate) fn check_chain<'a>(chain: impl ExactSizeIterator<Item = &'a [u8]>) -> Result<(), ChainRejection> {
+    let chain_len = chain.len();
+    if chain_len == 0 {
+        let reason = Weakness::Unparsable { reason: "the validated chain is empty".to_owned() };
+        return Err(ChainRejection { position: 0, chain_len, subject: "-".to_owned(), reason });
+    }
+    for (position, der) in chain.enumerate() {
+        let reject = |subject: String, reason| ChainRejection { position, chain_len, subject, reason };
+        let cert = match X509Certificate::from_der(der) {
+            Ok((_, cert)) => cert,
+            Err(e) => return Err(reject("?".to_owned(), Weakness::Unparsable { reason: e.to_string() })),
+        };
+        // The anchor is trusted, not verified; but a certificate trusted directly (a chain of
+        // one) is still the server's, and its signature is judged.
+        let is_anchor = position > 0 && position + 1 == chain_len;
+        let weakness = key_weakness(&cert).or_else(|| (!is_anchor).then(|| signature_weakness(&cert)).flatten());
+        if let Some(reason) = weakness {
+            return Err(reject(cert.subject().to_string(), reason));
+        }
+    }
+    Ok(())
+}
+
+fn signature_weakness(cert: &X509Certificate<'_>) -> Option<Weakness> {
+    let id = &cert.signature_algorithm;
+    let weak = || Some(Weakness::Signature { algorithm: describe(&id.algorithm) });
+    let accepted: [&Oid<'_>; 7] = [
+        &OID_PKCS1_SHA256WITHRSA,
+        &OID_PKCS1_SHA384WITHRSA,
+        &OID_PKCS1_SHA512WITHRSA,
+        &OID_SIG_ECDSA_WITH_SHA256,
+        &OID_SIG_ECDSA_WITH_SHA384,
+        &OID_SIG_ECDSA_WITH_SHA512,
+        &OID_SIG_ED25519,
+    ];
+    if accepted.contains(&&id.algorithm) {
+        return None;
+    }
+    if id.algorithm != OID_PKCS1_RSASSAPSS {
+        return weak();
+    }
+    // RSA-PSS names its hash, mask generation and salt in the parameters; webpki accepts only
+    // MGF1 with the signature's own hash and a salt as long as the hash.
+    let Ok(SignatureAlgorithm::RSASSA_PSS(params)) = SignatureAlgorithm::try_from(id) else { return weak() };
+    let hash = params.hash_algorithm_oid();
+    let hash_len = [(&OID_NIST_HASH_SHA256, 32), (&OID_NIST_HASH_SHA384, 48), (&OID_NIST_HASH_SHA512, 64)]
+        .into_iter()
+        .find_map(|(oid, len)| (oid == hash).then_some(len));
+    let mgf1_same_hash = params.mask_gen_algorithm().is_ok_and(|m| m.mgf.to_id_string() == ID_MGF1 && m.hash == *hash);
+    match hash_len {
+        Some(len) if mgf1_same_hash && params.salt_length() == len && params.trailer_field() == 1 => None,
+        _ => Some(Weakness::Signature {
+            algorithm: format!(
+                "RSA-PSS with {} (salt {}, mask {})",
+                describe(hash),
+                params.salt_length(),
+                params.mask_gen_algorithm().map(|m| describe(&m.hash)).unwrap_or_else(|_| "unreadable".to_owned())
+            ),
+        }),
+    }
+}
+
+fn key_weakness(cert: &X509Certificate<'_>) -> Option<Weakness> {
+    let spki = cert.public_key();
+    let algorithm = &spki.algorithm.algorithm;
+    if *algorithm == OID_PKCS1_RSAENCRYPTION {
+        return match spki.parsed() {
+            Ok(PublicKey::RSA(rsa)) => {
+                let bits = modulus_bits(rsa.modulus);
+                (!(MIN_RSA_BITS..=MAX_RSA_BITS).contains(&bits)).then_some(Weakness::RsaKeySize { bits })
+            }
+            Ok(_) | Err(_) => {
+                Some(Weakness::Unparsable { reason: "the RSA public key could not be parsed".to_owned() })
+            }
+        };
+    }
+    if *algorithm == OID_KEY_TYPE_EC_PUBLIC_KEY {
+        let curve = spki.algorithm.parameters.as_ref().and_then(|p| p.as_oid().ok());
+        return match curve {
+            Some(c) if [&OID_EC_P256, &OID_NIST_EC_P384, &OID_NIST_EC_P521].contains(&&c) => None,
+            Some(c) => Some(Weakness::Curve { curve: describe(&c) }),
+            None => Some(Weakness::Curve { curve: "an unnamed curve".to_owned() }),
+        };
+    }
+    if *algorithm == OID_SIG_ED25519 {
+        return None;
+    }
+    Some(Weakness::KeyType { algorithm: describe(algorithm) })
+}
+
+/// The size of a big-endian modulus in bits, leading zero bits not counted.
+fn modulus_bits(modulus: &[u8]) -> usize {
+    match modulus.iter().position(|&b| b != 0) {
+        Some(first) => (modulus.len() - first) * 8 - modulus[first].leading_zeros() as usize,
+        None => 0,
+    }
+}
+
+/// An OID as `name (dotted)` when the registry knows it, else dotted.
+fn describe(oid: &Oid<'_>) -> String {
+    let registry = x509_parser::oid_registry::OidRegistry::default().with_all_crypto().with_x962();
+    match registry.get(oid) {
+        Some(entry) => format!("{} ({oid})", entry.sn()),
+        None => oid.to_id_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modulus_bits_ignores_leading_zeros() {
+        assert_eq!(modulus_bits(&[]), 0);
+        assert_eq!(modulus_bits(&[0, 0]), 0);
+        assert_eq!(modulus_bits(&[0x00, 0x80, 0x00]), 16);
+        assert_eq!(modulus_bits(&[0x01, 0xff]), 9);
+        let mut rsa2048 = vec![0u8; 257];
+        rsa2048[1] = 0xc3;
+        assert_eq!(modulus_bits(&rsa2048), 2048);
+        rsa2048[1] = 0x7f; // a 2047-bit modulus
+        assert_eq!(modulus_bits(&rsa2048), 2047);
+    }
+
+    /// A CA and a leaf it signed, made by rcgen with `alg` (leaf first, CA last).
+    fn chain_of(alg: &'static rcgen::SignatureAlgorithm) -> Vec<Vec<u8>> {
+        let ca_key = rcgen::KeyPair::generate_for(alg).expect("CA key");
+        let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).expect("CA params");
+        ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        let ca = ca_params.self_signed(&ca_key).expect("CA");
+        let issuer = rcgen::Issuer::new(ca_params, ca_key);
+        let leaf_key = rcgen::KeyPair::generate_for(alg).expect("leaf key");
+        let leaf = rcgen::CertificateParams::new(vec!["localhost".to_owned()])
+            .expect("leaf params")
+            .signed_by(&leaf_key, &issuer)
+            .expect("leaf");
+        vec![leaf.der().to_vec(), ca.der().to_vec()]
+    }
+
+    #[test]
+    fn modern_chains_pass() {
+        for alg in [&rcgen::PKCS_ECDSA_P256_SHA256, &rcgen::PKCS_ECDSA_P384_SHA384, &rcgen::PKCS_ED25519] {
+            let chain = chain_of(alg);
+            assert_eq!(check_chain(chain.iter().map(Vec::as_slice)), Ok(()), "{alg:?}");
+        }
+    }
+
+    #[test]
+    fn empty_chains_are_refused() {
+        let err = check_chain(std::iter::empty()).expect_err("empty");
+        assert!(err.to_string().contains("the validated chain is empty"), "{err}");
+    }
+
+    #[test]
+    fn a_directly_trusted_certificate_is_judged_whole() {
+        let chain = chain_of(&rcgen::PKCS_ECDSA_P256_SHA256);
+        assert_eq!(check_chain([chain[1].as_slice()].into_iter()), Ok(()));
+        assert_eq!(check_chain([chain[1].as_slice(), chain[1].as_slice()].into_iter()), Ok(()));
+    }
+
+    #[test]
+    fn unparsable_certificates_are_refused_with_their_position() {
+        let garbage: &[u8] = b"not a certificate";
+        let err = check_chain([garbage].into_iter()).expect_err("garbage");
+        assert_eq!(err.position, 0);
+        assert!(!err.is_weak_algorithm());
+        assert!(err.to_string().starts_with("the server's certificate (?) could not be parsed"), "{err}");
+    }
+
+    #[test]
+    fn rejection_messages_say_what_is_accepted() {
+        let rejection = |position, reason| ChainRejection { position, chain_len: 3, subject: "CN=x".into(), reason };
+        let sha1 =
+            rejection(0, Weakness::Signature { algorithm: "sha1WithRSAEncryption (1.2.840.113549.1.1.5)".into() });
+        assert_eq!(
+            sha1.to_string(),
+            "the server's certificate (CN=x) is signed with sha1WithRSAEncryption (1.2.840.113549.1.1.5); \
+             accepted: RSA or RSA-PSS with SHA-256/384/512, ECDSA with SHA-256/384/512, Ed25519"
+        );
+        let small = rejection(1, Weakness::RsaKeySize { bits: 1024 });
+        assert_eq!(
+            small.to_string(),
+            "an intermediate certificate (CN=x) has a 1024-bit RSA key; at least 2048 bits are required"
+        );
+        let huge = rejection(0, Weakness::RsaKeySize { bits: 16384 });
+        assert!(huge.to_string().ends_with("has a 16384-bit RSA key; at most 8192 bits are accepted"), "{huge}");
+        assert!(rejection(2, Weakness::Curve { curve: "secp256k1".into() })
+            .to_string()
+            .starts_with("the trust anchor (CN=x) has an EC key on secp256k1"));
+    }
+}

@@ -1,0 +1,289 @@
+//! The s2n-tls backend (Linux and macOS), with aws-lc as its libcrypto.
+//!
+//! Security policy: [`SECURITY_POLICY`] (`20251014`, s2n-tls's `default` as of this writing,
+//! pinned so that an s2n-tls upgrade cannot change it silently): TLS 1.2 minimum, TLS 1.3
+//! preferred, forward secrecy required, post-quantum hybrid key exchange (X25519MLKEM768) offered
+//! first on TLS 1.3. The policy does not restrict the certificates themselves, so the validated
+//! chain is checked after the handshake against the rules rustls applies (no SHA-1 signatures,
+//! RSA keys of at least 2048 bits): see [`chain`].
+//!
+//! Throughput: receive buffering is turned on for every connection, so s2n-tls reads records in
+//! large chunks instead of issuing one read per record header and one per body (about half the
+//! read syscalls; see aws/s2n-tls#5301), and [`S2nStream`] hands the HTTP layer every decrypted
+//! record at once.
+
+mod chain;
+mod stream;
+mod tickets;
+
+pub(crate) use self::stream::S2nStream;
+
+use std::sync::Arc;
+
+use s2n_tls::connection::{Connection, ModifiedBuilder};
+use s2n_tls::error::ErrorType;
+use s2n_tls::security::Policy;
+use tokio::net::TcpStream;
+
+use self::tickets::{TicketGate, TicketSink, TicketStore};
+use super::read_ahead::FirstByte;
+use super::{MaybeTlsStream, ReadAhead, TlsInfo, TlsSettings};
+use crate::error::{CertificateProblem, Error, HandshakeFailure, TlsHandshakeError};
+use crate::TlsProvider;
+
+/// The s2n-tls security policy every s2n-tls client uses.
+pub(crate) const SECURITY_POLICY: &str = "20251014";
+
+const PROVIDER: TlsProvider = TlsProvider::S2nTls;
+
+pub(crate) struct S2nBackend {
+    config: s2n_tls::config::Config,
+    tickets: Arc<TicketStore>,
+}
+
+impl std::fmt::Debug for S2nBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("S2nBackend").field("security_policy", &SECURITY_POLICY).finish_non_exhaustive()
+    }
+}
+
+fn config_error(e: s2n_tls::error::Error) -> Error {
+    Error::TlsConfig { provider: PROVIDER, reason: format!("{} ({})", e.message(), e.name()) }
+}
+
+/// Minimal base64 (standard alphabet, padded) for turning DER into PEM.
+fn base64(data: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
+    for chunk in data.chunks(3) {
+        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+fn der_to_pem(der: &[u8]) -> String {
+    let body = base64(der);
+    let mut pem = String::from("-----BEGIN CERTIFICATE-----\n");
+    for line in body.as_bytes().chunks(64) {
+        pem.push_str(std::str::from_utf8(line).unwrap_or_default());
+        pem.push('\n');
+    }
+    pem.push_str("-----END CERTIFICATE-----\n");
+    pem
+}
+
+/// s2n-tls reads the system store through libcrypto's default paths, which silently skip
+/// missing files; check first so that an unusable store is a clear error.
+#[cfg(feature = "native")]
+fn check_native_store() -> Result<(), crate::RootsError> {
+    use std::path::Path;
+    let mut details = Vec::new();
+    if let Some(file) = std::env::var_os("SSL_CERT_FILE") {
+        match std::fs::metadata(&file) {
+            Ok(m) if m.is_file() => return Ok(()),
+            Ok(_) => details.push(format!("SSL_CERT_FILE={}: not a file", Path::new(&file).display())),
+            Err(e) => details.push(format!("SSL_CERT_FILE={}: {e}", Path::new(&file).display())),
+        }
+        return Err(crate::RootsError::NativeUnreadable { details });
+    }
+    if let Some(dir) = std::env::var_os("SSL_CERT_DIR") {
+        if Path::new(&dir).is_dir() {
+            return Ok(());
+        }
+        details.push(format!("SSL_CERT_DIR={}: not a directory", Path::new(&dir).display()));
+        return Err(crate::RootsError::NativeUnreadable { details });
+    }
+    const DEFAULTS: &[&str] =
+        &["/etc/ssl/cert.pem", "/etc/ssl/certs", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/ca-bundle.pem"];
+    if DEFAULTS.iter().any(|p| Path::new(p).exists()) {
+        return Ok(());
+    }
+    Err(crate::RootsError::NativeUnreadable { details: DEFAULTS.iter().map(|p| format!("{p}: not found")).collect() })
+}
+
+impl S2nBackend {
+    pub(crate) fn prepare(settings: &TlsSettings) -> Result<Self, Error> {
+        if std::env::var_os("SSLKEYLOGFILE").is_some_and(|v| !v.is_empty()) {
+            // s2n-tls logs keys only through a C callback, which needs `unsafe` code; this crate
+            // has none. Say so rather than ignore the variable silently.
+            tracing::warn!("SSLKEYLOGFILE is set but not supported with s2n-tls: no secrets are logged; use a rustls provider to capture them");
+        }
+        let mut builder = s2n_tls::config::Builder::new();
+        let policy = Policy::from_version(SECURITY_POLICY).map_err(config_error)?;
+        builder.set_security_policy(&policy).map_err(config_error)?;
+        builder.set_application_protocol_preference(settings.alpn()).map_err(config_error)?;
+        match settings.roots {
+            #[cfg(feature = "native")]
+            Some(crate::TrustRoots::Native) => {
+                check_native_store()?;
+                builder.with_system_certs(true).map_err(config_error)?;
+            }
+            #[cfg(feature = "webpki")]
+            Some(crate::TrustRoots::Webpki) => {
+                builder.with_system_certs(false).map_err(config_error)?;
+                for cert in webpki_root_certs::TLS_SERVER_ROOT_CERTS {
+                    builder.trust_pem(der_to_pem(cert.as_ref()).as_bytes()).map_err(config_error)?;
+                }
+            }
+            None => {
+                builder.with_system_certs(false).map_err(config_error)?;
+            }
+            #[cfg(not(roots_source))]
+            Some(roots) => match roots {},
+            // Refused by `TlsProvider::validate_roots` before any backend is prepared.
+            #[cfg(feature = "platform-verifier")]
+            Some(roots @ crate::TrustRoots::PlatformVerifier) => PROVIDER.validate_roots(roots)?,
+        }
+        for cert in &settings.extra_roots.certificates {
+            builder.trust_pem(der_to_pem(cert.as_ref()).as_bytes()).map_err(|e| Error::InvalidPem {
+                origin: "extra root certificate".to_owned(),
+                reason: format!("{} ({})", e.message(), e.name()),
+            })?;
+        }
+        // s2n-tls delays reporting a failed handshake by 10-30 s ("blinding") to hide timing
+        // differences from an attacker. With this AEAD-only policy there is no padding oracle
+        // to hide, and a client that waits half a minute to report an untrusted certificate
+        // stalls the SDK's retries, so the delay is off.
+        builder.set_max_blinding_delay(0).map_err(config_error)?;
+        let tickets = Arc::new(TicketStore::default());
+        if settings.session_resumption {
+            builder.enable_session_tickets(true).map_err(config_error)?;
+            builder.set_session_ticket_callback(TicketSink).map_err(config_error)?;
+        }
+        let config = builder.build().map_err(config_error)?;
+        Ok(S2nBackend { config, tickets })
+    }
+
+    pub(crate) async fn handshake(
+        &self,
+        server_name: &str,
+        tcp: TcpStream,
+    ) -> Result<(MaybeTlsStream, TlsInfo), TlsHandshakeError> {
+        let ticket = self.tickets.take(server_name);
+        let gate = TicketGate::new(Arc::clone(&self.tickets));
+        let conn_gate = Arc::clone(&gate);
+        let builder = ModifiedBuilder::new(self.config.clone(), move |conn: &mut Connection| {
+            conn.set_receive_buffering(true)?;
+            conn.set_application_context(Arc::clone(&conn_gate));
+            if let Some(ticket) = &ticket {
+                // A stale or rejected ticket only costs a full handshake.
+                let _ = conn.set_session_ticket(ticket);
+            }
+            Ok(conn)
+        });
+        let connector = s2n_tls_tokio::TlsConnector::new(builder);
+        let first_byte = FirstByte::new();
+        let stream = connector
+            .connect(server_name, ReadAhead::noting_first_byte(tcp, first_byte.clone()))
+            .await
+            .map_err(|e| not_tls(&first_byte).unwrap_or_else(|| classify(e)))?;
+        let conn: &Connection = stream.as_ref();
+        // A resumed session has no chain to check: its ticket came from a connection that passed.
+        if !conn.resumed() {
+            check_peer_chain(conn)?;
+        }
+        gate.approve();
+        let info = TlsInfo {
+            provider: PROVIDER,
+            protocol_version: conn.actual_protocol_version().map(|v| format!("{v:?}")).unwrap_or_default(),
+            cipher_suite: conn.cipher_suite().map(str::to_owned).unwrap_or_default(),
+            key_exchange_group: conn.selected_key_exchange_group().map(str::to_owned),
+            alpn: conn.application_protocol().map(|p| String::from_utf8_lossy(p).into_owned()),
+            resumed: conn.resumed(),
+        };
+        Ok((MaybeTlsStream::S2n(Box::new(S2nStream(stream))), info))
+    }
+}
+
+/// A handshake that failed because the server answered with something other than TLS (an HTTP
+/// server on the port, say): a refusal, not a transport failure worth retrying. s2n-tls reads
+/// such an answer as a record header, waits for the rest and reports the close that follows;
+/// the first byte tells. TLS records start with a content type from 20 to 24.
+fn not_tls(first_byte: &FirstByte) -> Option<TlsHandshakeError> {
+    let byte = first_byte.get().filter(|b| !(20..=24).contains(b))?;
+    let shown = if byte.is_ascii_graphic() { format!(" ('{}')", byte as char) } else { String::new() };
+    let message = format!("the server did not answer with TLS: its first byte was 0x{byte:02x}{shown}");
+    Some(TlsHandshakeError {
+        provider: PROVIDER,
+        kind: HandshakeFailure::Protocol,
+        source: Arc::new(std::io::Error::new(std::io::ErrorKind::InvalidData, message)),
+    })
+}
+
+/// Applies [`chain`]'s rules to the chain s2n-tls validated. Dropping the stream on refusal
+/// closes the connection before any request byte is written.
+fn check_peer_chain(conn: &Connection) -> Result<(), TlsHandshakeError> {
+    let chain = conn.peer_cert_chain().map_err(classify)?;
+    let certs = chain.iter().collect::<Result<Vec<_>, _>>().map_err(classify)?;
+    let ders = certs.iter().map(|cert| cert.der()).collect::<Result<Vec<&[u8]>, _>>().map_err(classify)?;
+    chain::check_chain(ders.into_iter()).map_err(|rejection| {
+        let problem =
+            if rejection.is_weak_algorithm() { CertificateProblem::WeakAlgorithm } else { CertificateProblem::Other };
+        TlsHandshakeError {
+            provider: PROVIDER,
+            kind: HandshakeFailure::Certificate(problem),
+            source: Arc::new(rejection),
+        }
+    })
+}
+
+fn classify(e: s2n_tls::error::Error) -> TlsHandshakeError {
+    let kind = match e.name() {
+        "S2N_ERR_CERT_UNTRUSTED" => HandshakeFailure::Certificate(CertificateProblem::UnknownIssuer),
+        "S2N_ERR_CERT_INVALID_HOSTNAME" => HandshakeFailure::Certificate(CertificateProblem::NameMismatch),
+        "S2N_ERR_CERT_EXPIRED" => HandshakeFailure::Certificate(CertificateProblem::Expired),
+        "S2N_ERR_CERT_NOT_YET_VALID" => HandshakeFailure::Certificate(CertificateProblem::NotYetValid),
+        name if name.starts_with("S2N_ERR_CERT") => HandshakeFailure::Certificate(CertificateProblem::Other),
+        // A reset, or the peer closing before the handshake finished: a transport failure that
+        // a retry can get past (rustls reports the same as an I/O error).
+        _ if matches!(e.kind(), ErrorType::IOError | ErrorType::ConnectionClosed) => HandshakeFailure::Io,
+        _ => HandshakeFailure::Protocol,
+    };
+    TlsHandshakeError {
+        provider: PROVIDER,
+        kind,
+        source: Arc::new(S2nError(format!("{} ({})", e.message(), e.name()), e)),
+    }
+}
+
+/// Keeps s2n-tls's error, with its name in the message.
+#[derive(Debug)]
+struct S2nError(String, s2n_tls::error::Error);
+
+impl std::fmt::Display for S2nError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for S2nError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn base64_matches_rfc4648_vectors() {
+        for (input, expected) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ] {
+            assert_eq!(super::base64(input.as_bytes()), expected);
+        }
+    }
+}

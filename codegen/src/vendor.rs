@@ -1,0 +1,97 @@
+//! The runtime crate's sources, shipped inside the generator (`codegen/runtime/`, a copy of
+//! `runtime/` kept equal by a test), so `apply --vendor-runtime` can put the runtime the
+//! generated code was made for where the policy's `[runtime] path` points, and every tree pairs
+//! the two.
+
+use std::path::{Path, PathBuf};
+
+/// `(path inside the crate, contents)` of every file of the runtime crate as shipped: its
+/// manifest (without dev-dependencies), build script and sources.
+pub const RUNTIME_FILES: &[(&str, &str)] = &[
+    ("Cargo.toml", include_str!("../runtime/Cargo.toml.in")),
+    ("build.rs", include_str!("../runtime/build.rs")),
+    ("src/client.rs", include_str!("../runtime/src/client.rs")),
+    ("src/connect.rs", include_str!("../runtime/src/connect.rs")),
+    ("src/dns.rs", include_str!("../runtime/src/dns.rs")),
+    ("src/error.rs", include_str!("../runtime/src/error.rs")),
+    ("src/lib.rs", include_str!("../runtime/src/lib.rs")),
+    ("src/provider.rs", include_str!("../runtime/src/provider.rs")),
+    ("src/proxy.rs", include_str!("../runtime/src/proxy.rs")),
+    ("src/roots.rs", include_str!("../runtime/src/roots.rs")),
+    ("src/shared.rs", include_str!("../runtime/src/shared.rs")),
+    ("src/tls/mod.rs", include_str!("../runtime/src/tls/mod.rs")),
+    ("src/tls/read_ahead.rs", include_str!("../runtime/src/tls/read_ahead.rs")),
+    ("src/tls/rustls.rs", include_str!("../runtime/src/tls/rustls.rs")),
+    ("src/tls/s2n/chain.rs", include_str!("../runtime/src/tls/s2n/chain.rs")),
+    ("src/tls/s2n/mod.rs", include_str!("../runtime/src/tls/s2n/mod.rs")),
+    ("src/tls/s2n/stream.rs", include_str!("../runtime/src/tls/s2n/stream.rs")),
+    ("src/tls/s2n/tickets.rs", include_str!("../runtime/src/tls/s2n/tickets.rs")),
+];
+
+/// The runtime crate's files to write under `dir`, with their contents.
+pub fn runtime_files(dir: &Path) -> Vec<(PathBuf, &'static str)> {
+    RUNTIME_FILES.iter().map(|(path, text)| (dir.join(path), *text)).collect()
+}
+
+/// The version of the runtime crate shipped here (its manifest's `package.version`).
+pub fn runtime_version() -> Option<String> {
+    let manifest = RUNTIME_FILES.iter().find(|(path, _)| *path == "Cargo.toml")?.1;
+    let doc: toml_edit::DocumentMut = manifest.parse().ok()?;
+    doc.get("package")?.get("version")?.as_str().map(str::to_owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::path::Path;
+
+    /// What `codegen/runtime/` must hold: `runtime/`'s build script and sources, and its
+    /// manifest without `[dev-dependencies]` (as `Cargo.toml.in`: cargo package leaves nested
+    /// manifests out).
+    fn expected() -> BTreeMap<String, String> {
+        let runtime = Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime");
+        let mut files = BTreeMap::new();
+        let manifest = std::fs::read_to_string(runtime.join("Cargo.toml")).expect("runtime/Cargo.toml");
+        let start = manifest.find("[dev-dependencies]").expect("the runtime has dev-dependencies");
+        let end = manifest[start + 1..].find("\n[").map_or(manifest.len(), |i| start + 1 + i + 1);
+        files.insert("Cargo.toml".to_owned(), format!("{}{}", &manifest[..start], &manifest[end..]));
+        files.insert("build.rs".to_owned(), std::fs::read_to_string(runtime.join("build.rs")).expect("build.rs"));
+        let mut stack = vec![runtime.join("src")];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).expect("runtime/src") {
+                let path = entry.expect("entry").path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else {
+                    let rel = path.strip_prefix(&runtime).expect("inside").to_string_lossy().into_owned();
+                    files.insert(rel, std::fs::read_to_string(&path).expect("source"));
+                }
+            }
+        }
+        files
+    }
+
+    #[test]
+    fn the_shipped_runtime_is_the_runtime() {
+        let expected = expected();
+        let shipped: BTreeMap<String, String> =
+            super::RUNTIME_FILES.iter().map(|(p, t)| ((*p).to_owned(), (*t).to_owned())).collect();
+        if shipped != expected && std::env::var_os("SMITHY_TLS_SYNC_RUNTIME").is_some() {
+            let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime");
+            let _ = std::fs::remove_dir_all(&dir);
+            for (path, text) in &expected {
+                let path = if path == "Cargo.toml" { dir.join("Cargo.toml.in") } else { dir.join(path) };
+                std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+                std::fs::write(&path, text).expect("write");
+            }
+            panic!("codegen/runtime/ rewritten from runtime/; update the list in src/vendor.rs if files were added, and re-run");
+        }
+        let stale: Vec<&String> =
+            expected.keys().chain(shipped.keys()).filter(|p| expected.get(*p) != shipped.get(*p)).collect();
+        assert!(
+            stale.is_empty(),
+            "codegen/runtime/ is stale for {stale:?}: run `SMITHY_TLS_SYNC_RUNTIME=1 cargo test -p smithy-tls-codegen --lib vendor`"
+        );
+        assert_eq!(super::runtime_version().as_deref(), Some("0.1.0"));
+    }
+}

@@ -1,0 +1,1 @@
+//! Stands in for the runtime crate the policy points at (`[runtime] path`).
