@@ -203,7 +203,12 @@ fn plan_crate(
     };
     let edited = edit_manifest(&manifest_path, &manifest, &edit)?;
     changes.extend(change(manifest_path, Some(manifest), edited));
-    changes.extend(change(module_path, existing, module));
+    // A module the pipeline has since formatted (with its own rustfmt settings) is the same code:
+    // compared as tokens, with the header line, it is up to date.
+    let formatted_same = existing.as_deref().is_some_and(|existing| same_code(existing, &module));
+    if !formatted_same {
+        changes.extend(change(module_path, existing, module));
+    }
     changes.extend(source_changes);
     changes.extend(change(lib_path, Some(lib), updated));
     Ok(changes)
@@ -343,4 +348,47 @@ pub fn check_runtime_crate(dir: &Path, package: &str, requirement: &str) -> Opti
     (!matches).then(|| {
         format!("{}: version `{version}`, which the policy's requirement `{requirement}` excludes", manifest.display())
     })
+}
+
+/// Whether two versions of the emitted module say the same: the same header line and the same
+/// Rust tokens (layout, whitespace and plain comments aside, as a formatter changes them).
+fn same_code(existing: &str, planned: &str) -> bool {
+    use quote::ToTokens;
+    let header = |text: &str| text.lines().next().map(str::to_owned);
+    if header(existing) != header(planned) {
+        return false;
+    }
+    // Trailing commas come and go with the layout (a list broken over lines gains one).
+    let tokens = |file: syn::File| {
+        let mut out = Vec::new();
+        flatten_tokens(file.to_token_stream(), &mut out);
+        out
+    };
+    match (syn::parse_file(existing), syn::parse_file(planned)) {
+        (Ok(a), Ok(b)) => tokens(a) == tokens(b),
+        _ => false,
+    }
+}
+
+/// The tokens of `stream` as text, groups opened and closed, a group's trailing comma left out.
+fn flatten_tokens(stream: proc_macro2::TokenStream, out: &mut Vec<String>) {
+    use proc_macro2::{Delimiter, TokenTree};
+    let trees: Vec<TokenTree> = stream.into_iter().collect();
+    for (i, tree) in trees.iter().enumerate() {
+        match tree {
+            TokenTree::Group(group) => {
+                let (open, close) = match group.delimiter() {
+                    Delimiter::Parenthesis => ("(", ")"),
+                    Delimiter::Brace => ("{", "}"),
+                    Delimiter::Bracket => ("[", "]"),
+                    Delimiter::None => ("", ""),
+                };
+                out.push(open.to_owned());
+                flatten_tokens(group.stream(), out);
+                out.push(close.to_owned());
+            }
+            TokenTree::Punct(punct) if punct.as_char() == ',' && i + 1 == trees.len() => {}
+            other => out.push(other.to_string()),
+        }
+    }
 }

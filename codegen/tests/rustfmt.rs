@@ -181,3 +181,26 @@ fn check_is_green_after_rustfmt_formats_the_applied_tree() {
         }
     }
 }
+
+/// A pipeline with its own rustfmt settings reflows the emitted module; it is still the same
+/// code, so `check` stays green and `apply` leaves the formatted file alone.
+#[test]
+fn a_module_formatted_with_other_settings_is_up_to_date() {
+    let root = tempfile::tempdir().unwrap();
+    let tree = root.path().join("sdk");
+    smithy_tls_test_support::copy_tree(&fixtures(), &tree, &[]).unwrap();
+    smithy_tls(&["apply"], &tree);
+    let module = tree.join("dotted-tables/src/default_http_client.rs");
+    let out = Command::new("rustfmt")
+        .args(["--edition", "2021", "--config", "max_width=60,hard_tabs=true"])
+        .arg(&module)
+        .output()
+        .expect("rustfmt");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let formatted = std::fs::read_to_string(&module).unwrap();
+    assert!(formatted.contains('\t'), "rustfmt reformatted it");
+    let (code, out) = smithy_tls(&["check"], &tree);
+    assert_eq!(code, Some(0), "{out}");
+    smithy_tls(&["apply"], &tree);
+    assert_eq!(std::fs::read_to_string(&module).unwrap(), formatted);
+}
