@@ -1,11 +1,13 @@
-//! The pipeline recipe in docs/PIPELINE.md, run as written: the shell block between its
-//! `pipeline-recipe` markers on a tree of published SDK crates (aws-config, STS, S3 and what they
-//! depend on, fetched at test time; "generation" is the copy), without the runtime crate, which
-//! the recipe places. Formatting, apply, formatting again, check and the build must all pass.
+//! The pipeline recipe in docs/PIPELINE.md, run as written by the tool as a user installs it: the
+//! generator's `.crate` from `cargo package`, unpacked and installed with `cargo install --locked
+//! --path`, runs the shell block between the `pipeline-recipe` markers on a tree of published SDK
+//! crates (aws-config, STS, S3 and what they depend on, fetched at test time; "generation" is the
+//! copy), without the runtime crate, which the recipe places. Formatting, apply, formatting again,
+//! check and the build must all pass.
 
 use std::process::Command;
 
-use smithy_tls_e2e::{prepare_sdk_tree, repo_root, run, scratch_root, smithy_tls_binary, tail, PUBLISHED};
+use smithy_tls_e2e::{prepare_sdk_tree, repo_root, run, scratch_root, tail, PUBLISHED};
 
 /// The recipe's shell block.
 fn recipe() -> String {
@@ -17,17 +19,53 @@ fn recipe() -> String {
     code.split("```").next().expect("the block's end").to_owned()
 }
 
+/// `smithy-tls` installed from the generator's package, as `cargo install` from crates.io would.
+fn installed_from_the_package() -> std::path::PathBuf {
+    let work = scratch_root().join("install");
+    let target = work.join("target");
+    run(Command::new(env!("CARGO")).current_dir(repo_root()).env("CARGO_TARGET_DIR", &target).args([
+        "package",
+        "--locked",
+        "--allow-dirty",
+        "--no-verify",
+        "-p",
+        "smithy-tls-codegen",
+    ]));
+    let crate_file = std::fs::read_dir(target.join("package"))
+        .expect("cargo package output")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "crate") && p.to_string_lossy().contains("smithy-tls-codegen"))
+        .expect("the .crate file");
+    // Outside the repository: cargo would take the package for a stray member of its workspace.
+    let unpacked = std::env::temp_dir().join(format!("smithy-tls-unpacked-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&unpacked);
+    std::fs::create_dir_all(&unpacked).expect("mkdir");
+    run(Command::new("tar").arg("xzf").arg(&crate_file).arg("-C").arg(&unpacked));
+    let source = std::fs::read_dir(&unpacked).expect("unpacked").filter_map(Result::ok).next().expect("one dir").path();
+    let root = work.join("root");
+    run(Command::new(env!("CARGO"))
+        .env("CARGO_TARGET_DIR", &target)
+        .args(["install", "--locked", "--debug", "--force", "--path"])
+        .arg(&source)
+        .arg("--root")
+        .arg(&root));
+    let _ = std::fs::remove_dir_all(&unpacked);
+    root.join("bin/smithy-tls")
+}
+
 #[test]
 fn the_documented_pipeline_recipe_builds_a_tree() {
     let script = recipe();
     assert!(script.contains("apply --vendor-runtime") && script.contains("check --vendor-runtime"), "{script}");
+    let tool = installed_from_the_package();
     let tree = prepare_sdk_tree(&scratch_root().join("pipeline"), PUBLISHED, &["aws-sdk-sts"], false);
     // The recipe places the runtime crate itself.
     std::fs::remove_dir_all(tree.root.join("smithy-default-tls")).expect("remove the harness's runtime copy");
     let out = Command::new("bash")
         .args(["-c", &script])
         .env("SDK_DIR", &tree.root)
-        .env("SMITHY_TLS", smithy_tls_binary())
+        .env("SMITHY_TLS", &tool)
         .env("CARGO_TARGET_DIR", scratch_root().join("target"))
         .output()
         .expect("run the recipe");
@@ -46,6 +84,8 @@ fn the_documented_pipeline_recipe_builds_a_tree() {
         assert!(tree.root.join(file).exists(), "{file}");
     }
     // And the gate stays green on the result.
-    run(Command::new(smithy_tls_binary()).args(["check", "--vendor-runtime"]).arg(&tree.root));
-    println!("E2E pipeline recipe: formatted, applied, formatted, checked, built");
+    run(Command::new(&tool).args(["check", "--vendor-runtime"]).arg(&tree.root));
+    println!(
+        "E2E pipeline recipe, with smithy-tls installed from its .crate: formatted, applied, formatted, checked, built"
+    );
 }
