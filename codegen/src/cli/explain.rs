@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use super::{load_policy, report_failure, ExplainArgs, Failure, Format, EXIT_OK};
+use super::{load_policy, print_json, report_failure, ExplainArgs, Failure, Format, EXIT_OK};
 use crate::model::Stack;
 use crate::targets::{explain, matrix, non_hosts};
 
@@ -22,7 +22,7 @@ fn run_inner(args: &ExplainArgs) -> Result<ExitCode, Failure> {
             ))
         })?;
         match args.format {
-            Format::Json => println!("{}", serde_json::to_string_pretty(&explanation).unwrap_or_default()),
+            Format::Json => print_json(&explanation)?,
             Format::Human => match (&explanation.row, &explanation.not_a_host) {
                 (Some(row), _) => {
                     println!(
@@ -62,7 +62,7 @@ fn run_inner(args: &ExplainArgs) -> Result<ExitCode, Failure> {
                 "matrix": rows,
                 "not_hosts": not_hosts,
             });
-            println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+            print_json(&doc)?;
         }
         Format::Human => {
             let width = rows.iter().map(|r| r.target.len()).max().unwrap_or(6);

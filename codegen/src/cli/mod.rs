@@ -129,7 +129,9 @@ pub(crate) fn report_failure(format: Format, failure: Failure) -> ExitCode {
         Format::Json => {
             let diagnostics = failure.diagnostics.map(|d| d.0).unwrap_or_default();
             let doc = serde_json::json!({ "ok": false, "error": failure.message, "diagnostics": diagnostics });
-            println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+            if let Err(e) = print_json(&doc) {
+                eprintln!("error: {} ({})", e.message, failure.message);
+            }
         }
     }
     ExitCode::from(EXIT_ERROR)
@@ -160,6 +162,18 @@ pub(crate) fn load_policy(args: &PolicyArgs) -> Result<CompiledPolicy, Failure> 
         message: format!("{shown}: the policy does not serve every target correctly"),
         diagnostics: Some(d),
     })
+}
+
+/// Prints `value` as one pretty JSON document on stdout; when it cannot be serialized (a bug),
+/// says so on stderr instead of printing nothing, and the command fails.
+pub(crate) fn print_json<T: serde::Serialize>(value: &T) -> Result<(), Failure> {
+    match serde_json::to_string_pretty(value) {
+        Ok(text) => {
+            println!("{text}");
+            Ok(())
+        }
+        Err(e) => Err(Failure::new(format!("cannot write the JSON report: {e} (a bug in smithy-tls)"))),
+    }
 }
 
 pub(crate) fn stdout_is_terminal() -> bool {
@@ -218,7 +232,9 @@ fn run(cli: Cli) -> ExitCode {
                         .iter()
                         .map(|(name, description)| serde_json::json!({ "name": name, "description": description }))
                         .collect();
-                    println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+                    if let Err(failure) = print_json(&doc) {
+                        return report_failure(Format::Human, failure);
+                    }
                 }
             }
             ExitCode::from(EXIT_OK)

@@ -3,7 +3,6 @@
 
 use std::io::{IsTerminal as _, Write as _};
 use std::process::ExitCode;
-use std::time::Instant;
 
 use super::{load_policy, report_failure, Failure, Format, RewriteArgs, EXIT_CHANGES, EXIT_OK};
 use crate::discover::discover;
@@ -35,7 +34,6 @@ pub(crate) fn run(mode: Mode, args: RewriteArgs) -> ExitCode {
 }
 
 fn run_inner(mode: Mode, args: &RewriteArgs) -> Result<ExitCode, Failure> {
-    let started = Instant::now();
     let compiled = load_policy(&args.policy)?;
     let progress = args.format == Format::Human && std::io::stderr().is_terminal();
 
@@ -129,9 +127,8 @@ fn run_inner(mode: Mode, args: &RewriteArgs) -> Result<ExitCode, Failure> {
                 "written_files": written,
                 "up_to_date": changed_files == 0,
                 "diff": if mode.writes() { None } else { Some(&diff) },
-                "elapsed_ms": started.elapsed().as_millis() as u64,
             });
-            println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+            super::print_json(&doc)?;
         }
         Format::Human => {
             let mut out = std::io::stdout().lock();
