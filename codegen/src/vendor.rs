@@ -86,7 +86,7 @@ mod tests {
             }
             panic!("codegen/runtime/ rewritten from runtime/; update the list in src/vendor.rs if files were added, and re-run");
         }
-        let stale: Vec<&String> =
+        let stale: std::collections::BTreeSet<&String> =
             expected.keys().chain(shipped.keys()).filter(|p| expected.get(*p) != shipped.get(*p)).collect();
         assert!(
             stale.is_empty(),

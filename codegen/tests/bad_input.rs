@@ -2,9 +2,10 @@
 //! message that names the file (with its line where there is one) and what to do, and leaves
 //! every file of every tree byte-identical.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use smithy_tls_test_support::fs::tree_files;
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/trees")
@@ -17,24 +18,6 @@ fn good_tree() -> tempfile::TempDir {
         smithy_tls_test_support::copy_tree(&fixtures().join(case), &root.path().join(case), &[]).unwrap();
     }
     root
-}
-
-/// Every file under `dir` (links not followed) with its bytes.
-fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let entry = entry.unwrap();
-            let kind = entry.file_type().unwrap();
-            if kind.is_dir() {
-                stack.push(entry.path());
-            } else if kind.is_file() {
-                out.insert(entry.path(), std::fs::read(entry.path()).unwrap());
-            }
-        }
-    }
-    out
 }
 
 /// The default preset without `[runtime] path`: these trees hold no runtime crate, and what is
@@ -70,13 +53,13 @@ fn refused(watch: &Path, dirs: &[&Path], fragments: &[&str]) {
 }
 
 fn refused_with(watch: &Path, dirs: &[&Path], extra: &[&str], fragments: &[&str]) {
-    let before = snapshot(watch);
+    let before = tree_files(watch);
     let (code, stderr) = apply(dirs, extra);
     assert_eq!(code, Some(2), "{stderr}");
     for fragment in fragments {
         assert!(stderr.contains(fragment), "missing `{fragment}` in:\n{stderr}");
     }
-    assert_eq!(snapshot(watch), before, "a refused run changed files:\n{stderr}");
+    assert_eq!(tree_files(watch), before, "a refused run changed files:\n{stderr}");
 }
 
 #[test]
@@ -135,11 +118,11 @@ fn a_hand_edited_config_with_a_second_plugin_function_is_left_untouched_with_bot
     refused_with(tree.path(), &[tree.path()], &["--strict"], &fragments);
     // Without --strict the other crate is wired and this one is left as it is, with the reason.
     let crate_dir = tree.path().join("dotted-tables");
-    let before = snapshot(&crate_dir);
+    let before = tree_files(&crate_dir);
     let (code, stderr) = apply(&[tree.path()], &[]);
     assert_eq!(code, Some(0), "{stderr}");
     assert!(fragments.iter().all(|f| stderr.contains(f)), "{stderr}");
-    assert_eq!(snapshot(&crate_dir), before);
+    assert_eq!(tree_files(&crate_dir), before);
 }
 
 #[test]
@@ -187,20 +170,20 @@ fn a_symlinked_crate_is_not_followed_and_strict_refuses_it() {
     smithy_tls_test_support::copy_tree(&fixtures().join("dotted-tables"), &tree.join("dotted-tables"), &[]).unwrap();
     smithy_tls_test_support::copy_tree(&fixtures().join("unformatted"), &elsewhere.join("unformatted"), &[]).unwrap();
     std::os::unix::fs::symlink(elsewhere.join("unformatted"), tree.join("linked")).unwrap();
-    let outside = snapshot(&elsewhere);
+    let outside = tree_files(&elsewhere);
 
-    let before = snapshot(&tree);
+    let before = tree_files(&tree);
     let (code, stderr) = apply(&[&tree], &["--strict"]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("symbolic link to a crate") && stderr.contains("linked"), "{stderr}");
-    assert_eq!(snapshot(&tree), before);
+    assert_eq!(tree_files(&tree), before);
 
     // Without --strict the rest of the tree is wired; the link and what it points to are not.
     let (code, stderr) = apply(&[&tree], &[]);
     assert_eq!(code, Some(0), "{stderr}");
     assert!(stderr.contains("symbolic link to a crate"), "the skipped link is reported:\n{stderr}");
-    assert_ne!(snapshot(&tree), before);
-    assert_eq!(snapshot(&elsewhere), outside, "nothing outside the tree is written");
+    assert_ne!(tree_files(&tree), before);
+    assert_eq!(tree_files(&elsewhere), outside, "nothing outside the tree is written");
 }
 
 #[cfg(unix)]

@@ -7,32 +7,14 @@
 //!   has nothing left to do;
 //! - what a user changed after `apply` is never undone.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use smithy_tls_codegen::presets;
+use smithy_tls_test_support::fs::tree_files;
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/trees")
-}
-
-/// Every file under `dir` with its bytes, keyed by the path relative to `dir`.
-fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let entry = entry.unwrap();
-            if entry.file_type().unwrap().is_dir() {
-                stack.push(entry.path());
-            } else {
-                let rel = entry.path().strip_prefix(dir).unwrap().to_path_buf();
-                out.insert(rel, std::fs::read(entry.path()).unwrap());
-            }
-        }
-    }
-    out
 }
 
 fn smithy_tls(args: &[&str], dir: &Path) -> String {
@@ -50,7 +32,7 @@ fn fresh(root: &Path, name: &str) -> PathBuf {
 }
 
 fn assert_same_tree(what: &str, got: &Path, want: &Path) {
-    let (got, want) = (snapshot(got), snapshot(want));
+    let (got, want) = (tree_files(got), tree_files(want));
     let paths: Vec<&PathBuf> = got.keys().chain(want.keys()).collect();
     for path in paths {
         let (a, b) = (got.get(path), want.get(path));
@@ -180,11 +162,11 @@ fn apply_refuses_a_tree_without_the_runtime_it_points_at_before_writing_anything
             None => std::fs::remove_file(&runtime).unwrap(),
             Some(text) => std::fs::write(&runtime, text).unwrap(),
         }
-        let before = snapshot(&tree);
+        let before = tree_files(&tree);
         let (code, out) = smithy_tls_status(&["apply"], &tree);
         assert_eq!(code, Some(2), "{out}");
         assert!(out.contains(says) && out.contains("--vendor-runtime") && out.contains("no file was written"), "{out}");
-        assert_eq!(snapshot(&tree), before, "nothing written");
+        assert_eq!(tree_files(&tree), before, "nothing written");
     }
 }
 

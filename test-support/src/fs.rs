@@ -49,3 +49,36 @@ pub fn copy_tree(from: &Path, to: &Path, skip: &[&str]) -> io::Result<()> {
     }
     Ok(())
 }
+
+/// Every regular file under `dir` with its bytes, keyed by its path relative to `dir`; symbolic
+/// links are neither followed nor read. For checking that a run wrote nothing, or exactly what
+/// another run wrote.
+///
+/// ```
+/// let dir = std::env::temp_dir().join(format!("tree-files-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(dir.join("src")).unwrap();
+/// std::fs::write(dir.join("src/lib.rs"), "x").unwrap();
+/// let files = smithy_tls_test_support::fs::tree_files(&dir);
+/// assert_eq!(files.get(std::path::Path::new("src/lib.rs")).map(Vec::as_slice), Some(&b"x"[..]));
+/// ```
+///
+/// # Panics
+/// When the tree cannot be read (a test has nothing to check then).
+pub fn tree_files(dir: &Path) -> std::collections::BTreeMap<std::path::PathBuf, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display())) {
+            let entry = entry.expect("directory entry");
+            let kind = entry.file_type().expect("file type");
+            let path = entry.path();
+            if kind.is_dir() {
+                stack.push(path);
+            } else if kind.is_file() {
+                let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                out.insert(path.strip_prefix(dir).expect("inside the tree").to_path_buf(), bytes);
+            }
+        }
+    }
+    out
+}

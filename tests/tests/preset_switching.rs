@@ -11,25 +11,8 @@ use std::process::Command;
 
 use smithy_tls_codegen::presets;
 use smithy_tls_e2e::support::copy_tree;
+use smithy_tls_e2e::support::fs::tree_files;
 use smithy_tls_e2e::{prepare_sdk_tree, run, scratch_root, smithy_tls_binary, PUBLISHED};
-
-/// Every file under `dir`, relative path → bytes.
-fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).expect("read dir") {
-            let entry = entry.expect("entry");
-            let path = entry.path();
-            if entry.file_type().expect("file type").is_dir() {
-                stack.push(path);
-            } else {
-                out.insert(path.strip_prefix(dir).expect("inside").to_path_buf(), std::fs::read(&path).expect("read"));
-            }
-        }
-    }
-    out
-}
 
 /// The paths whose bytes differ (or exist on one side only).
 fn differences(a: &BTreeMap<PathBuf, Vec<u8>>, b: &BTreeMap<PathBuf, Vec<u8>>) -> Vec<PathBuf> {
@@ -51,7 +34,7 @@ fn smithy_tls(binary: &Path, args: &[&str], tree: &Path) -> String {
 fn every_preset_switch_and_revert_on_the_published_crates() {
     let root = scratch_root().join("switching");
     let pristine = prepare_sdk_tree(&root.join("pristine"), PUBLISHED, &[], false).root;
-    let untouched = files(&pristine);
+    let untouched = tree_files(&pristine);
     let binary = smithy_tls_binary();
     let names: Vec<&str> = presets::names().collect();
 
@@ -61,7 +44,7 @@ fn every_preset_switch_and_revert_on_the_published_crates() {
         let _ = std::fs::remove_dir_all(&tree);
         copy_tree(&pristine, &tree, &[]).expect("copy");
         smithy_tls(&binary, &["apply", "--preset", b], &tree);
-        let applied = files(&tree);
+        let applied = tree_files(&tree);
         assert!(applied.keys().any(|p| p.ends_with("src/default_http_client.rs")), "{b}: nothing wired");
         direct.insert(*b, applied);
         let _ = std::fs::remove_dir_all(&tree);
@@ -74,11 +57,11 @@ fn every_preset_switch_and_revert_on_the_published_crates() {
             copy_tree(&pristine, &tree, &[]).expect("copy");
             smithy_tls(&binary, &["apply", "--preset", a], &tree);
             smithy_tls(&binary, &["apply", "--preset", b], &tree);
-            let diff = differences(&files(&tree), &direct[b]);
+            let diff = differences(&tree_files(&tree), &direct[b]);
             assert!(diff.is_empty(), "{a} then {b} differs from {b} on the untouched tree in {diff:?}");
 
             let out = smithy_tls(&binary, &["revert"], &tree);
-            let diff = differences(&files(&tree), &untouched);
+            let diff = differences(&tree_files(&tree), &untouched);
             assert!(diff.is_empty(), "revert after {a}, {b} left {diff:?}\n{out}");
             let again = smithy_tls(&binary, &["revert"], &tree);
             assert!(again.contains("0 file(s) written"), "{again}");

@@ -227,16 +227,7 @@ impl HttpConnector for Connector {
 fn record_attempt(telemetry: &CaptureHttpAttemptTelemetry, capture: &CaptureConnection, started: SystemTime) {
     let now = SystemTime::now();
     telemetry.record_connector_call_duration(now.duration_since(started).unwrap_or_default());
-    let Some(metadata) = connection_metadata(capture) else { return };
-    let info = {
-        let guard = capture.connection_metadata();
-        let mut extensions = http::Extensions::new();
-        if let Some(connected) = guard.as_ref() {
-            connected.get_extras(&mut extensions);
-        }
-        extensions.get::<ConnectionInfo>().cloned()
-    };
-    let Some(info) = info else { return };
+    let Some((metadata, Some(info))) = connection_of(capture) else { return };
     // Connected after the call started: this call opened it (and waited for it).
     let acquisition = if info.connected_at >= started {
         tracing::trace!(connection = info.id, "new connection");
@@ -249,22 +240,28 @@ fn record_attempt(telemetry: &CaptureHttpAttemptTelemetry, capture: &CaptureConn
 }
 
 fn connection_metadata(capture: &CaptureConnection) -> Option<ConnectionMetadata> {
+    connection_of(capture).map(|(metadata, _)| metadata)
+}
+
+/// The captured connection as the orchestrator sees it (metadata, with a poison switch), and
+/// what this crate knows of it, read from the connection once.
+fn connection_of(capture: &CaptureConnection) -> Option<(ConnectionMetadata, Option<ConnectionInfo>)> {
     let guard = capture.connection_metadata();
     let connected = guard.as_ref()?;
     let mut extensions = http::Extensions::new();
     connected.get_extras(&mut extensions);
-    let info = extensions.get::<ConnectionInfo>();
+    let info = extensions.remove::<ConnectionInfo>();
     let to_poison = capture.clone();
-    let proxied = connected.is_proxied() || info.is_some_and(|i| i.proxy.is_some());
+    let proxied = connected.is_proxied() || info.as_ref().is_some_and(|i| i.proxy.is_some());
     let mut builder = ConnectionMetadata::builder().proxied(proxied).poison_fn(move || {
         match to_poison.connection_metadata().as_ref() {
             Some(connected) => connected.poison(),
             None => tracing::trace!("no connection to poison"),
         }
     });
-    builder.set_remote_addr(info.and_then(|i| i.remote_addr));
-    builder.set_local_addr(info.and_then(|i| i.local_addr));
-    Some(builder.build())
+    builder.set_remote_addr(info.as_ref().and_then(|i| i.remote_addr));
+    builder.set_local_addr(info.as_ref().and_then(|i| i.local_addr));
+    Some((builder.build(), info))
 }
 
 fn find_source<'a, T: StdError + 'static>(err: &'a (dyn StdError + 'static)) -> Option<&'a T> {

@@ -25,17 +25,13 @@ use super::{first_span_of_stmt, is_loader_hook, PatchError, LOADER_NOTE, MARKER,
 pub fn patch_aws_config_loader(path: &Path, text: &str) -> Result<String, PatchError> {
     // A hook an earlier smithy-tls wrote without the loader's behavior version is replaced (the
     // receiver's `mut` stays).
-    const OLD_HOOK: &str = "default_http_client::default_http_client()";
-    if text.contains(OLD_HOOK) && text.contains("behavior_version") {
-        let unpatched = super::unpatch_aws_config_loader(path, text, false)?;
-        if unpatched != text {
-            let repatched = patch_loader_fresh(path, &unpatched)?;
-            if !repatched.contains(OLD_HOOK) {
-                return Ok(repatched);
-            }
-        }
-    }
-    patch_loader_fresh(path, text)
+    super::with_old_hooks_upgraded(
+        text,
+        "default_http_client::default_http_client()",
+        text.contains("behavior_version"),
+        |text| super::unpatch_aws_config_loader(path, text, false),
+        |text| patch_loader_fresh(path, text),
+    )
 }
 
 /// [`patch_aws_config_loader`] on a file as it is (an existing hook of any form counts).
@@ -169,9 +165,9 @@ fn body_indent(src: &Source<'_>, block: &syn::Block, open: usize, fn_indent: &st
 }
 
 /// What [`find_loader`] found.
-struct LoaderSearch<'ast> {
+pub(super) struct LoaderSearch<'ast> {
     /// `async fn load(self)` (by-value receiver) in inherent `impl ConfigLoader` blocks.
-    loads: Vec<&'ast syn::ImplItemFn>,
+    pub(super) loads: Vec<&'ast syn::ImplItemFn>,
     /// `struct ConfigLoader` definitions.
     structs: Vec<&'ast syn::ItemStruct>,
 }
@@ -199,7 +195,7 @@ impl<'ast> Visit<'ast> for LoaderSearch<'ast> {
     }
 }
 
-fn find_loader(file: &syn::File) -> LoaderSearch<'_> {
+pub(super) fn find_loader(file: &syn::File) -> LoaderSearch<'_> {
     let mut search = LoaderSearch { loads: Vec::new(), structs: Vec::new() };
     search.visit_file(file);
     search
@@ -221,6 +217,11 @@ fn has_named_field(s: &syn::ItemStruct, name: &str) -> bool {
 
 /// Number of calls of a path ending in `default_http_client::default_http_client` in `block`.
 fn loader_hooks(block: &syn::Block) -> usize {
+    block.stmts.iter().map(loader_hooks_in).sum()
+}
+
+/// Number of loader hook calls ([`is_loader_hook`]) in one statement.
+pub(super) fn loader_hooks_in(stmt: &syn::Stmt) -> usize {
     struct Hooks(usize);
     impl<'ast> Visit<'ast> for Hooks {
         fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
@@ -231,6 +232,6 @@ fn loader_hooks(block: &syn::Block) -> usize {
         }
     }
     let mut hooks = Hooks(0);
-    hooks.visit_block(block);
+    hooks.visit_stmt(stmt);
     hooks.0
 }

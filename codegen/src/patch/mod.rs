@@ -157,6 +157,28 @@ pub(super) fn first_span_of_stmt(stmt: &syn::Stmt) -> Option<Span> {
     stmt.to_token_stream().into_iter().next().map(|tt| tt.span())
 }
 
+/// Patches `text` with `patch`, first replacing hooks an earlier smithy-tls wrote in the older form
+/// `old_hook` (when `applies`): they are taken out with `unpatch` and written again by `patch`;
+/// when that still gives the old form (nothing newer to pass), the file is patched as it is.
+fn with_old_hooks_upgraded(
+    text: &str,
+    old_hook: &str,
+    applies: bool,
+    unpatch: impl Fn(&str) -> Result<String, PatchError>,
+    patch: impl Fn(&str) -> Result<String, PatchError>,
+) -> Result<String, PatchError> {
+    if applies && text.contains(old_hook) {
+        let unpatched = unpatch(text)?;
+        if unpatched != text {
+            let repatched = patch(&unpatched)?;
+            if !repatched.contains(old_hook) {
+                return Ok(repatched);
+            }
+        }
+    }
+    patch(text)
+}
+
 /// The span of the first token of `tokens`.
 pub(super) fn first_span(tokens: &proc_macro2::TokenStream) -> Span {
     tokens.clone().into_iter().next().map_or_else(Span::call_site, |tt| tt.span())

@@ -29,17 +29,13 @@ const ACCESSORS: [&str; 2] = ["http_client", "client_config"];
 /// validation (a bug).
 pub fn patch_aws_config_provider_config(path: &Path, text: &str) -> Result<String, PatchError> {
     // Hooks an earlier smithy-tls wrote without the behavior version are replaced.
-    const OLD_HOOK: &str = ".or_else(crate::default_http_client::default_http_client)";
-    if text.contains(OLD_HOOK) && text.contains("behavior_version") {
-        let unpatched = super::unpatch_aws_config_provider_config(path, text)?;
-        if unpatched != text {
-            let repatched = patch_fresh(path, &unpatched)?;
-            if !repatched.contains(OLD_HOOK) {
-                return Ok(repatched);
-            }
-        }
-    }
-    patch_fresh(path, text)
+    super::with_old_hooks_upgraded(
+        text,
+        ".or_else(crate::default_http_client::default_http_client)",
+        text.contains("behavior_version"),
+        |text| super::unpatch_aws_config_provider_config(path, text),
+        |text| patch_fresh(path, text),
+    )
 }
 
 /// [`patch_aws_config_provider_config`] on a file as it is (existing hooks of any form count).

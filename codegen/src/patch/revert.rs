@@ -11,10 +11,11 @@ use quote::ToTokens;
 use syn::visit::{self, Visit};
 
 use super::fast_path::function_extent;
+use super::loader::{find_loader, loader_hooks_in};
 use super::text::Source;
 use super::{
-    first_span, first_span_of_stmt, is_loader_hook, is_provider_hook_arg, is_service_hook, last_span, PatchError,
-    CRATE_ROOT_NOTE, LOADER_NOTE, MARKER, MODULE_NAME, PROVIDER_CONFIG_NOTE, SERVICE_CONFIG_FN, SERVICE_CONFIG_NOTE,
+    first_span, first_span_of_stmt, is_provider_hook_arg, is_service_hook, last_span, PatchError, CRATE_ROOT_NOTE,
+    LOADER_NOTE, MARKER, MODULE_NAME, PROVIDER_CONFIG_NOTE, SERVICE_CONFIG_FN, SERVICE_CONFIG_NOTE,
     WITH_CLIENT_PLUGINS,
 };
 
@@ -82,11 +83,9 @@ pub fn unpatch_aws_config_loader(path: &Path, text: &str, made_mut: bool) -> Res
     let src = Source::new(path, text);
     let file = src.parse()?;
     let mut ranges = Vec::new();
-    let mut loads = LoadFns(Vec::new());
-    loads.visit_file(&file);
-    for load in &loads.0 {
+    for load in &find_loader(&file).loads {
         let hooked: Vec<(usize, &syn::Stmt)> =
-            load.block.stmts.iter().enumerate().filter(|(_, stmt)| loader_hooks(stmt) > 0).collect();
+            load.block.stmts.iter().enumerate().filter(|(_, stmt)| loader_hooks_in(stmt) > 0).collect();
         for (index, stmt) in &hooked {
             let start = src.start_of(first_span_of_stmt(stmt).unwrap_or_else(Span::call_site))?;
             let end = src.end_of(last_span(&stmt.to_token_stream()))?;
@@ -107,9 +106,7 @@ pub fn unpatch_aws_config_loader(path: &Path, text: &str, made_mut: bool) -> Res
         }
     }
     finish(&src, text, ranges, |file| {
-        let mut loads = LoadFns(Vec::new());
-        loads.visit_file(file);
-        loads.0.iter().flat_map(|f| f.block.stmts.iter()).map(loader_hooks).sum()
+        find_loader(file).loads.iter().flat_map(|f| f.block.stmts.iter()).map(loader_hooks_in).sum()
     })
 }
 
@@ -227,42 +224,6 @@ fn service_hooks(file: &syn::File) -> Vec<&syn::ExprMethodCall> {
     let mut hooks = Hooks { inside: false, found: Vec::new() };
     hooks.visit_file(file);
     hooks.found
-}
-
-/// `async fn load(..self)` in inherent `impl ConfigLoader` blocks.
-struct LoadFns<'ast>(Vec<&'ast syn::ImplItemFn>);
-
-impl<'ast> Visit<'ast> for LoadFns<'ast> {
-    fn visit_item_impl(&mut self, imp: &'ast syn::ItemImpl) {
-        let named = matches!(&*imp.self_ty, syn::Type::Path(p)
-            if p.path.segments.last().is_some_and(|s| s.ident == "ConfigLoader"));
-        if imp.trait_.is_none() && named {
-            for item in &imp.items {
-                if let syn::ImplItem::Fn(f) = item {
-                    if f.sig.ident == "load" && f.sig.asyncness.is_some() {
-                        self.0.push(f);
-                    }
-                }
-            }
-        }
-        visit::visit_item_impl(self, imp);
-    }
-}
-
-/// Calls of a path ending in `default_http_client::default_http_client` in a statement.
-fn loader_hooks(stmt: &syn::Stmt) -> usize {
-    struct Hooks(usize);
-    impl<'ast> Visit<'ast> for Hooks {
-        fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
-            if is_loader_hook(&call.func) {
-                self.0 += 1;
-            }
-            visit::visit_expr_call(self, call);
-        }
-    }
-    let mut hooks = Hooks(0);
-    hooks.visit_stmt(stmt);
-    hooks.0
 }
 
 /// `.or_else(<path ending in default_http_client::default_http_client>)` calls in the methods of

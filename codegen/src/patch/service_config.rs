@@ -35,17 +35,13 @@ use super::{
 pub fn patch_service_config(path: &Path, text: &str) -> Result<String, PatchError> {
     // A hook an earlier smithy-tls wrote without the behavior version is replaced by the current
     // one when the default plugins get a version (so the proxy environment counts).
-    const OLD_HOOK: &str = "default_http_client::runtime_plugin()";
-    if text.contains(OLD_HOOK) {
-        let unpatched = super::unpatch_service_config(path, text)?;
-        if unpatched != text {
-            let repatched = patch_service_config_fresh(path, &unpatched)?;
-            if !repatched.contains(OLD_HOOK) {
-                return Ok(repatched);
-            }
-        }
-    }
-    patch_service_config_fresh(path, text)
+    super::with_old_hooks_upgraded(
+        text,
+        "default_http_client::runtime_plugin()",
+        true,
+        |text| super::unpatch_service_config(path, text),
+        |text| patch_service_config_fresh(path, text),
+    )
 }
 
 /// [`patch_service_config`] on a file as it is (an existing hook of any form counts as present).
