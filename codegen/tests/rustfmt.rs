@@ -189,7 +189,8 @@ fn a_module_formatted_with_other_settings_is_up_to_date() {
     let root = tempfile::tempdir().unwrap();
     let tree = root.path().join("sdk");
     smithy_tls_test_support::copy_tree(&fixtures(), &tree, &[]).unwrap();
-    smithy_tls(&["apply"], &tree);
+    let (code, out) = smithy_tls(&["apply"], &tree);
+    assert_eq!(code, Some(0), "{out}");
     let module = tree.join("dotted-tables/src/default_http_client.rs");
     let out = Command::new("rustfmt")
         .args(["--edition", "2021", "--config", "max_width=60,hard_tabs=true"])
@@ -201,6 +202,7 @@ fn a_module_formatted_with_other_settings_is_up_to_date() {
     assert!(formatted.contains('\t'), "rustfmt reformatted it");
     let (code, out) = smithy_tls(&["check"], &tree);
     assert_eq!(code, Some(0), "{out}");
-    smithy_tls(&["apply"], &tree);
+    let (code, out) = smithy_tls(&["apply"], &tree);
+    assert_eq!(code, Some(0), "{out}");
     assert_eq!(std::fs::read_to_string(&module).unwrap(), formatted);
 }
