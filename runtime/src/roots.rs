@@ -134,10 +134,8 @@ pub(crate) fn ca_bundle_from_env() -> Option<std::path::PathBuf> {
 
 /// Reads a CA bundle; errors name the variable and the path.
 pub(crate) fn load_ca_bundle(path: &std::path::Path) -> Result<ExtraRoots, Error> {
-    let origin = format!("{AWS_CA_BUNDLE}={}", path.display());
-    let pem = std::fs::read(path).map_err(|e| Error::InvalidPem { origin: origin.clone(), reason: e.to_string() })?;
     let mut roots = ExtraRoots::default();
-    roots.add_pem(&origin, &pem)?;
+    roots.add_pem_file(&format!("{AWS_CA_BUNDLE}={}", path.display()), path)?;
     Ok(roots)
 }
 
@@ -164,6 +162,14 @@ impl ExtraRoots {
             });
         }
         Ok(added)
+    }
+
+    /// [`add_pem`](Self::add_pem) for the bundle in the file at `path`; a file that cannot be
+    /// read is an error of the same kind, named by `origin`.
+    pub(crate) fn add_pem_file(&mut self, origin: &str, path: &std::path::Path) -> Result<usize, Error> {
+        let pem =
+            std::fs::read(path).map_err(|e| Error::InvalidPem { origin: origin.to_owned(), reason: e.to_string() })?;
+        self.add_pem(origin, &pem)
     }
 
     pub(crate) fn is_empty(&self) -> bool {

@@ -196,25 +196,21 @@ impl HttpConnector for Connector {
         let read_timeout = self.read_timeout.map(|after| (after, self.sleep.sleep(after)));
         HttpConnectorFuture::new(async move {
             let response = match read_timeout {
-                None => response.await,
+                None => response.await.map_err(classify),
                 Some((after, sleep)) => match Timeout::new(response, sleep).await {
-                    Ok(response) => response,
-                    Err(_elapsed) => {
-                        if let Some(telemetry) = &telemetry {
-                            record_attempt(telemetry, &capture, started);
-                        }
-                        let error = ConnectorError::timeout(Box::new(ReadTimeout { after }));
-                        return Err(match connection_metadata(&capture) {
-                            Some(metadata) => error.with_connection(metadata),
-                            None => error,
-                        });
-                    }
+                    Ok(response) => response.map_err(classify),
+                    Err(_elapsed) => Err(ConnectorError::timeout(Box::new(ReadTimeout { after }))),
                 },
             };
+            // The connection is read once: for the telemetry, and for the error to carry.
+            let connection = if telemetry.is_some() || response.is_err() { connection_of(&capture) } else { None };
             if let Some(telemetry) = &telemetry {
-                record_attempt(telemetry, &capture, started);
+                record_attempt(telemetry, connection.as_ref(), started);
             }
-            let response = response.map_err(|e| classify(e, &capture))?;
+            let response = response.map_err(|error| match &connection {
+                Some((metadata, _)) => error.with_connection(metadata.clone()),
+                None => error,
+            })?;
             let response = response.map(SdkBody::from_body_1_x);
             HttpResponse::try_from(response).map_err(|e| ConnectorError::other(e.into(), None))
         })
@@ -224,10 +220,14 @@ impl HttpConnector for Connector {
 /// Records what the attempt's telemetry asks for (as upstream's client does): how long the call
 /// took to its response head (or failure), and, when a connection was used, whether it was
 /// fresh or reused, how long getting it took, and its metadata.
-fn record_attempt(telemetry: &CaptureHttpAttemptTelemetry, capture: &CaptureConnection, started: SystemTime) {
+fn record_attempt(
+    telemetry: &CaptureHttpAttemptTelemetry,
+    connection: Option<&(ConnectionMetadata, Option<ConnectionInfo>)>,
+    started: SystemTime,
+) {
     let now = SystemTime::now();
     telemetry.record_connector_call_duration(now.duration_since(started).unwrap_or_default());
-    let Some((metadata, Some(info))) = connection_of(capture) else { return };
+    let Some((metadata, Some(info))) = connection else { return };
     // Connected after the call started: this call opened it (and waited for it).
     let acquisition = if info.connected_at >= started {
         tracing::trace!(connection = info.id, "new connection");
@@ -236,7 +236,7 @@ fn record_attempt(telemetry: &CaptureHttpAttemptTelemetry, capture: &CaptureConn
         tracing::trace!(connection = info.id, "reusing a pooled connection");
         ConnectionAcquisitionTelemetry::new(Duration::ZERO, ConnectionUsage::Reused)
     };
-    telemetry.record_connection_selection(acquisition, metadata);
+    telemetry.record_connection_selection(acquisition, metadata.clone());
 }
 
 fn connection_metadata(capture: &CaptureConnection) -> Option<ConnectionMetadata> {
@@ -277,15 +277,7 @@ fn find_source<'a, T: StdError + 'static>(err: &'a (dyn StdError + 'static)) -> 
 
 /// Sorts a hyper-util error into the kinds the SDK's retry strategy understands: timeouts and
 /// transport failures are retried; certificate and protocol failures, and misuse, are not.
-fn classify(err: hyper_util::client::legacy::Error, capture: &CaptureConnection) -> ConnectorError {
-    let error = classify_kind(err);
-    match connection_metadata(capture) {
-        Some(metadata) => error.with_connection(metadata),
-        None => error,
-    }
-}
-
-fn classify_kind(err: hyper_util::client::legacy::Error) -> ConnectorError {
+fn classify(err: hyper_util::client::legacy::Error) -> ConnectorError {
     if find_source::<ConnectTimeout>(&err).is_some() {
         return ConnectorError::timeout(err.into());
     }
@@ -411,10 +403,7 @@ impl Builder {
     /// Like [`extra_root_pem`](Self::extra_root_pem), reading the bundle from a file.
     pub fn extra_root_pem_file(mut self, path: impl AsRef<Path>) -> Result<Self, Error> {
         let path = path.as_ref();
-        let origin = path.display().to_string();
-        let pem =
-            std::fs::read(path).map_err(|e| Error::InvalidPem { origin: origin.clone(), reason: e.to_string() })?;
-        self.extra_roots.add_pem(&origin, &pem)?;
+        self.extra_roots.add_pem_file(&path.display().to_string(), path)?;
         Ok(self)
     }
 

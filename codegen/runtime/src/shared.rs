@@ -211,10 +211,7 @@ pub fn try_shared_client(provider: TlsProvider, roots: TrustRoots) -> Result<Sha
 /// # }
 /// ```
 pub fn default_client_plugin(provider: TlsProvider, roots: TrustRoots) -> SharedRuntimePlugin {
-    SharedRuntimePlugin::new(DefaultClientPlugin {
-        components: RuntimeComponentsBuilder::new("smithy_default_tls")
-            .with_http_client(Some(shared_client(provider, roots))),
-    })
+    plugin_installing(shared_client(provider, roots))
 }
 
 /// [`default_client_plugin`] for an SDK client of `behavior_version`: installs
@@ -225,12 +222,13 @@ pub fn default_client_plugin_for(
     roots: TrustRoots,
     behavior_version: BehaviorVersion,
 ) -> SharedRuntimePlugin {
+    plugin_installing(shared_client_for(provider, roots, behavior_version))
+}
+
+/// The runtime plugin that installs `client` as the default HTTP client.
+fn plugin_installing(client: SharedHttpClient) -> SharedRuntimePlugin {
     SharedRuntimePlugin::new(DefaultClientPlugin {
-        components: RuntimeComponentsBuilder::new("smithy_default_tls").with_http_client(Some(shared_client_for(
-            provider,
-            roots,
-            behavior_version,
-        ))),
+        components: RuntimeComponentsBuilder::new("smithy_default_tls").with_http_client(Some(client)),
     })
 }
 

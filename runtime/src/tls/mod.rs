@@ -70,6 +70,12 @@ pub struct TlsInfo {
     pub resumed: bool,
 }
 
+/// `SSLKEYLOGFILE`, when set and not empty: where TLS secrets are logged for debugging (in the
+/// NSS key log format Wireshark reads). Off otherwise.
+fn key_log_file() -> Option<std::path::PathBuf> {
+    std::env::var_os("SSLKEYLOGFILE").filter(|v| !v.is_empty()).map(std::path::PathBuf::from)
+}
+
 /// A prepared backend.
 #[derive(Debug)]
 pub(crate) enum TlsBackend {

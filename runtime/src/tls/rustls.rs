@@ -62,12 +62,6 @@ fn base_root_store(settings: &TlsSettings) -> Result<Arc<RootCertStore>, Error> 
     }
 }
 
-/// `SSLKEYLOGFILE`, when set and not empty: where TLS secrets are logged for debugging (in the
-/// NSS key log format Wireshark reads). Off otherwise.
-pub(crate) fn key_log_file() -> Option<std::path::PathBuf> {
-    std::env::var_os("SSLKEYLOGFILE").filter(|v| !v.is_empty()).map(std::path::PathBuf::from)
-}
-
 /// Adds the caller's extra certificates to `store`; one that is not a usable trust anchor is
 /// the caller's input error.
 fn add_extra_roots(store: &mut RootCertStore, settings: &TlsSettings) -> Result<(), Error> {
@@ -149,7 +143,7 @@ impl RustlsBackend {
         let builder = builder.with_root_certificates(root_store(settings)?);
         let mut config = builder.with_no_client_auth();
         config.alpn_protocols = settings.alpn();
-        if let Some(path) = key_log_file() {
+        if let Some(path) = super::key_log_file() {
             tracing::warn!(
                 path = %path.display(),
                 "SSLKEYLOGFILE is set: TLS session secrets are written to it, so anyone who can read the \

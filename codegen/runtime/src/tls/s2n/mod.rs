@@ -111,7 +111,7 @@ fn check_native_store() -> Result<(), crate::RootsError> {
 
 impl S2nBackend {
     pub(crate) fn prepare(settings: &TlsSettings) -> Result<Self, Error> {
-        if std::env::var_os("SSLKEYLOGFILE").is_some_and(|v| !v.is_empty()) {
+        if super::key_log_file().is_some() {
             // s2n-tls logs keys only through a C callback, which needs `unsafe` code; this crate
             // has none. Say so rather than ignore the variable silently.
             tracing::warn!("SSLKEYLOGFILE is set but not supported with s2n-tls: no secrets are logged; use a rustls provider to capture them");
