@@ -243,7 +243,7 @@ fn serves_vintage(facts: &ManifestFacts, dir: &Path) -> Result<(), String> {
     let version = sibling.as_deref().and_then(|manifest| {
         let text = read(manifest).ok()?;
         let doc: toml_edit::DocumentMut = text.parse().ok()?;
-        doc.get("package")?.get("version")?.as_str().map(str::to_owned)
+        crate::manifest::package_str(&doc, "version").map(str::to_owned)
     });
     match version {
         Some(version) => check_requirement(&format!("={version}")),

@@ -205,7 +205,9 @@ fn plan_crate(
     changes.extend(change(manifest_path, Some(manifest), edited));
     // A module the pipeline has since formatted (with its own rustfmt settings) is the same code:
     // compared as tokens, with the header line, it is up to date.
-    let formatted_same = existing.as_deref().is_some_and(|existing| same_code(existing, &module));
+    // (Byte-equal text needs no parse: `change` drops it anyway.)
+    let formatted_same =
+        existing.as_deref().is_some_and(|existing| existing != module.as_str() && same_code(existing, &module));
     if !formatted_same {
         changes.extend(change(module_path, existing, module));
     }
@@ -332,7 +334,7 @@ pub fn check_runtime_crate(dir: &Path, package: &str, requirement: &str) -> Opti
     let Ok(doc) = text.parse::<toml_edit::DocumentMut>() else {
         return Some(format!("{}: not valid TOML", manifest.display()));
     };
-    let name = doc.get("package").and_then(|p| p.get("name")).and_then(|n| n.as_str());
+    let name = crate::manifest::package_str(&doc, "name");
     if name != Some(package) {
         return Some(format!(
             "{}: package `{}`, where the policy names `{package}`",
@@ -340,7 +342,7 @@ pub fn check_runtime_crate(dir: &Path, package: &str, requirement: &str) -> Opti
             name.unwrap_or("?")
         ));
     }
-    let version = doc.get("package").and_then(|p| p.get("version")).and_then(|v| v.as_str()).unwrap_or("");
+    let version = crate::manifest::package_str(&doc, "version").unwrap_or("");
     let matches = semver::VersionReq::parse(requirement)
         .ok()
         .zip(semver::Version::parse(version).ok())

@@ -94,6 +94,8 @@ fn cannot_serve(
 pub fn compile(parsed: &ParsedPolicy) -> Result<CompiledPolicy, Diagnostics> {
     let policy = &parsed.policy;
     let all_rules: Vec<_> = policy.all_rules().collect();
+    // Which builtin targets can host an SDK never changes: worked out once, not per rule.
+    let hosts: Vec<&TargetInfo> = sdk_targets().collect();
     let mut diagnostics = Vec::new();
     let mut compiled = Vec::new();
     let mut earlier: Vec<Cfg> = Vec::new();
@@ -101,9 +103,9 @@ pub fn compile(parsed: &ParsedPolicy) -> Result<CompiledPolicy, Diagnostics> {
         let own = rule.scope.cfg();
         let predicate = Cfg::first_match(own, &earlier);
         let spans = &rule.spans;
-        let targets: Vec<&TargetInfo> = sdk_targets().filter(|t| predicate.matches(t)).collect();
+        let targets: Vec<&TargetInfo> = hosts.iter().copied().filter(|t| predicate.matches(t)).collect();
         if let (true, Some(own)) = (targets.is_empty(), own) {
-            let alone = sdk_targets().filter(|t| own.matches(t)).count();
+            let alone = hosts.iter().filter(|t| own.matches(t)).count();
             let span = spans.cfg.clone().unwrap_or(spans.table.clone());
             let d = if alone == 0 {
                 let only_non_hosts = ALL_BUILTINS.iter().any(|t| own.matches(t));
@@ -120,7 +122,7 @@ pub fn compile(parsed: &ParsedPolicy) -> Result<CompiledPolicy, Diagnostics> {
             } else {
                 let covering: Vec<&str> = all_rules[..index]
                     .iter()
-                    .filter(|r| sdk_targets().any(|t| own.matches(t) && r.scope.cfg().is_some_and(|c| c.matches(t))))
+                    .filter(|r| hosts.iter().any(|t| own.matches(t) && r.scope.cfg().is_some_and(|c| c.matches(t))))
                     .map(|r| r.name.as_str())
                     .collect();
                 parsed
@@ -164,7 +166,7 @@ pub fn compile(parsed: &ParsedPolicy) -> Result<CompiledPolicy, Diagnostics> {
     }
 
     // Coverage proof: each builtin target that can host an SDK is served by exactly one rule.
-    for target in sdk_targets() {
+    for &target in &hosts {
         let serving: Vec<&str> =
             compiled.iter().filter(|r| r.predicate.matches(target)).map(|r| r.name.as_str()).collect();
         if serving.len() != 1 {

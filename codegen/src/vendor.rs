@@ -37,7 +37,7 @@ pub fn runtime_files(dir: &Path) -> Vec<(PathBuf, &'static str)> {
 pub fn runtime_version() -> Option<String> {
     let manifest = RUNTIME_FILES.iter().find(|(path, _)| *path == "Cargo.toml")?.1;
     let doc: toml_edit::DocumentMut = manifest.parse().ok()?;
-    doc.get("package")?.get("version")?.as_str().map(str::to_owned)
+    crate::manifest::package_str(&doc, "version").map(str::to_owned)
 }
 
 #[cfg(test)]

@@ -72,12 +72,13 @@ impl ArrayLayout {
 }
 
 /// Makes `array`'s items the strings `desired`. Items that stay keep their formatting (and
-/// comments); new items are laid out like their neighbours. Returns whether anything changed.
-pub(super) fn rewrite_string_array(array: &mut Array, desired: &[String]) -> bool {
+/// comments); new items are laid out like their neighbours. An array that already holds them is
+/// left as it is.
+pub(super) fn rewrite_string_array(array: &mut Array, desired: &[String]) {
     let unchanged = array.len() == desired.len()
         && array.iter().zip(desired).all(|(item, want)| item.as_str() == Some(want.as_str()));
     if unchanged {
-        return false;
+        return;
     }
     let layout = ArrayLayout::of(array);
     let old: Vec<Value> = array.iter().cloned().collect();
@@ -115,5 +116,4 @@ pub(super) fn rewrite_string_array(array: &mut Array, desired: &[String]) -> boo
     for item in items {
         array.push_formatted(item);
     }
-    true
 }

@@ -13,20 +13,18 @@ const DEFAULT_HTTPS_CLIENT: &str = "default-https-client";
 /// The legacy feature [`LegacyRustls::AliasDefault`] rewrites.
 const LEGACY_RUSTLS: &str = "rustls";
 
-/// Rewires the crate's features; returns whether anything changed.
+/// Rewires the crate's features.
 pub(super) fn edit_features(
     source: &Source<'_>,
     root: &mut Table,
     runtime_key: Option<&str>,
     edit: &ManifestEdit<'_>,
     next_position: &mut isize,
-) -> Result<bool, ManifestError> {
-    let mut changed = false;
+) -> Result<(), ManifestError> {
     if !root.contains_key("features") {
         let mut features = Table::new();
         features.set_position(Some(take_position(next_position)));
         root.insert("features", Item::Table(features));
-        changed = true;
     }
     let features =
         root.get_mut("features").and_then(Item::as_table_like_mut).ok_or_else(|| source.not_a_features_table())?;
@@ -63,7 +61,7 @@ pub(super) fn edit_features(
             }
             desired.push(entry);
         }
-        changed |= set_feature(features, name, &desired);
+        set_feature(features, name, &desired);
     }
 
     // `default` turns the default client on.
@@ -71,11 +69,10 @@ pub(super) fn edit_features(
         let mut desired = source.feature_entries(&*features, "default")?;
         if !desired.iter().any(|entry| entry == DEFAULT_HTTPS_CLIENT) {
             desired.push(DEFAULT_HTTPS_CLIENT.to_owned());
-            changed |= set_feature(features, "default", &desired);
+            set_feature(features, "default", &desired);
         }
     } else {
         features.insert("default", feature_item(&[DEFAULT_HTTPS_CLIENT]));
-        changed = true;
     }
 
     // `default-https-client` enables the runtime crate instead of the runtime's client.
@@ -83,26 +80,27 @@ pub(super) fn edit_features(
         let entries = source.feature_entries(&*features, DEFAULT_HTTPS_CLIENT)?;
         let mut desired: Vec<String> = any_client.then(|| dep_entry.clone()).into_iter().collect();
         desired.extend(entries.into_iter().filter(|entry| *entry != dep_entry && !runtime_entries.contains(entry)));
-        changed |= set_feature(features, DEFAULT_HTTPS_CLIENT, &desired);
+        set_feature(features, DEFAULT_HTTPS_CLIENT, &desired);
     } else {
         let entries: &[&str] = if any_client { &[&dep_entry] } else { &[] };
         features.insert(DEFAULT_HTTPS_CLIENT, feature_item(entries));
-        changed = true;
     }
 
     if alias_rustls && features.contains_key(LEGACY_RUSTLS) {
         // Validates the shape before rewriting.
         source.feature_entries(&*features, LEGACY_RUSTLS)?;
-        changed |= set_feature(features, LEGACY_RUSTLS, &[DEFAULT_HTTPS_CLIENT.to_owned()]);
+        set_feature(features, LEGACY_RUSTLS, &[DEFAULT_HTTPS_CLIENT.to_owned()]);
     }
-    Ok(changed)
+    Ok(())
 }
 
 fn feature_item(entries: &[&str]) -> Item {
     Item::Value(Value::Array(entries.iter().copied().collect()))
 }
 
-/// Sets an existing feature's entries; returns whether anything changed.
-fn set_feature(features: &mut dyn TableLike, name: &str, desired: &[String]) -> bool {
-    features.get_mut(name).and_then(Item::as_array_mut).is_some_and(|array| rewrite_string_array(array, desired))
+/// Sets an existing feature's entries.
+fn set_feature(features: &mut dyn TableLike, name: &str, desired: &[String]) {
+    if let Some(array) = features.get_mut(name).and_then(Item::as_array_mut) {
+        rewrite_string_array(array, desired);
+    }
 }

@@ -143,6 +143,17 @@ fn line_suffix(line: &Option<usize>) -> String {
     }
 }
 
+/// A string under `[package]` of a parsed manifest (its `name`, its `version`), when there is one.
+///
+/// ```
+/// let doc: toml_edit::DocumentMut = "[package]\nname = \"a\"\nversion = \"1.2.0\"".parse().unwrap();
+/// assert_eq!(smithy_tls_codegen::manifest::package_str(&doc, "version"), Some("1.2.0"));
+/// assert_eq!(smithy_tls_codegen::manifest::package_str(&doc, "edition"), None);
+/// ```
+pub fn package_str<'a>(doc: &'a DocumentMut, key: &str) -> Option<&'a str> {
+    doc.get("package")?.get(key)?.as_str()
+}
+
 /// Reads what the other steps need to know about a manifest.
 pub fn inspect_manifest(path: &Path, original: &str) -> Result<ManifestFacts, ManifestError> {
     let source = Source::parse(path, original)?;

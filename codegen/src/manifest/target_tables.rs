@@ -73,14 +73,13 @@ fn cfg_key(cfg: &str) -> Key {
 
 const TARGET_HELP: &str = "write platform dependencies as [target.'cfg(...)'.dependencies] tables";
 
-/// Adds, updates and removes the runtime crate's target dependencies; returns whether anything
-/// changed.
+/// Adds, updates and removes the runtime crate's target dependencies.
 pub(super) fn edit_target_tables(
     source: &Source<'_>,
     root: &mut Table,
     edit: &ManifestEdit<'_>,
     next_position: &mut isize,
-) -> Result<bool, ManifestError> {
+) -> Result<(), ManifestError> {
     let package = edit.runtime.package;
     let active: Vec<(String, DepSpec<'_>)> = edit
         .compiled
@@ -93,7 +92,7 @@ pub(super) fn edit_target_tables(
             }
         })
         .collect();
-    let mut changed = remove_stale_entries(root, package, &active);
+    remove_entries(root, package, |key| !active.iter().any(|(cfg, _)| cfg == key));
     let relaid = tables_to_relay(root, package, &active);
 
     for (cfg, spec) in &active {
@@ -131,9 +130,9 @@ pub(super) fn edit_target_tables(
                 TARGET_HELP,
             )
         })?;
-        changed |= upsert_dependency(source, dependencies, package, spec, cfg)?;
+        upsert_dependency(source, dependencies, package, spec, cfg)?;
     }
-    Ok(changed)
+    Ok(())
 }
 
 /// The active tables to move so that, when new tables are added, the tables this tool owns at the
@@ -186,12 +185,9 @@ fn max_position_except(table: &Table, skip: &dyn Fn(&Table) -> bool) -> Option<i
 }
 
 /// Removes `package` from the `target.<cfg>.dependencies` tables of `cfgs`, then the tables
-/// that become empty (undoing the tool's own additions). Returns whether anything changed.
-pub(super) fn remove_runtime_entries(root: &mut Table, package: &str, cfgs: &[String]) -> bool {
-    let keep: Vec<String> = runtime_entry_tables(root, package).into_iter().filter(|cfg| !cfgs.contains(cfg)).collect();
-    let keep: Vec<(String, DepSpec<'_>)> =
-        keep.into_iter().map(|cfg| (cfg, DepSpec { version: "", path: None, features: Vec::new() })).collect();
-    remove_stale_entries(root, package, &keep)
+/// that become empty (undoing the tool's own additions).
+pub(super) fn remove_runtime_entries(root: &mut Table, package: &str, cfgs: &[String]) {
+    remove_entries(root, package, |key| cfgs.iter().any(|cfg| cfg == key));
 }
 
 /// The `target` keys whose `dependencies` hold `package`.
@@ -206,16 +202,16 @@ pub(super) fn runtime_entry_tables(root: &Table, package: &str) -> Vec<String> {
         .collect()
 }
 
-/// Removes `package` from every `target.*.dependencies` table the policy no longer uses, then
-/// the tables that become empty. Returns whether anything changed.
-fn remove_stale_entries(root: &mut Table, package: &str, active: &[(String, DepSpec<'_>)]) -> bool {
+/// Removes `package` from the `target.<key>.dependencies` tables whose key `remove` picks, then
+/// the tables that become empty.
+fn remove_entries(root: &mut Table, package: &str, remove: impl Fn(&str) -> bool) {
     let Some(target) = root.get_mut("target").and_then(Item::as_table_like_mut) else {
-        return false;
+        return;
     };
     let platforms: Vec<String> = target.iter().map(|(key, _)| key.to_owned()).collect();
     let mut changed = false;
     for platform_key in platforms {
-        if active.iter().any(|(cfg, _)| *cfg == platform_key) {
+        if !remove(&platform_key) {
             continue;
         }
         let Some(platform) = target.get_mut(&platform_key).and_then(Item::as_table_like_mut) else {
@@ -238,43 +234,42 @@ fn remove_stale_entries(root: &mut Table, package: &str, active: &[(String, DepS
     if changed && target.is_empty() {
         root.remove("target");
     }
-    changed
 }
 
-/// Makes `dependencies[package]` say `spec`; returns whether anything changed.
+/// Makes `dependencies[package]` say `spec`; one that already does is left as it is.
 fn upsert_dependency(
     source: &Source<'_>,
     dependencies: &mut dyn TableLike,
     package: &str,
     spec: &DepSpec<'_>,
     cfg: &str,
-) -> Result<bool, ManifestError> {
+) -> Result<(), ManifestError> {
     match dependencies.get_mut(package) {
         None => {
             dependencies.insert(package, Item::Value(Value::InlineTable(spec.inline())));
-            Ok(true)
+            Ok(())
         }
         Some(Item::Value(value)) => {
             if value.as_inline_table().is_some_and(|existing| spec.matches(existing)) {
-                return Ok(false);
+                return Ok(());
             }
             let decor = value.decor().clone();
             let mut replacement = Value::InlineTable(spec.inline());
             *replacement.decor_mut() = decor;
             *value = replacement;
-            Ok(true)
+            Ok(())
         }
         Some(Item::Table(table)) => {
             // Written as its own `[target.'cfg(..)'.dependencies.<package>]` table: keep that
             // style and rewrite the keys.
             if spec.matches(&*table) {
-                return Ok(false);
+                return Ok(());
             }
             table.clear();
             for (key, value) in spec.fields() {
                 table.insert(key, Item::Value(value));
             }
-            Ok(true)
+            Ok(())
         }
         Some(_) => Err(source.shape(
             &["target", cfg, "dependencies", package],
