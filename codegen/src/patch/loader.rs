@@ -5,7 +5,9 @@ use std::path::Path;
 use syn::visit::{self, Visit};
 
 use super::text::{apply, Edit, Source};
-use super::{first_span_of_stmt, is_loader_hook, PatchError, LOADER_NOTE, MARKER, MODULE_NAME};
+use super::{
+    first_span_of_stmt, has_named_field, is_loader_hook, type_is_named, PatchError, LOADER_NOTE, MARKER, MODULE_NAME,
+};
 /// Patches aws-config's `src/lib.rs`: in `impl ConfigLoader`'s `async fn load(self)` (searched
 /// in inline modules at any depth, e.g. `mod loader { ... }`), makes the receiver `mut self` if it
 /// is not, and inserts as the first statement
@@ -199,20 +201,6 @@ pub(super) fn find_loader(file: &syn::File) -> LoaderSearch<'_> {
     let mut search = LoaderSearch { loads: Vec::new(), structs: Vec::new() };
     search.visit_file(file);
     search
-}
-
-/// Whether `ty` is a path type whose last segment is `name` (`ConfigLoader`, `loader::ConfigLoader`).
-fn type_is_named(ty: &syn::Type, name: &str) -> bool {
-    match ty {
-        syn::Type::Path(p) => p.qself.is_none() && p.path.segments.last().is_some_and(|seg| seg.ident == name),
-        syn::Type::Paren(p) => type_is_named(&p.elem, name),
-        syn::Type::Group(g) => type_is_named(&g.elem, name),
-        _ => false,
-    }
-}
-
-fn has_named_field(s: &syn::ItemStruct, name: &str) -> bool {
-    s.fields.iter().any(|f| f.ident.as_ref().is_some_and(|ident| ident == name))
 }
 
 /// Number of calls of a path ending in `default_http_client::default_http_client` in `block`.

@@ -199,10 +199,31 @@ pub(super) fn is_service_hook(func: &syn::Expr) -> bool {
     ["runtime_plugin", "runtime_plugin_for"].iter().any(|name| path_ends_with(func, &[MODULE_NAME, name]).is_some())
 }
 
+/// Whether `ty` is a path type whose last segment is `name` (`ConfigLoader`, `loader::ConfigLoader`).
+pub(super) fn type_is_named(ty: &syn::Type, name: &str) -> bool {
+    match ty {
+        syn::Type::Path(p) => p.qself.is_none() && p.path.segments.last().is_some_and(|seg| seg.ident == name),
+        syn::Type::Paren(p) => type_is_named(&p.elem, name),
+        syn::Type::Group(g) => type_is_named(&g.elem, name),
+        _ => false,
+    }
+}
+
+/// Whether struct `s` has a field called `name`.
+pub(super) fn has_named_field(s: &syn::ItemStruct, name: &str) -> bool {
+    s.fields.iter().any(|f| f.ident.as_ref().is_some_and(|ident| ident == name))
+}
+
+/// Whether `call` is the `ProviderConfig` hook: `.or_else(..)` with the one argument
+/// [`is_provider_hook_arg`] recognises.
+pub(super) fn is_provider_hook(call: &syn::ExprMethodCall) -> bool {
+    call.method == "or_else" && call.args.len() == 1 && is_provider_hook_arg(&call.args[0])
+}
+
 /// Whether `arg` is what the `ProviderConfig` hook passes to `or_else`: the path
 /// `..::default_http_client::default_http_client`, or a closure calling
 /// `..::default_http_client::default_http_client_for(..)`.
-pub(super) fn is_provider_hook_arg(arg: &syn::Expr) -> bool {
+fn is_provider_hook_arg(arg: &syn::Expr) -> bool {
     match arg {
         syn::Expr::Closure(closure) => {
             // rustfmt may wrap a long body in a block: `|| { call }`.

@@ -7,7 +7,10 @@ use std::path::Path;
 use syn::visit::{self, Visit};
 
 use super::text::{apply, Edit, Source};
-use super::{first_span_of_stmt, is_provider_hook_arg, PatchError, MARKER, MODULE_NAME, PROVIDER_CONFIG_NOTE};
+use super::{
+    first_span_of_stmt, has_named_field, is_provider_hook, type_is_named, PatchError, MARKER, MODULE_NAME,
+    PROVIDER_CONFIG_NOTE,
+};
 
 /// The `ProviderConfig` methods that hand its HTTP client out, each reading `self.http_client`.
 const ACCESSORS: [&str; 2] = ["http_client", "client_config"];
@@ -107,9 +110,7 @@ fn provider_config_has_behavior_version(file: &syn::File) -> bool {
     struct Find(bool);
     impl<'ast> Visit<'ast> for Find {
         fn visit_item_struct(&mut self, s: &'ast syn::ItemStruct) {
-            if s.ident == "ProviderConfig"
-                && s.fields.iter().any(|f| f.ident.as_ref().is_some_and(|i| i == "behavior_version"))
-            {
+            if s.ident == "ProviderConfig" && has_named_field(s, "behavior_version") {
                 self.0 = true;
             }
         }
@@ -148,9 +149,7 @@ struct AccessorSearch<'ast, 'n> {
 
 impl<'ast> Visit<'ast> for AccessorSearch<'ast, '_> {
     fn visit_item_impl(&mut self, imp: &'ast syn::ItemImpl) {
-        let named = matches!(&*imp.self_ty, syn::Type::Path(p)
-            if p.qself.is_none() && p.path.segments.last().is_some_and(|s| s.ident == "ProviderConfig"));
-        if imp.trait_.is_none() && named {
+        if imp.trait_.is_none() && type_is_named(&imp.self_ty, "ProviderConfig") {
             for item in &imp.items {
                 if let syn::ImplItem::Fn(f) = item {
                     let by_ref_self =
@@ -182,7 +181,7 @@ fn scan(block: &syn::Block) -> Scan {
     }
     impl<'ast> Visit<'ast> for Visitor {
         fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
-            if call.method == "or_else" && call.args.len() == 1 && is_provider_hook_arg(&call.args[0]) {
+            if is_provider_hook(call) {
                 self.scan.hooks += 1;
                 // The receiver is the hooked read: not a bare one.
                 if matches!(&*call.receiver, syn::Expr::MethodCall(inner) if self_http_client_clone(inner).is_some()) {

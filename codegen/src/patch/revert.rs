@@ -14,8 +14,8 @@ use super::fast_path::function_extent;
 use super::loader::{find_loader, loader_hooks_in};
 use super::text::Source;
 use super::{
-    first_span, first_span_of_stmt, is_provider_hook_arg, is_service_hook, last_span, PatchError, CRATE_ROOT_NOTE,
-    LOADER_NOTE, MARKER, MODULE_NAME, PROVIDER_CONFIG_NOTE, SERVICE_CONFIG_FN, SERVICE_CONFIG_NOTE,
+    first_span, first_span_of_stmt, is_provider_hook, is_service_hook, last_span, type_is_named, PatchError,
+    CRATE_ROOT_NOTE, LOADER_NOTE, MARKER, MODULE_NAME, PROVIDER_CONFIG_NOTE, SERVICE_CONFIG_FN, SERVICE_CONFIG_NOTE,
     WITH_CLIENT_PLUGINS,
 };
 
@@ -236,9 +236,7 @@ struct ProviderHooks<'ast> {
 
 impl<'ast> Visit<'ast> for ProviderHooks<'ast> {
     fn visit_item_impl(&mut self, imp: &'ast syn::ItemImpl) {
-        let named = matches!(&*imp.self_ty, syn::Type::Path(p)
-            if p.path.segments.last().is_some_and(|s| s.ident == "ProviderConfig"));
-        if imp.trait_.is_none() && named {
+        if imp.trait_.is_none() && type_is_named(&imp.self_ty, "ProviderConfig") {
             for item in &imp.items {
                 if let syn::ImplItem::Fn(f) = item {
                     for stmt in &f.block.stmts {
@@ -250,8 +248,7 @@ impl<'ast> Visit<'ast> for ProviderHooks<'ast> {
         }
     }
     fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
-        let is_hook = call.method == "or_else" && call.args.len() == 1 && is_provider_hook_arg(&call.args[0]);
-        if let (true, Some(start)) = (is_hook, self.stmt_start) {
+        if let (true, Some(start)) = (is_provider_hook(call), self.stmt_start) {
             self.hooks.push((start, call));
         }
         visit::visit_expr_method_call(self, call);

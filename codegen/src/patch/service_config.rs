@@ -38,7 +38,7 @@ pub fn patch_service_config(path: &Path, text: &str) -> Result<String, PatchErro
     super::with_old_hooks_upgraded(
         text,
         "default_http_client::runtime_plugin()",
-        true,
+        text.contains("with_behavior_version"),
         |text| super::unpatch_service_config(path, text),
         |text| patch_service_config_fresh(path, text),
     )
