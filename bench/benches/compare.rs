@@ -18,7 +18,10 @@ use std::time::{Duration, Instant};
 use aws_smithy_http_client::tls;
 use aws_smithy_runtime_api::client::http::SharedHttpClient;
 use smithy_default_tls::{SmithyTlsClient, TlsProvider};
-use smithy_tls_bench::{download, fetch, machine_description, median, min_max, peak_rss_kib, BenchServer};
+use smithy_tls_bench::{
+    child, download, env_number, fetch, field, machine_description, median, median_range, min_max, peak_rss_kib,
+    BenchServer,
+};
 
 /// A client under test.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -109,10 +112,6 @@ fn connection_contenders() -> Vec<Contender> {
         all.push(Contender::Upstream(p));
     }
     all
-}
-
-fn env_number(name: &str, default: u64) -> u64 {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
 struct Report {
@@ -396,22 +395,6 @@ fn syscalls(server: &BenchServer, report: &mut Report) {
     report.markdown.push_str(&md);
 }
 
-fn child(args: &[&str], envs: &[(&str, String)]) -> String {
-    let exe = std::env::current_exe().expect("current exe");
-    let mut cmd = Command::new(exe);
-    cmd.args(args);
-    for (k, v) in envs {
-        cmd.env(k, v);
-    }
-    let out = cmd.output().expect("spawn child");
-    assert!(out.status.success(), "child {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn field(text: &str, key: &str) -> f64 {
-    text.split_whitespace().find_map(|w| w.strip_prefix(key)).and_then(|v| v.parse().ok()).unwrap_or(f64::NAN)
-}
-
 fn cold_start(server: &BenchServer, report: &mut Report) {
     for gap in [0, 30] {
         cold_start_with_gap(server, report, gap);
@@ -445,10 +428,7 @@ fn cold_start_with_gap(server: &BenchServer, report: &mut Report, gap_ms: u64) {
     let mut md = format!(
         "\n## Cold start, {gap_ms} ms between building the client and its first request (milliseconds; median, min–max)\n\n| client | construction | first request | process wall |\n|---|---|---|---|\n",
     );
-    let stat = |v: Vec<f64>| {
-        let (lo, hi) = min_max(&v);
-        format!("{:.2} ({lo:.2}–{hi:.2})", median(&v))
-    };
+    let stat = |v: Vec<f64>| median_range(&v);
     for c in &contenders {
         let s = &samples[&c.label()];
         let _ = writeln!(
@@ -563,8 +543,7 @@ async fn proxied(server: &BenchServer, report: &mut Report) {
     for p in PROVIDERS {
         let stat = |through: bool| {
             let v = &rates[&(p.to_string(), through)];
-            let (lo, hi) = min_max(v);
-            (median(v), format!("{:.2} ({lo:.2}–{hi:.2})", median(v)))
+            (median(v), median_range(v))
         };
         let ((direct, direct_text), (proxied, proxied_text)) = (stat(false), stat(true));
         let _ = writeln!(md, "| {p} | {direct_text} | {proxied_text} | {:.2} |", proxied / direct);

@@ -15,20 +15,17 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::process::Command;
 use std::time::Instant;
 
 use smithy_default_tls::{SmithyTlsClient, TlsProvider, TrustRoots};
-use smithy_tls_bench::{fetch, machine_description, median, min_max, BenchServer};
+use smithy_tls_bench::{
+    child, env_number, fetch, field, machine_description, median, median_range as stat, min_max, BenchServer,
+};
 
 const PROVIDERS: [TlsProvider; 2] = [TlsProvider::RustlsAwsLc, TlsProvider::RustlsRing];
 const ROOTS: [TrustRoots; 3] = [TrustRoots::Native, TrustRoots::Webpki, TrustRoots::PlatformVerifier];
 /// The system bundle `native` reads on this machine (Debian/Ubuntu layout).
 const SYSTEM_BUNDLE: &str = "/etc/ssl/certs/ca-certificates.crt";
-
-fn env_number(name: &str, default: u64) -> u64 {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-}
 
 fn by_name<T: Copy>(all: &[T], name: &str, label: impl Fn(T) -> &'static str) -> T {
     all.iter().copied().find(|t| label(*t) == name).unwrap_or_else(|| panic!("unknown {name}"))
@@ -76,22 +73,6 @@ fn handshake_child(provider: &str, roots: &str) {
         }
         println!("RATE handshakes_per_s={:.1}", count as f64 / started.elapsed().as_secs_f64());
     });
-}
-
-fn child(args: &[&str], envs: &[(&str, String)]) -> String {
-    let exe = std::env::current_exe().expect("current exe");
-    let out = Command::new(exe).args(args).envs(envs.iter().map(|(k, v)| (*k, v))).output().expect("spawn child");
-    assert!(out.status.success(), "child {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn field(text: &str, key: &str) -> f64 {
-    text.split_whitespace().find_map(|w| w.strip_prefix(key)).and_then(|v| v.parse().ok()).unwrap_or(f64::NAN)
-}
-
-fn stat(values: &[f64]) -> String {
-    let (low, high) = min_max(values);
-    format!("{:.2} ({low:.2}–{high:.2})", median(values))
 }
 
 fn main() {

@@ -238,6 +238,45 @@ pub fn min_max(values: &[f64]) -> (f64, f64) {
     values.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)))
 }
 
+/// `median (min–max)` of some numbers, two decimals each: how the reports show a sample.
+///
+/// ```
+/// assert_eq!(smithy_tls_bench::median_range(&[3.0, 1.0, 2.0]), "2.00 (1.00–3.00)");
+/// ```
+pub fn median_range(values: &[f64]) -> String {
+    let (low, high) = min_max(values);
+    format!("{:.2} ({low:.2}–{high:.2})", median(values))
+}
+
+/// The number in environment variable `name`, or `default` when it is unset or not a number
+/// (how the benchmarks take their run counts).
+pub fn env_number(name: &str, default: u64) -> u64 {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+/// Runs this executable again with `args` and `envs` (a benchmark's measurement in a process of
+/// its own) and returns what it printed; panics with its stderr when it fails.
+pub fn child(args: &[&str], envs: &[(&str, String)]) -> String {
+    let exe = std::env::current_exe().expect("current exe");
+    let out = std::process::Command::new(exe)
+        .args(args)
+        .envs(envs.iter().map(|(k, v)| (*k, v)))
+        .output()
+        .expect("spawn child");
+    assert!(out.status.success(), "child {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The number after `key` (e.g. `construct_us=`) in a child's output; NaN when absent.
+///
+/// ```
+/// assert_eq!(smithy_tls_bench::field("COLD construct_us=120 first_us=9", "construct_us="), 120.0);
+/// assert!(smithy_tls_bench::field("COLD", "construct_us=").is_nan());
+/// ```
+pub fn field(text: &str, key: &str) -> f64 {
+    text.split_whitespace().find_map(|w| w.strip_prefix(key)).and_then(|v| v.parse().ok()).unwrap_or(f64::NAN)
+}
+
 /// The peak resident set size of this process, from /proc (Linux), in KiB.
 pub fn peak_rss_kib() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
