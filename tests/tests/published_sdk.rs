@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use smithy_tls_codegen::model::{CompiledPolicy, LegacyRustls, Provider, Roots, Stack};
 use smithy_tls_codegen::{policy, presets, targets};
-use smithy_tls_e2e::support::{ConnectProxy, ProxyMode, TestCa};
+use smithy_tls_e2e::support::{copy_tree, ConnectProxy, ProxyMode, TestCa};
 use smithy_tls_e2e::{
     prepare_sdk_tree, run, scratch_root, smithy_tls_binary, tail, MockAws, MockMetadata, MOCK_ECS_ACCESS_KEY_ID,
     MOCK_ECS_PATH, MOCK_INSTANCE_ID, PUBLISHED,
@@ -238,16 +238,23 @@ fn published_sdk_rewritten_built_and_run_per_preset() {
     let smithy_tls = smithy_tls_binary();
     let host = host_triple();
     let mut ran_sts_unit_tests = false;
+    // Resolved and fetched once; each preset then runs on a fresh copy of it.
+    let pristine = prepare_sdk_tree(&scratch_root().join("sdk-pristine"), PUBLISHED, &["aws-sdk-sts"], true);
+    for required in ["aws-config", "aws-sdk-sts", "aws-sdk-s3", "aws-smithy-runtime", "aws-smithy-runtime-api"] {
+        assert!(
+            pristine.crates.contains_key(required),
+            "{required} missing from the fetched tree: {:?}",
+            pristine.crates
+        );
+    }
     for preset in presets_to_run() {
         // Each preset on a fresh tree (the same path, files with their published times, so the
-        // downloads and the build cache are reused): what is asserted holds for the preset alone.
-        let tree = prepare_sdk_tree(&tree_root, PUBLISHED, &["aws-sdk-sts"], true);
-        for required in ["aws-config", "aws-sdk-sts", "aws-sdk-s3", "aws-smithy-runtime", "aws-smithy-runtime-api"] {
-            assert!(tree.crates.contains_key(required), "{required} missing from the fetched tree: {:?}", tree.crates);
-        }
+        // build cache is reused): what is asserted holds for the preset alone.
+        let _ = std::fs::remove_dir_all(&tree_root);
+        copy_tree(&pristine.root, &tree_root, &[]).expect("copy the pristine tree");
         let compiled = compiled(preset);
         let out =
-            run(Command::new(&smithy_tls).args(["apply", "--preset", preset, "--format", "json"]).arg(&tree.root));
+            run(Command::new(&smithy_tls).args(["apply", "--preset", preset, "--format", "json"]).arg(&tree_root));
         let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("apply --format json");
         let wired: Vec<&str> = report["trees"][0]["crates"]
             .as_array()
@@ -266,7 +273,7 @@ fn published_sdk_rewritten_built_and_run_per_preset() {
             .collect();
         assert!(unsupported.is_empty(), "{preset}: unsupported crates: {unsupported:?}");
         let check =
-            Command::new(&smithy_tls).args(["check", "--preset", preset]).arg(&tree.root).output().expect("check");
+            Command::new(&smithy_tls).args(["check", "--preset", preset]).arg(&tree_root).output().expect("check");
         assert!(
             check.status.success(),
             "{preset}: check after apply must pass:\n{}",
@@ -279,10 +286,10 @@ fn published_sdk_rewritten_built_and_run_per_preset() {
         // builds the formatted tree.
         let started = Instant::now();
         for client in &wired {
-            rustfmt_crate(&tree.root.join(client));
+            rustfmt_crate(&tree_root.join(client));
         }
         let check =
-            Command::new(&smithy_tls).args(["check", "--preset", preset]).arg(&tree.root).output().expect("check");
+            Command::new(&smithy_tls).args(["check", "--preset", preset]).arg(&tree_root).output().expect("check");
         assert!(
             check.status.success(),
             "{preset}: check after rustfmt over the applied tree must pass:\n{}",
@@ -295,7 +302,7 @@ fn published_sdk_rewritten_built_and_run_per_preset() {
         );
 
         for target in GRAPH_TARGETS {
-            check_graph(&tree.root, &compiled, target);
+            check_graph(&tree_root, &compiled, target);
         }
 
         let host_provider = provider_for(&compiled, &host);
@@ -304,18 +311,18 @@ fn published_sdk_rewritten_built_and_run_per_preset() {
             continue;
         }
         let started = Instant::now();
-        run(cargo(&tree.root).args(["build", "-q", "-p", "e2e-consumer"]));
+        run(cargo(&tree_root).args(["build", "-q", "-p", "e2e-consumer"]));
         let build_secs = started.elapsed().as_secs_f64();
         let binary = scratch_root().join("target/debug/e2e-consumer");
         let size = std::fs::metadata(&binary).expect("consumer binary").len();
         println!("E2E preset={preset} build_secs={build_secs:.1} binary_bytes={size}");
-        run_consumer(&tree.root, &binary, &compiled, &host);
-        run_components(&tree.root, &scratch_root().join("target/debug/components"), preset);
-        run_consumer_through_proxy(&tree.root, &binary, preset);
+        run_consumer(&tree_root, &binary, &compiled, &host);
+        run_components(&tree_root, &scratch_root().join("target/debug/components"), preset);
+        run_consumer_through_proxy(&tree_root, &binary, preset);
 
         if !ran_sts_unit_tests {
             let started = Instant::now();
-            let out = run(cargo(&tree.root).args(["test", "-q", "-p", "aws-sdk-sts", "--lib"]));
+            let out = run(cargo(&tree_root).args(["test", "-q", "-p", "aws-sdk-sts", "--lib"]));
             let summary = String::from_utf8_lossy(&out.stdout);
             assert!(summary.contains("test result: ok"), "aws-sdk-sts unit tests:\n{summary}");
             println!(
