@@ -18,9 +18,8 @@ fn fixtures() -> PathBuf {
 }
 
 fn smithy_tls(args: &[&str], dir: &Path) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_smithy-tls")).args(args).arg(dir).output().expect("run smithy-tls");
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert_eq!(out.status.code(), Some(0), "smithy-tls {args:?}: {text}");
+    let (code, text) = smithy_tls_status(args, dir);
+    assert_eq!(code, Some(0), "smithy-tls {args:?}: {text}");
     text
 }
 

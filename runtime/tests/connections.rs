@@ -59,15 +59,11 @@ async fn idle_connections_kept_per_host_are_bounded() {
         let round = || async {
             // Three requests at once: three connections.
             let url = server.url("/bytes/2000000");
-            let calls = (0..3).map(|_| {
-                let client = client.clone();
-                let url = url.clone();
-                async move {
-                    let response = call(&client, &settings(None, None), get(&url)).await.expect("GET");
-                    digest_body(response.into_body()).await;
-                }
-            });
-            futures_join_all(calls).await;
+            let one = || async {
+                let response = call(&client, &settings(None, None), get(&url)).await.expect("GET");
+                digest_body(response.into_body()).await;
+            };
+            tokio::join!(one(), one(), one());
             tokio::time::sleep(Duration::from_millis(100)).await;
         };
         round().await;
@@ -75,19 +71,4 @@ async fn idle_connections_kept_per_host_are_bounded() {
         round().await;
         assert_eq!(server.stats.accepted(), 3 + expected_new, "max_idle {max_idle}: connections opened again");
     }
-}
-
-/// Runs the futures concurrently on the current task.
-async fn futures_join_all<F: std::future::Future<Output = ()>>(futures: impl Iterator<Item = F>) {
-    let handles: Vec<_> = futures.map(Box::pin).collect();
-    let mut handles = handles;
-    std::future::poll_fn(|cx| {
-        handles.retain_mut(|f| f.as_mut().poll(cx).is_pending());
-        if handles.is_empty() {
-            std::task::Poll::Ready(())
-        } else {
-            std::task::Poll::Pending
-        }
-    })
-    .await;
 }

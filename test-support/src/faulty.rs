@@ -71,17 +71,9 @@ fn body(from: usize, to: usize) -> Vec<u8> {
     (from as u64..to as u64).map(pattern_byte).collect()
 }
 
-/// Reads one request head (up to the blank line); `false` on EOF or garbage.
+/// Reads one request head (up to the blank line); `false` on EOF, an error or garbage.
 async fn read_request<S: tokio::io::AsyncRead + Unpin>(stream: &mut S) -> bool {
-    let mut seen = Vec::new();
-    let mut byte = [0u8; 1];
-    while !seen.ends_with(b"\r\n\r\n") {
-        if seen.len() > 16 * 1024 || !matches!(stream.read(&mut byte).await, Ok(1)) {
-            return false;
-        }
-        seen.push(byte[0]);
-    }
-    true
+    matches!(crate::proxy::read_head(stream, 16 * 1024).await, Ok(Some(_)))
 }
 
 impl FaultyServer {

@@ -79,12 +79,15 @@ impl ConnectProxy {
 }
 
 /// Reads one request head (up to and including the blank line), byte by byte so nothing after
-/// it is consumed.
-async fn read_head(stream: &mut TcpStream) -> std::io::Result<Option<Vec<u8>>> {
+/// it is consumed; `None` at end of stream or past `limit` bytes.
+pub(crate) async fn read_head<S: tokio::io::AsyncRead + Unpin>(
+    stream: &mut S,
+    limit: usize,
+) -> std::io::Result<Option<Vec<u8>>> {
     let mut head = Vec::new();
     let mut byte = [0u8; 1];
     while !head.ends_with(b"\r\n\r\n") {
-        if head.len() > 64 * 1024 || stream.read(&mut byte).await? == 0 {
+        if head.len() > limit || stream.read(&mut byte).await? == 0 {
             return Ok(None);
         }
         head.push(byte[0]);
@@ -93,7 +96,7 @@ async fn read_head(stream: &mut TcpStream) -> std::io::Result<Option<Vec<u8>>> {
 }
 
 async fn serve(mut client: TcpStream, mode: &ProxyMode, log: &Mutex<Vec<ProxiedRequest>>) -> std::io::Result<()> {
-    let Some(head) = read_head(&mut client).await? else { return Ok(()) };
+    let Some(head) = read_head(&mut client, 64 * 1024).await? else { return Ok(()) };
     let text = String::from_utf8_lossy(&head).into_owned();
     let mut lines = text.split("\r\n");
     let mut request_line = lines.next().unwrap_or_default().split(' ');
