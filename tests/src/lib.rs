@@ -27,6 +27,26 @@ pub fn scratch_root() -> PathBuf {
     target.join("e2e")
 }
 
+/// `cargo` run in the scratch tree `dir`, building into the shared scratch target dir, without
+/// incremental state and debug info: the scratch trees are built once per run and never
+/// debugged, and those two took 11 of the 12 GiB a full run's scratch builds left on disk (CI
+/// machines can have less free space than that).
+pub fn scratch_cargo(dir: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO"));
+    cmd.current_dir(dir);
+    lean_scratch_build(&mut cmd);
+    cmd
+}
+
+/// Points a command that runs `cargo` on scratch trees (directly or through a script) at the
+/// shared scratch target dir, with no incremental state and no debug info (see [`scratch_cargo`]).
+pub fn lean_scratch_build(cmd: &mut Command) -> &mut Command {
+    cmd.env("CARGO_TARGET_DIR", scratch_root().join("target"))
+        .env("CARGO_INCREMENTAL", "0")
+        .env("CARGO_PROFILE_DEV_DEBUG", "false")
+        .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
+}
+
 /// Runs a command, failing the test with its output when it fails.
 pub fn run(cmd: &mut Command) -> Output {
     let shown = format!("{cmd:?}");
@@ -187,8 +207,7 @@ pub fn prepare_variant_tree(root: &Path, preset: Option<&str>) -> SdkTree {
 /// `cargo build -q --release -p e2e-consumer --no-default-features`, plus `extra`, of `tree`
 /// into `target`.
 pub fn build_consumer_release(tree: &SdkTree, target: &Path, extra: &[&str]) {
-    run(Command::new(env!("CARGO"))
-        .current_dir(&tree.root)
+    run(scratch_cargo(&tree.root)
         .env("CARGO_TARGET_DIR", target)
         .args(["build", "-q", "--release", "-p", "e2e-consumer", "--no-default-features"])
         .args(extra));

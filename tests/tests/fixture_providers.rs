@@ -6,7 +6,7 @@
 use std::process::Command;
 
 use smithy_tls_e2e::support::{Alpn, TestCa, TestServer};
-use smithy_tls_e2e::{copy_dir, copy_runtime_crate, repo_root, run, scratch_root, smithy_tls_binary};
+use smithy_tls_e2e::{copy_dir, copy_runtime_crate, repo_root, run, scratch_cargo, scratch_root, smithy_tls_binary};
 
 fn policy(provider: &str, roots: &str) -> String {
     format!(
@@ -63,9 +63,7 @@ fn each_provider_wires_builds_and_serves() {
         run(Command::new(&smithy_tls).arg("apply").arg("--policy").arg(&policy_path).arg(&tree));
         let manifest = std::fs::read_to_string(tree.join("fixture-wired-client/Cargo.toml")).expect("manifest");
         assert!(manifest.contains(&format!("features = [\"{provider}\", \"{roots}\"]")), "{provider}: {manifest}");
-        let out = run(Command::new(env!("CARGO"))
-            .current_dir(&tree)
-            .env("CARGO_TARGET_DIR", scratch_root().join("target"))
+        let out = run(scratch_cargo(&tree)
             .env("PROBE_URL", server.url("/"))
             .env("PROBE_PROVIDER", provider)
             .env("SSL_CERT_FILE", &bundle)

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use smithy_tls_e2e::{prepare_sdk_tree, scratch_root, smithy_tls_binary};
+use smithy_tls_e2e::{prepare_sdk_tree, scratch_cargo, scratch_root, smithy_tls_binary};
 
 /// Every file under `dir` (skipping build output), with its content.
 fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
@@ -29,9 +29,7 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
 
 /// `cargo check -p krate` in the tree: Ok, or the distinct `error...` lines it printed.
 fn check(tree: &Path, krate: &str) -> Result<(), Vec<String>> {
-    let out = Command::new(env!("CARGO"))
-        .current_dir(tree)
-        .env("CARGO_TARGET_DIR", scratch_root().join("target"))
+    let out = scratch_cargo(tree)
         .args(["check", "-q", "--message-format", "short", "-p", krate])
         .output()
         .expect("cargo check");

@@ -7,7 +7,7 @@
 
 use std::process::Command;
 
-use smithy_tls_e2e::{prepare_sdk_tree, repo_root, run, scratch_root, tail, PUBLISHED};
+use smithy_tls_e2e::{lean_scratch_build, prepare_sdk_tree, repo_root, run, scratch_root, tail, PUBLISHED};
 
 /// The recipe's shell block.
 fn recipe() -> String {
@@ -62,11 +62,9 @@ fn the_documented_pipeline_recipe_builds_a_tree() {
     let tree = prepare_sdk_tree(&scratch_root().join("pipeline"), PUBLISHED, &["aws-sdk-sts"], false);
     // The recipe places the runtime crate itself.
     std::fs::remove_dir_all(tree.root.join("smithy-default-tls")).expect("remove the harness's runtime copy");
-    let out = Command::new("bash")
-        .args(["-c", &script])
+    let out = lean_scratch_build(Command::new("bash").args(["-c", &script]))
         .env("SDK_DIR", &tree.root)
         .env("SMITHY_TLS", &tool)
-        .env("CARGO_TARGET_DIR", scratch_root().join("target"))
         .output()
         .expect("run the recipe");
     assert!(

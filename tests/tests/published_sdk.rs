@@ -12,8 +12,8 @@ use smithy_tls_codegen::model::{CompiledPolicy, LegacyRustls, Provider, Roots, S
 use smithy_tls_codegen::{policy, presets, targets};
 use smithy_tls_e2e::support::{copy_tree, ConnectProxy, ProxyMode, TestCa};
 use smithy_tls_e2e::{
-    prepare_sdk_tree, run, scratch_root, smithy_tls_binary, tail, MockAws, MockMetadata, MOCK_ECS_ACCESS_KEY_ID,
-    MOCK_ECS_PATH, MOCK_INSTANCE_ID, PUBLISHED,
+    prepare_sdk_tree, run, scratch_cargo, scratch_root, smithy_tls_binary, tail, MockAws, MockMetadata,
+    MOCK_ECS_ACCESS_KEY_ID, MOCK_ECS_PATH, MOCK_INSTANCE_ID, PUBLISHED,
 };
 
 /// Targets whose dependency graph is checked for every preset (linux gnu x86_64/aarch64, musl,
@@ -51,9 +51,7 @@ fn host_triple() -> String {
 }
 
 fn cargo(tree: &Path) -> Command {
-    let mut cmd = Command::new(env!("CARGO"));
-    cmd.current_dir(tree).env("CARGO_TARGET_DIR", scratch_root().join("target"));
-    cmd
+    scratch_cargo(tree)
 }
 
 fn check_graph(tree: &Path, compiled: &CompiledPolicy, target: &str) {

@@ -593,7 +593,7 @@ async fn h2_goaway_moves_new_requests_to_a_new_connection() {
     for round in 0..3 {
         let response = tokio::time::timeout(Duration::from_secs(10), call(&client, &no_timeouts(), get(&server.url("/"))))
             .await
-            .unwrap_or_else(|_| panic!("round {round}: hung"));
+            .unwrap_or_else(|_| panic!("round {round}: hung ({} connection(s) accepted so far)", server.accepted()));
         match response {
             Ok(response) => assert_eq!(try_digest_body(response.into_body()).await.map(|d| d.len), Ok(1000)),
             Err(err) => assert!(err.is_io(), "round {round}: a request refused by GOAWAY must be retryable: {err:?}"),
