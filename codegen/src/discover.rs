@@ -9,7 +9,7 @@ use crate::manifest::{inspect_manifest, ManifestError, ManifestFacts};
 use crate::patch::has_service_config_anchor;
 
 /// What kind of crate the tool will wire.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum CrateKind {
     /// A Smithy-generated client (`src/config.rs` has `base_client_runtime_plugins`).
@@ -76,6 +76,18 @@ pub enum DiscoverError {
     Manifest(#[from] ManifestError),
 }
 
+impl DiscoverError {
+    /// The error as a diagnostic, when it is about a file (a manifest that does not parse, a
+    /// file that cannot be read); `None` for a root that is not a directory.
+    pub fn diagnostic(&self) -> Option<crate::diag::Diagnostic> {
+        match self {
+            DiscoverError::Io { path, .. } => Some(crate::diag::unreadable(path, self.to_string())),
+            DiscoverError::NotADirectory(_) => None,
+            DiscoverError::Manifest(e) => Some(e.diagnostic()),
+        }
+    }
+}
+
 const SKIPPED_DIRS: &[&str] = &["target", "node_modules"];
 
 fn read(path: &Path) -> Result<String, DiscoverError> {
@@ -83,26 +95,29 @@ fn read(path: &Path) -> Result<String, DiscoverError> {
 }
 
 /// Collects the manifests under `dir` into `out`, and into `links` every symbolic link to a
-/// directory (not followed).
+/// directory (not followed; `dir` itself is read even when it is a link). Entries come in
+/// file-name order, each directory's contents right after it.
 fn manifests_under(dir: &Path, out: &mut Vec<PathBuf>, links: &mut Vec<PathBuf>) -> Result<(), DiscoverError> {
-    let entries = std::fs::read_dir(dir).map_err(|source| DiscoverError::Io { path: dir.to_path_buf(), source })?;
-    let mut entries: Vec<_> = entries
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|source| DiscoverError::Io { path: dir.to_path_buf(), source })?;
-    entries.sort_by_key(|e| e.file_name());
-    for entry in entries {
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        let file_type = entry.file_type().map_err(|source| DiscoverError::Io { path: entry.path(), source })?;
-        if file_type.is_dir() {
-            if name.starts_with('.') || SKIPPED_DIRS.contains(&name.as_ref()) {
-                continue;
-            }
-            manifests_under(&entry.path(), out, links)?;
-        } else if file_type.is_symlink() && entry.path().is_dir() {
-            links.push(entry.path());
-        } else if name == "Cargo.toml" {
-            out.push(entry.path());
+    let skipped = |entry: &walkdir::DirEntry| {
+        let name = entry.file_name().to_string_lossy();
+        entry.depth() > 0
+            && entry.file_type().is_dir()
+            && (name.starts_with('.') || SKIPPED_DIRS.contains(&name.as_ref()))
+    };
+    let walk = walkdir::WalkDir::new(dir).follow_links(false).sort_by_file_name().into_iter();
+    for entry in walk.filter_entry(|e| !skipped(e)) {
+        let entry = entry.map_err(|e| DiscoverError::Io {
+            path: e.path().unwrap_or(dir).to_path_buf(),
+            source: std::io::Error::from(e),
+        })?;
+        let file_type = entry.file_type();
+        if entry.depth() == 0 || file_type.is_dir() {
+            continue;
+        }
+        if file_type.is_symlink() && entry.path().is_dir() {
+            links.push(entry.into_path());
+        } else if entry.file_name() == "Cargo.toml" {
+            out.push(entry.into_path());
         }
     }
     Ok(())

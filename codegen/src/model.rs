@@ -58,7 +58,7 @@ impl fmt::Display for Provider {
 }
 
 /// Where a client's trusted roots come from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Roots {
     /// The operating system store.
@@ -277,7 +277,8 @@ pub struct Policy {
     pub rules: Vec<Rule>,
     /// The rule for targets no other rule matches (its scope is [`Scope::Fallback`]).
     pub fallback: Rule,
-    /// Hex SHA-256 of the policy file's bytes (shown in generated headers).
+    /// Hex SHA-256 of the policy file's bytes (in the JSON reports; generated headers hash what
+    /// the policy means instead, so comments in it do not churn generated files).
     pub content_hash: String,
 }
 

@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::diag::Diagnostic;
 use crate::discover::{relative_to_root, CrateKind, Discovery, SkippedCrate};
 use crate::emit::{render_module, EmitError, HEADER_MARKER, MODULE_FILE};
 use crate::manifest::{edit_manifest, revert_manifest, ManifestEdit, ManifestError, RuntimeDepSpec};
@@ -87,6 +88,20 @@ pub enum PlanError {
     ForeignModule(PathBuf),
 }
 
+impl PlanError {
+    /// The error as a diagnostic with a stable code (docs/DIAGNOSTICS.md), its file and, when
+    /// the error has one, its place in the file.
+    pub fn diagnostic(&self) -> Diagnostic {
+        match self {
+            PlanError::Io { path, .. } => crate::diag::unreadable(path, self.to_string()),
+            PlanError::Manifest(e) => e.diagnostic(),
+            PlanError::Patch(e) => e.diagnostic(),
+            PlanError::ForeignModule(path) => Diagnostic::in_file("S005", self.to_string(), path, None),
+            PlanError::Emit(_) => Diagnostic::in_file("E001", self.to_string(), Path::new(MODULE_FILE), None),
+        }
+    }
+}
+
 fn read(path: &Path) -> Result<String, PlanError> {
     crate::read::read_text(path).map_err(|source| PlanError::Io { path: path.to_path_buf(), source })
 }
@@ -106,14 +121,31 @@ fn change(path: PathBuf, original: Option<String>, updated: String) -> Option<Fi
 /// Plans every edit for the discovered crates. Pure apart from reading files; all errors from
 /// all crates are collected, so one run reports every problem.
 pub fn plan(compiled: &CompiledPolicy, discovery: &Discovery) -> Result<Plan, Vec<PlanError>> {
+    plan_with_progress(compiled, discovery, &|| {})
+}
+
+/// [`plan`], calling `crate_done` as each crate is planned (from any thread), e.g. to move a
+/// progress bar.
+pub fn plan_with_progress(
+    compiled: &CompiledPolicy,
+    discovery: &Discovery,
+    crate_done: &(dyn Fn() + Sync),
+) -> Result<Plan, Vec<PlanError>> {
+    use rayon::prelude::*;
     let module = match render_module(compiled) {
         Ok(m) => m,
         Err(e) => return Err(vec![e.into()]),
     };
-    // Crates are independent: plan them on every core, then collect in discovery order.
-    let results = crate::parallel::map_in_order(&discovery.crates, |krate| {
-        plan_crate(compiled, &module, &krate.dir, &krate.rel_dir, krate.kind)
-    });
+    // Crates are independent: plan them on every core; results come back in discovery order.
+    let results: Vec<_> = discovery
+        .crates
+        .par_iter()
+        .map(|krate| {
+            let result = plan_crate(compiled, &module, &krate.dir, &krate.rel_dir, krate.kind);
+            crate_done();
+            result
+        })
+        .collect();
     let mut crates = Vec::new();
     let mut errors = Vec::new();
     let mut skipped = discovery.skipped.clone();
@@ -221,7 +253,8 @@ fn plan_crate(
 /// has the tool's header), and the hooks taken out of `src/lib.rs`, `src/config.rs` and
 /// aws-config's loader and `ProviderConfig`. Writes nothing.
 pub fn plan_revert(discovery: &Discovery) -> Result<Plan, Vec<PlanError>> {
-    let results = crate::parallel::map_in_order(&discovery.crates, |krate| revert_crate(&krate.dir, krate.kind));
+    use rayon::prelude::*;
+    let results: Vec<_> = discovery.crates.par_iter().map(|krate| revert_crate(&krate.dir, krate.kind)).collect();
     let mut crates = Vec::new();
     let mut errors = Vec::new();
     for (krate, result) in discovery.crates.iter().zip(results) {

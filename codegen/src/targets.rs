@@ -218,41 +218,74 @@ pub fn matrix(compiled: &CompiledPolicy) -> Vec<MatrixRow> {
     rows.into_values().collect()
 }
 
-/// Why a target gets what it gets: each rule in order, whether its own cfg matches.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+/// What a target gets, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Explanation {
     /// The target triple asked about.
     pub target: String,
-    /// Why the target cannot host an SDK, when it cannot (then no rule serves it).
-    pub not_a_host: Option<String>,
-    /// The winning row (`None` for a target that cannot host an SDK).
-    pub row: Option<MatrixRow>,
-    /// `(rule name, its own cfg, matches)` for every rule up to and including the winner.
-    pub considered: Vec<(String, Option<String>, bool)>,
+    /// Whether a rule serves it, or why none needs to.
+    pub verdict: TargetVerdict,
+}
+
+/// Whether a target is served, and by what.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TargetVerdict {
+    /// The first rule whose own cfg matches serves it.
+    Served {
+        /// That rule's name.
+        rule: String,
+        /// What the target gets.
+        stack: Stack,
+        /// Every rule up to and including the winner.
+        considered: Vec<RuleMatch>,
+    },
+    /// The target cannot host an SDK (the reason), so no rule serves it and none needs to.
+    NotAHost(&'static str),
+}
+
+impl Explanation {
+    /// What the target gets, `None` when it cannot host an SDK.
+    pub fn stack(&self) -> Option<Stack> {
+        match &self.verdict {
+            TargetVerdict::Served { stack, .. } => Some(*stack),
+            TargetVerdict::NotAHost(_) => None,
+        }
+    }
+}
+
+/// One rule looked at for a target: its own cfg and whether that matches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleMatch {
+    /// The rule's name.
+    pub rule: String,
+    /// Its own cfg (`None` for the fallback, which matches every target).
+    pub cfg: Option<Cfg>,
+    /// Whether it matches the target.
+    pub matches: bool,
 }
 
 /// Explains one target, or `None` when cfg-expr does not know the triple.
+///
+/// ```
+/// use smithy_tls_codegen::{presets, policy, targets};
+/// let compiled = targets::compile(&policy::parse_policy(presets::preset("portable").unwrap()).unwrap()).unwrap();
+/// let explanation = targets::explain(&compiled, "x86_64-unknown-linux-gnu").unwrap();
+/// assert!(explanation.stack().is_some());
+/// let bare = targets::explain(&compiled, "x86_64-unknown-none").unwrap();
+/// assert!(matches!(bare.verdict, targets::TargetVerdict::NotAHost(_)));
+/// ```
 pub fn explain(compiled: &CompiledPolicy, triple: &str) -> Option<Explanation> {
     let target = cfg_expr::targets::get_builtin_target_by_triple(triple)?;
     if let Err(why) = sdk_host(target) {
-        return Some(Explanation {
-            target: triple.to_owned(),
-            not_a_host: Some(why.to_owned()),
-            row: None,
-            considered: Vec::new(),
-        });
+        return Some(Explanation { target: triple.to_owned(), verdict: TargetVerdict::NotAHost(why) });
     }
     let mut considered = Vec::new();
     for rule in compiled.policy.all_rules() {
-        let hit = rule.scope.cfg().is_none_or(|c| c.matches(target));
-        considered.push((rule.name.clone(), rule.scope.cfg().map(Cfg::to_string), hit));
-        if hit {
-            return Some(Explanation {
-                target: triple.to_owned(),
-                not_a_host: None,
-                row: Some(MatrixRow { target: triple.to_owned(), rule: rule.name.clone(), stack: rule.stack }),
-                considered,
-            });
+        let matches = rule.scope.cfg().is_none_or(|c| c.matches(target));
+        considered.push(RuleMatch { rule: rule.name.clone(), cfg: rule.scope.cfg().cloned(), matches });
+        if matches {
+            let verdict = TargetVerdict::Served { rule: rule.name.clone(), stack: rule.stack, considered };
+            return Some(Explanation { target: triple.to_owned(), verdict });
         }
     }
     None

@@ -159,10 +159,16 @@ pub fn write_plans(plans: &[&Plan], ops: &dyn FileOps) -> Result<usize, WriteErr
     }
     // Stage on every core (file creation dominates on large trees), then rename in order.
     // A removal stages nothing: its file is renamed aside when committed, so it can come back.
-    let results: Vec<io::Result<Option<PathBuf>>> = crate::parallel::map_in_order(&changes, |c| match &c.updated {
-        Some(contents) => ops.stage(&c.path, contents).map(Some),
-        None => Ok(None),
-    });
+    let results: Vec<io::Result<Option<PathBuf>>> = {
+        use rayon::prelude::*;
+        changes
+            .par_iter()
+            .map(|c| match &c.updated {
+                Some(contents) => ops.stage(&c.path, contents).map(Some),
+                None => Ok(None),
+            })
+            .collect()
+    };
     let mut staged = Vec::with_capacity(changes.len());
     let mut failure = None;
     for (change, result) in changes.iter().zip(results) {
@@ -234,30 +240,34 @@ fn restore(committed: &[(&FileChange, Option<PathBuf>)], ops: &dyn FileOps) -> V
 }
 
 /// A unified diff of one change, with paths relative to `base` when possible.
-pub fn unified_diff(change: &FileChange, base: &Path, color: bool) -> String {
+pub fn unified_diff(change: &FileChange, base: &Path) -> String {
     let shown = change.path.strip_prefix(base).unwrap_or(&change.path).display().to_string();
     let original = change.original.as_deref().unwrap_or("");
     let old_header = if change.original.is_some() { format!("a/{shown}") } else { "/dev/null".to_owned() };
     let new_header = if change.updated.is_some() { format!("b/{shown}") } else { "/dev/null".to_owned() };
     let diff = similar::TextDiff::from_lines(original, change.updated.as_deref().unwrap_or(""));
-    let text = diff.unified_diff().context_radius(3).header(&old_header, &new_header).to_string();
-    if !color {
-        return text;
-    }
-    text.lines()
-        .map(|line| {
-            let code = if line.starts_with("+++") || line.starts_with("---") {
-                "1"
-            } else if line.starts_with('+') {
-                "32"
-            } else if line.starts_with('-') {
-                "31"
-            } else if line.starts_with("@@") {
-                "36"
-            } else {
-                return format!("{line}\n");
-            };
-            format!("\x1b[{code}m{line}\x1b[0m\n")
-        })
-        .collect()
+    diff.unified_diff().context_radius(3).header(&old_header, &new_header).to_string()
+}
+
+/// How many lines `change` adds and removes (what `diff --stat` counts).
+///
+/// ```
+/// use smithy_tls_codegen::plan::FileChange;
+/// let change = FileChange {
+///     path: "Cargo.toml".into(),
+///     original: Some("a\nb\n".into()),
+///     updated: Some("a\nc\nd\n".into()),
+/// };
+/// assert_eq!(smithy_tls_codegen::write::line_counts(&change), (2, 1));
+/// ```
+pub fn line_counts(change: &FileChange) -> (usize, usize) {
+    let diff = similar::TextDiff::from_lines(
+        change.original.as_deref().unwrap_or(""),
+        change.updated.as_deref().unwrap_or(""),
+    );
+    diff.iter_all_changes().fold((0, 0), |(added, removed), c| match c.tag() {
+        similar::ChangeTag::Insert => (added + 1, removed),
+        similar::ChangeTag::Delete => (added, removed + 1),
+        similar::ChangeTag::Equal => (added, removed),
+    })
 }

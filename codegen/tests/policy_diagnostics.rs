@@ -5,10 +5,15 @@
 //! Every policy text below starts on line 1 (no leading newline), so the line numbers in the
 //! assertions can be read straight off the text.
 
-use smithy_tls_codegen::diag::{Diagnostic, Diagnostics, Severity};
+use smithy_tls_codegen::diag::{Diagnostic, Diagnostics, Location, Severity};
 use smithy_tls_codegen::model::{CompiledPolicy, Provider, Roots};
 use smithy_tls_codegen::policy::{parse_policy, ParsedPolicy, PolicySource};
 use smithy_tls_codegen::targets;
+
+/// Where a policy diagnostic points: every one of them has a place.
+fn loc(d: &Diagnostic) -> &Location {
+    d.location.as_ref().unwrap_or_else(|| panic!("a policy diagnostic without a place: {d}"))
+}
 
 const FILE: &str = "policies/bad.toml";
 
@@ -65,7 +70,7 @@ fn check(d: &Diagnostic, code: &str, line: usize, column: usize, message: &str, 
     assert_eq!(d.code, code, "code of:\n{d}");
     assert_eq!(d.severity, Severity::Error, "severity of:\n{d}");
     assert_eq!(d.file.to_str(), Some(FILE), "file of:\n{d}");
-    assert_eq!((d.line, d.column), (line, column), "line:column of:\n{d}");
+    assert_eq!((loc(d).line, loc(d).column), (line, column), "line:column of:\n{d}");
     assert!(d.message.contains(message), "message {:?} lacks {message:?}", d.message);
     let h = d.help.as_deref().unwrap_or_default();
     assert!(h.contains(help), "help {h:?} lacks {help:?}");
@@ -88,7 +93,7 @@ version = "0.1"
     // Right after `[runtime`, where the `]` is missing.
     check(&diags[0], "P001", 2, 9, "not valid TOML", "fix the TOML syntax");
     assert!(diags[0].message.contains("expected `]`"), "{}", diags[0].message);
-    assert_eq!(diags[0].source_line, "[runtime");
+    assert_eq!(loc(&diags[0]).source_line, "[runtime");
 }
 
 #[test]
@@ -106,7 +111,7 @@ roots = "webpki"
 "#;
     let diags = parse_errors(text);
     let d = only(&diags, "P001");
-    assert_eq!(d.line, 2, "{d}");
+    assert_eq!(loc(d).line, 2, "{d}");
     assert!(d.message.contains("duplicate key"), "{}", d.message);
 }
 
@@ -134,7 +139,7 @@ roots = "webpki"
         "allowed keys here: name, description, runtime, features, rule, fallback",
     );
     // The marker covers the key, not the value.
-    assert_eq!(diags[0].width, "colour".len());
+    assert_eq!(loc(&diags[0]).width, "colour".len());
 }
 
 #[test]
@@ -221,7 +226,7 @@ roots = "webpki"
         "use one of: rustls-aws-lc, rustls-ring, s2n-tls, none",
     );
     // The marker covers the whole quoted value.
-    assert_eq!(diags[0].width, "\"openssl\"".len());
+    assert_eq!(loc(&diags[0]).width, "\"openssl\"".len());
 }
 
 #[test]
@@ -268,7 +273,7 @@ roots = "webpki"
     assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
     // Points at the rule's table header.
     check(&diags[0], "P004", 6, 1, "missing `roots` in [[rule]]", "add roots = \"native\" | \"webpki\"");
-    assert_eq!(diags[0].source_line, "[[rule]]");
+    assert_eq!(loc(&diags[0]).source_line, "[[rule]]");
 }
 
 #[test]
@@ -385,7 +390,7 @@ roots = "webpki"
     let diags = parse_errors(text);
     let d = only(&diags, "P006");
     check(d, "P006", 12, 1, "rule name `linux` is used twice", "distinct name");
-    assert_eq!(d.source_line, "[fallback]");
+    assert_eq!(loc(d).source_line, "[fallback]");
 }
 
 #[test]
@@ -432,7 +437,7 @@ roots = "webpki"
     let diags = parse_errors(text);
     assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
     check(&diags[0], "P009", 10, 9, "\"platform-verifier\" needs a rustls provider", "use \"native\"");
-    assert_eq!(diags[0].width, "\"platform-verifier\"".len());
+    assert_eq!(loc(&diags[0]).width, "\"platform-verifier\"".len());
 }
 
 const PLATFORM_VERIFIER_POLICY: &str = r#"name = "t"
@@ -510,7 +515,7 @@ fn p010_cfg_syntax_error() {
     check(d, "P010", 8, 7, "invalid cfg predicate", "write a Rust cfg predicate over target_* keys");
     // The message quotes what was written; the marker covers the whole value.
     assert!(d.message.contains(r#"`all(target_os = "linux"`"#), "{}", d.message);
-    assert_eq!(d.width, r#"'all(target_os = "linux"'"#.len());
+    assert_eq!(loc(d).width, r#"'all(target_os = "linux"'"#.len());
 }
 
 #[test]
@@ -539,7 +544,7 @@ fn p010_other_malformed_predicates() {
     ] {
         let diags = parse_errors(&with_cfg(cfg));
         let d = only(&diags, "P010");
-        assert_eq!((d.line, d.column), (8, 7), "{cfg}:\n{d}");
+        assert_eq!((loc(d).line, loc(d).column), (8, 7), "{cfg}:\n{d}");
         assert!(d.message.contains(fragment), "{cfg}: message {:?} lacks {fragment:?}", d.message);
     }
 }
@@ -563,7 +568,7 @@ provider = "rustls-ring"
 roots = "webpki"
 "#;
     let diags = parse_errors(text);
-    let located: Vec<(&str, usize, usize)> = diags.iter().map(|d| (d.code, d.line, d.column)).collect();
+    let located: Vec<(&str, usize, usize)> = diags.iter().map(|d| (d.code, loc(d).line, loc(d).column)).collect();
     assert_eq!(located, [("P003", 9, 12), ("P003", 10, 9)]);
 }
 
@@ -718,7 +723,7 @@ roots = "webpki"
 "#;
     let diags = compile_errors(text);
     // The rule on Windows (the fallback's ring also misses a few targets; not checked here).
-    let on_rule: Vec<&Diagnostic> = diags.iter().filter(|d| d.line == 14).collect();
+    let on_rule: Vec<&Diagnostic> = diags.iter().filter(|d| loc(d).line == 14).collect();
     assert_eq!(on_rule.len(), 1, "{}", Diagnostics(diags.clone()));
     let d = on_rule[0];
     check(
@@ -783,7 +788,7 @@ roots = "webpki"
         );
         let diags = compile_errors(&text);
         // The rule on wasm32, and the fallback on the remaining wasm targets (wasm64, …).
-        let on_rule: Vec<&Diagnostic> = diags.iter().filter(|d| d.line == 9).collect();
+        let on_rule: Vec<&Diagnostic> = diags.iter().filter(|d| loc(d).line == 9).collect();
         assert_eq!(on_rule.len(), 1, "{provider}:\n{}", Diagnostics(diags.clone()));
         check(
             on_rule[0],

@@ -32,7 +32,7 @@ fn plan_tree(root: &Path, compiled: &CompiledPolicy) -> Plan {
 }
 
 fn diff_of(plan: &Plan, root: &Path) -> String {
-    plan.changes().map(|c| unified_diff(c, root, false)).collect()
+    plan.changes().map(|c| unified_diff(c, root)).collect()
 }
 
 fn cases() -> Vec<String> {

@@ -32,7 +32,7 @@ fn compiled(preset: &str) -> CompiledPolicy {
 
 /// The stack a target gets (`None`: the target cannot host an SDK).
 fn stack_for(compiled: &CompiledPolicy, triple: &str) -> Option<Stack> {
-    targets::explain(compiled, triple).expect("known target").row.map(|row| row.stack)
+    targets::explain(compiled, triple).expect("known target").stack()
 }
 
 /// The provider a target gets (`None`: the policy gives it no default client, or it cannot host

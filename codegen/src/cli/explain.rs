@@ -2,102 +2,78 @@
 
 use std::process::ExitCode;
 
-use super::{load_policy, print_json, report_failure, ExplainArgs, Failure, Format, EXIT_OK};
-use crate::model::Stack;
-use crate::targets::{explain, matrix, non_hosts};
+use super::{finish, load_policy, ExplainArgs, Failure, EXIT_OK};
+use crate::model::CompiledPolicy;
+use crate::report::{human, Considered, ExplainReport, Report, RuleReport, TargetReport, Verdict};
+use crate::targets::{explain, non_hosts, Explanation, TargetVerdict};
 
-pub(crate) fn run(args: ExplainArgs) -> ExitCode {
-    match run_inner(&args) {
-        Ok(code) => code,
-        Err(failure) => report_failure(args.format, failure),
-    }
+pub(crate) fn run(args: ExplainArgs, quiet: bool) -> ExitCode {
+    let single = args.target.is_some();
+    finish(
+        args.format,
+        build(&args),
+        Report::Explain,
+        |report, out, _| if quiet { Ok(()) } else { human::print_explain(report, single, out) },
+        |_| EXIT_OK,
+    )
 }
 
-fn run_inner(args: &ExplainArgs) -> Result<ExitCode, Failure> {
+fn build(args: &ExplainArgs) -> Result<ExplainReport, Failure> {
     let compiled = load_policy(&args.policy)?;
-    if let Some(triple) = &args.target {
-        let explanation = explain(&compiled, triple).ok_or_else(|| {
-            Failure::new(format!(
-                "`{triple}` is not a builtin rustc target known to this tool; see `rustc --print target-list`"
-            ))
-        })?;
-        match args.format {
-            Format::Json => print_json(&explanation)?,
-            Format::Human => match (&explanation.row, &explanation.not_a_host) {
-                (Some(row), _) => {
-                    println!(
-                        "{triple}: rule `{}` → provider {}, roots {}",
-                        row.rule,
-                        row.stack.provider_name(),
-                        row.stack.roots_name()
-                    );
-                    for (name, cfg, hit) in &explanation.considered {
-                        let cfg =
-                            cfg.as_deref().map_or("(fallback: every other target)".to_owned(), |c| format!("cfg({c})"));
-                        println!("  {} {name}: {cfg}", if *hit { "✔ matches" } else { "✘ no match" });
-                    }
-                    if let Stack::Tls { roots, .. } = row.stack {
-                        println!("  roots `{roots}`: {}", roots.meaning());
-                    }
-                    if let Some(rule) = compiled.rules.iter().find(|r| r.name == row.rule) {
-                        println!("  compiled table: [target.'cfg({})'.dependencies]", rule.predicate);
-                    }
-                }
-                (None, why) => println!(
-                    "{triple}: cannot host an SDK ({}); no rule serves it and none needs to",
-                    why.as_deref().unwrap_or("unknown")
-                ),
-            },
+    let targets = match &args.target {
+        Some(triple) => {
+            let explanation = explain(&compiled, triple).ok_or_else(|| {
+                Failure::new(format!(
+                    "`{triple}` is not a builtin rustc target known to this tool; see `rustc --print target-list`"
+                ))
+            })?;
+            vec![target_report(explanation)]
         }
-        return Ok(ExitCode::from(EXIT_OK));
-    }
-    let rows = matrix(&compiled);
-    match args.format {
-        Format::Json => {
-            let not_hosts: Vec<_> =
-                non_hosts().iter().map(|(target, why)| serde_json::json!({ "target": target, "why": why })).collect();
-            let doc = serde_json::json!({
-                "policy": compiled.policy.name,
-                "rules": compiled.rules,
-                "matrix": rows,
-                "not_hosts": not_hosts,
-            });
-            print_json(&doc)?;
+        None => {
+            let mut all: Vec<TargetReport> = compiled
+                .rules
+                .iter()
+                .flat_map(|rule| &rule.targets)
+                .filter_map(|triple| explain(&compiled, triple))
+                .map(target_report)
+                .chain(non_hosts().into_iter().map(|(target, why)| TargetReport {
+                    target: target.to_owned(),
+                    verdict: Verdict::NotAHost { why: why.to_owned() },
+                }))
+                .collect();
+            all.sort_by(|a, b| a.target.cmp(&b.target));
+            all
         }
-        Format::Human => {
-            let width = rows.iter().map(|r| r.target.len()).max().unwrap_or(6);
-            println!(
-                "policy `{}`: {} builtin targets can host an SDK, each served by exactly one rule",
-                compiled.policy.name,
-                rows.len()
-            );
-            println!();
-            println!("{:width$}  {:<14} {:<8} rule", "target", "provider", "roots");
-            for row in &rows {
-                println!(
-                    "{:width$}  {:<14} {:<8} {}",
-                    row.target,
-                    row.stack.provider_name(),
-                    row.stack.roots_name(),
-                    row.rule
-                );
-            }
-            println!();
-            for rule in &compiled.rules {
-                println!(
-                    "rule `{}`: {} target(s) → [target.'cfg({})'.dependencies]",
-                    rule.name,
-                    rule.targets.len(),
-                    rule.predicate
-                );
-            }
-            let others = non_hosts();
-            println!();
-            println!("{} builtin targets cannot host an SDK and need no stack:", others.len());
-            for (target, why) in others {
-                println!("{target:width$}  {why}");
-            }
-        }
-    }
-    Ok(ExitCode::from(EXIT_OK))
+    };
+    Ok(ExplainReport { policy: compiled.policy.name.clone(), rules: rules(&compiled), targets })
+}
+
+fn rules(compiled: &CompiledPolicy) -> Vec<RuleReport> {
+    compiled
+        .policy
+        .all_rules()
+        .zip(&compiled.rules)
+        .map(|(rule, compiled)| RuleReport {
+            name: compiled.name.clone(),
+            cfg: rule.scope.cfg().map(ToString::to_string),
+            table_cfg: compiled.predicate.to_string(),
+            stack: compiled.stack.into(),
+            target_count: compiled.targets.len(),
+        })
+        .collect()
+}
+
+fn target_report(explanation: Explanation) -> TargetReport {
+    let verdict = match explanation.verdict {
+        TargetVerdict::Served { rule, stack, considered } => Verdict::Served {
+            rule,
+            stack: stack.into(),
+            considered: considered
+                .into_iter()
+                .map(|m| Considered { rule: m.rule, cfg: m.cfg.map(|c| c.to_string()), matches: m.matches })
+                .collect(),
+        },
+        TargetVerdict::NotAHost(why) => Verdict::NotAHost { why: why.to_owned() },
+    };
+    TargetReport { target: explanation.target, verdict }
 }

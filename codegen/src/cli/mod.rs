@@ -3,16 +3,18 @@
 mod explain;
 mod rewrite;
 
-use std::io::IsTerminal as _;
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::diag::Diagnostics;
+use crate::diag::Diagnostic;
 use crate::model::CompiledPolicy;
 use crate::policy::{parse_policy, PolicySource};
 use crate::presets;
+use crate::report::human::{self, RewriteCommand, RewriteView};
+use crate::report::{Document, FailureReport, Outcome, PresetReport, PresetsReport, Report};
 
 /// Exit code: success (and, for `check`, nothing to change).
 pub const EXIT_OK: u8 = 0;
@@ -28,6 +30,42 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// Output options every command takes.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// Output options every command takes.
+#[derive(Debug, Args)]
+pub struct OutputArgs {
+    /// When to colour the output: `auto` colours a terminal unless NO_COLOR is set (CLICOLOR=0
+    /// turns it off, CLICOLOR_FORCE=1 on where it is not a terminal).
+    #[arg(long, value_enum, default_value_t = ColorWhen::Auto, global = true, value_name = "WHEN")]
+    pub color: ColorWhen,
+    /// Print nothing but errors (the exit code tells the rest).
+    #[arg(long, short, global = true)]
+    pub quiet: bool,
+}
+
+/// When to colour the output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorWhen {
+    /// On a terminal, as the environment allows.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+impl ColorWhen {
+    fn choice(self) -> anstream::ColorChoice {
+        match self {
+            ColorWhen::Auto => anstream::ColorChoice::Auto,
+            ColorWhen::Always => anstream::ColorChoice::Always,
+            ColorWhen::Never => anstream::ColorChoice::Never,
+        }
+    }
 }
 
 /// The subcommands.
@@ -36,9 +74,9 @@ pub enum Command {
     /// Rewrite the generated crates under DIR so each target gets the policy's TLS stack.
     Apply(RewriteArgs),
     /// Exit 1 and print a diff when `apply` would change anything (for CI).
-    Check(RewriteArgs),
+    Check(CompareArgs),
     /// Print what `apply` would change, as a unified diff.
-    Diff(RewriteArgs),
+    Diff(CompareArgs),
     /// Take smithy-tls's edits out of the crates under DIR, back to what the generator wrote
     /// (the policy flags only name the runtime crate; every preset's is `smithy-default-tls`).
     Revert(RewriteArgs),
@@ -49,6 +87,14 @@ pub enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
+    },
+    /// Print the JSON Schema of every `--format json` document (draft 2020-12).
+    Schema,
+    /// Print a shell completion script (e.g. `smithy-tls completions bash > /etc/bash_completion.d/smithy-tls`).
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
     },
 }
 
@@ -94,6 +140,18 @@ pub struct RewriteArgs {
     pub dirs: Vec<PathBuf>,
 }
 
+/// Arguments of check and diff.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// What to compare.
+    #[command(flatten)]
+    pub rewrite: RewriteArgs,
+    /// Print how many lines each file would gain and lose (like `git diff --stat`) instead of
+    /// the diff.
+    #[arg(long)]
+    pub stat: bool,
+}
+
 /// Arguments of explain.
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
@@ -108,33 +166,56 @@ pub struct ExplainArgs {
     pub format: Format,
 }
 
-/// A failure that ends the command, already rendered for the chosen format.
+/// A failure that ends the command.
 pub(crate) struct Failure {
     pub(crate) message: String,
-    pub(crate) diagnostics: Option<Diagnostics>,
+    pub(crate) diagnostics: Vec<Diagnostic>,
 }
 
 impl Failure {
     pub(crate) fn new(message: impl Into<String>) -> Self {
-        Failure { message: message.into(), diagnostics: None }
+        Failure { message: message.into(), diagnostics: Vec::new() }
+    }
+
+    fn report(self) -> FailureReport {
+        FailureReport { message: self.message, diagnostics: self.diagnostics }
     }
 }
 
-pub(crate) fn report_failure(format: Format, failure: Failure) -> ExitCode {
-    match format {
-        Format::Human => match &failure.diagnostics {
-            Some(d) => eprintln!("{d}\n\nerror: {}", failure.message),
-            None => eprintln!("error: {}", failure.message),
-        },
-        Format::Json => {
-            let diagnostics = failure.diagnostics.map(|d| d.0).unwrap_or_default();
-            let doc = serde_json::json!({ "ok": false, "error": failure.message, "diagnostics": diagnostics });
-            if let Err(e) = print_json(&doc) {
-                eprintln!("error: {} ({})", e.message, failure.message);
-            }
+/// Prints what a command did, or why it failed, in the chosen format, and gives its exit code
+/// (`code` for a report; [`EXIT_ERROR`] for a failure). `wrap` names the command in the JSON.
+pub(crate) fn finish<T>(
+    format: Format,
+    result: Result<T, Failure>,
+    wrap: fn(Outcome<T>) -> Report,
+    human: impl FnOnce(&T, &mut dyn Write, &mut dyn Write) -> std::io::Result<()>,
+    code: impl FnOnce(&T) -> u8,
+) -> ExitCode {
+    let (exit, printed) = match (format, result) {
+        (Format::Json, Ok(report)) => {
+            let exit = code(&report);
+            (exit, print_json(&Document::new(wrap(Outcome::Ok(report)))))
+        }
+        (Format::Json, Err(failure)) => {
+            (EXIT_ERROR, print_json(&Document::new(wrap(Outcome::Error(failure.report())))))
+        }
+        (Format::Human, Ok(report)) => {
+            let exit = code(&report);
+            (exit, human(&report, &mut anstream::stdout().lock(), &mut anstream::stderr().lock()))
+        }
+        (Format::Human, Err(failure)) => {
+            (EXIT_ERROR, human::print_failure(&failure.report(), &mut anstream::stderr().lock()))
+        }
+    };
+    match printed {
+        Ok(()) => ExitCode::from(exit),
+        // A closed pipe (`smithy-tls diff | head`) is the reader's choice, not an error.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::from(exit),
+        Err(e) => {
+            let _ = writeln!(std::io::stderr(), "error: cannot print the report: {e}");
+            ExitCode::from(EXIT_ERROR)
         }
     }
-    ExitCode::from(EXIT_ERROR)
 }
 
 /// Loads, parses and compiles the policy the arguments name.
@@ -157,27 +238,19 @@ pub(crate) fn load_policy(args: &PolicyArgs) -> Result<CompiledPolicy, Failure> 
     };
     let shown = source.path.display().to_string();
     let parsed = parse_policy(source)
-        .map_err(|d| Failure { message: format!("{shown}: the policy is not valid"), diagnostics: Some(d) })?;
+        .map_err(|d| Failure { message: format!("{shown}: the policy is not valid"), diagnostics: d.0 })?;
     crate::targets::compile(&parsed).map_err(|d| Failure {
         message: format!("{shown}: the policy does not serve every target correctly"),
-        diagnostics: Some(d),
+        diagnostics: d.0,
     })
 }
 
-/// Prints `value` as one pretty JSON document on stdout; when it cannot be serialized (a bug),
-/// says so on stderr instead of printing nothing, and the command fails.
-pub(crate) fn print_json<T: serde::Serialize>(value: &T) -> Result<(), Failure> {
-    match serde_json::to_string_pretty(value) {
-        Ok(text) => {
-            println!("{text}");
-            Ok(())
-        }
-        Err(e) => Err(Failure::new(format!("cannot write the JSON report: {e} (a bug in smithy-tls)"))),
-    }
-}
-
-pub(crate) fn stdout_is_terminal() -> bool {
-    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+/// Prints `value` as one pretty JSON document on stdout (a value that cannot be serialized is
+/// a bug in smithy-tls, reported as an error rather than an empty document).
+fn print_json<T: serde::Serialize>(value: &T) -> std::io::Result<()> {
+    let text = serde_json::to_string_pretty(value)
+        .map_err(|e| std::io::Error::other(format!("cannot write the JSON report: {e} (a bug in smithy-tls)")))?;
+    writeln!(std::io::stdout().lock(), "{text}")
 }
 
 /// Parses the process arguments and runs the command.
@@ -206,38 +279,66 @@ where
 }
 
 fn run(cli: Cli) -> ExitCode {
+    cli.output.color.choice().write_global();
+    let quiet = cli.output.quiet;
     match cli.command {
-        Command::Apply(args) => rewrite::run(rewrite::Mode::Apply, args),
-        Command::Check(args) => rewrite::run(rewrite::Mode::Check, args),
-        Command::Diff(args) => rewrite::run(rewrite::Mode::Diff, args),
-        Command::Revert(args) => rewrite::run(rewrite::Mode::Revert, args),
-        Command::Explain(args) => explain::run(args),
-        Command::Presets { format } => {
-            // The presets are embedded and checked by tests; one that did not parse would show
-            // without a description rather than take the listing down.
-            let described: Vec<(&str, String)> = presets::names()
-                .map(|name| {
-                    let parsed = presets::preset(name).and_then(|source| crate::policy::parse_policy(source).ok());
-                    (name, parsed.and_then(|p| p.policy.description).unwrap_or_default())
-                })
-                .collect();
-            match format {
-                Format::Human => {
-                    for (name, description) in described {
-                        println!("{name:<18} {description}");
-                    }
-                }
-                Format::Json => {
-                    let doc: Vec<_> = described
-                        .iter()
-                        .map(|(name, description)| serde_json::json!({ "name": name, "description": description }))
-                        .collect();
-                    if let Err(failure) = print_json(&doc) {
-                        return report_failure(Format::Human, failure);
-                    }
+        Command::Apply(args) => rewrite::run(RewriteCommand::Apply, args, RewriteView { quiet, ..Default::default() }),
+        Command::Check(args) => rewrite::run(
+            RewriteCommand::Check,
+            args.rewrite,
+            RewriteView { quiet, stat: args.stat, apply_command: None },
+        ),
+        Command::Diff(args) => rewrite::run(
+            RewriteCommand::Diff,
+            args.rewrite,
+            RewriteView { quiet, stat: args.stat, apply_command: None },
+        ),
+        Command::Revert(args) => {
+            rewrite::run(RewriteCommand::Revert, args, RewriteView { quiet, ..Default::default() })
+        }
+        Command::Explain(args) => explain::run(args, quiet),
+        Command::Presets { format } => finish(
+            format,
+            Ok(presets_report()),
+            Report::Presets,
+            |report, out, _| if quiet { Ok(()) } else { human::print_presets(report, out) },
+            |_| EXIT_OK,
+        ),
+        Command::Schema => match print_json(&Document::json_schema()) {
+            Ok(()) => ExitCode::from(EXIT_OK),
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(EXIT_ERROR)
+            }
+        },
+        Command::Completions { shell } => {
+            use clap::CommandFactory as _;
+            use clap_complete::Generator as _;
+            let mut command = Cli::command();
+            command.set_bin_name("smithy-tls");
+            command.build();
+            match shell.try_generate(&command, &mut std::io::stdout().lock()) {
+                Ok(()) => ExitCode::from(EXIT_OK),
+                Err(e) => {
+                    eprintln!("error: cannot print the completion script: {e}");
+                    ExitCode::from(EXIT_ERROR)
                 }
             }
-            ExitCode::from(EXIT_OK)
         }
     }
+}
+
+/// Every embedded preset with its description. The presets are embedded and checked by tests;
+/// one that did not parse would show without a description rather than take the listing down.
+fn presets_report() -> PresetsReport {
+    let presets = presets::names()
+        .map(|name| {
+            let parsed = presets::preset(name).and_then(|source| crate::policy::parse_policy(source).ok());
+            PresetReport {
+                name: name.to_owned(),
+                description: parsed.and_then(|p| p.policy.description).unwrap_or_default(),
+            }
+        })
+        .collect();
+    PresetsReport { presets }
 }

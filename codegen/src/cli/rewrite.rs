@@ -1,77 +1,91 @@
-//! `apply`, `check`, `diff` and `revert`: one code path that plans, then writes, compares or
-//! prints.
+//! `apply`, `check`, `diff` and `revert`: one code path that plans, then writes or compares,
+//! and reports what it did.
 
-use std::io::{IsTerminal as _, Write as _};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use super::{load_policy, report_failure, Failure, Format, RewriteArgs, EXIT_CHANGES, EXIT_OK};
+use super::{finish, load_policy, Failure, RewriteArgs, EXIT_CHANGES, EXIT_OK};
 use crate::discover::discover;
 use crate::lock::{Access, DirLock};
-use crate::plan::{plan, plan_revert, Plan};
-use crate::write::{unified_diff, write_plans, RealFiles};
+use crate::plan::{plan_revert, plan_with_progress, FileChange, Plan};
+use crate::report::human::{self, RewriteCommand, RewriteView};
+use crate::report::{
+    CrateReport, FileChangeKind, FileStat, PolicyStamp, Report, RewriteReport, RewriteSummary, SkippedReport,
+    TreeReport,
+};
+use crate::write::{line_counts, unified_diff, write_plans, RealFiles};
 
-/// Which of the commands runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Mode {
-    Apply,
-    Check,
-    Diff,
-    Revert,
-}
-
-impl Mode {
-    /// Whether the command writes its plan.
-    fn writes(self) -> bool {
-        matches!(self, Mode::Apply | Mode::Revert)
+pub(crate) fn run(command: RewriteCommand, args: RewriteArgs, mut view: RewriteView) -> ExitCode {
+    if command == RewriteCommand::Check {
+        view.apply_command = Some(apply_command(&args));
     }
+    let wrap = match command {
+        RewriteCommand::Apply => Report::Apply,
+        RewriteCommand::Check => Report::Check,
+        RewriteCommand::Diff => Report::Diff,
+        RewriteCommand::Revert => Report::Revert,
+    };
+    let progress = args.format == super::Format::Human && !view.quiet;
+    finish(
+        args.format,
+        rewrite(command, &args, progress),
+        wrap,
+        |report, out, err| human::print_rewrite(report, command, &view, out, err),
+        |report| if command == RewriteCommand::Check && !report.summary.up_to_date { EXIT_CHANGES } else { EXIT_OK },
+    )
 }
 
-pub(crate) fn run(mode: Mode, args: RewriteArgs) -> ExitCode {
-    match run_inner(mode, &args) {
-        Ok(code) => code,
-        Err(failure) => report_failure(args.format, failure),
+/// A progress bar on stderr while planning, drawn only when stderr is a terminal (and not
+/// `--quiet` or JSON); it goes away before anything else is printed.
+fn progress_bar(shown: bool) -> indicatif::ProgressBar {
+    let target = if shown { indicatif::ProgressDrawTarget::stderr() } else { indicatif::ProgressDrawTarget::hidden() };
+    let bar = indicatif::ProgressBar::with_draw_target(None, target);
+    if let Ok(style) = indicatif::ProgressStyle::with_template("{spinner} {msg} {pos}/{len} crates") {
+        bar.set_style(style);
     }
+    bar
 }
 
-fn run_inner(mode: Mode, args: &RewriteArgs) -> Result<ExitCode, Failure> {
+fn rewrite(command: RewriteCommand, args: &RewriteArgs, progress: bool) -> Result<RewriteReport, Failure> {
     let compiled = load_policy(&args.policy)?;
-    let progress = args.format == Format::Human && std::io::stderr().is_terminal();
-
     check_distinct_trees(&args.dirs)?;
     // One run per crate at a time, held until this run is done with it.
-    let access = if mode.writes() { Access::Write } else { Access::Read };
+    let access = if command.writes() { Access::Write } else { Access::Read };
     let mut locks = Vec::new();
+    let bar = progress_bar(progress);
 
     // Plan every tree before writing anything.
-    let mut plans: Vec<(std::path::PathBuf, Plan)> = Vec::new();
+    let mut plans: Vec<(PathBuf, Plan)> = Vec::new();
     for dir in &args.dirs {
-        if progress {
-            eprint!("\rplanning {} …", dir.display());
-        }
-        let discovery = discover(dir, &compiled.policy.runtime.package).map_err(|e| Failure::new(e.to_string()))?;
+        let discovery = discover(dir, &compiled.policy.runtime.package).map_err(|e| match e.diagnostic() {
+            Some(diagnostic) => Failure {
+                message: format!("{}: cannot read the tree; no file was written", dir.display()),
+                diagnostics: vec![diagnostic],
+            },
+            None => Failure::new(e.to_string()),
+        })?;
         for found in &discovery.crates {
             locks.push(DirLock::acquire(&found.dir, access).map_err(|e| Failure::new(e.to_string()))?);
         }
-        let planned = match mode {
-            Mode::Revert => plan_revert(&discovery),
-            Mode::Apply | Mode::Check | Mode::Diff => plan(&compiled, &discovery),
+        bar.set_message(format!("planning {}", dir.display()));
+        bar.set_length(discovery.crates.len() as u64);
+        bar.set_position(0);
+        let planned = match command {
+            RewriteCommand::Revert => plan_revert(&discovery),
+            RewriteCommand::Apply | RewriteCommand::Check | RewriteCommand::Diff => {
+                plan_with_progress(&compiled, &discovery, &|| bar.inc(1))
+            }
         };
-        let planned = planned.map_err(|errors| {
-            Failure::new(format!(
-                "{} crate(s) could not be planned; no file was written:\n{}",
-                errors.len(),
-                errors.iter().map(|e| format!("  - {e}")).collect::<Vec<_>>().join("\n")
-            ))
+        let mut planned = planned.map_err(|errors| Failure {
+            message: format!("{} crate(s) could not be planned; no file was written", errors.len()),
+            diagnostics: errors.iter().map(crate::plan::PlanError::diagnostic).collect(),
         })?;
-        let mut planned = planned;
-        if mode != Mode::Revert && !planned.crates.is_empty() {
+        if command != RewriteCommand::Revert && !planned.crates.is_empty() {
             pair_with_runtime(&compiled, dir, args.vendor_runtime, &mut planned)?;
         }
         plans.push((dir.clone(), planned));
     }
-    if progress {
-        eprint!("\r\x1b[2K");
-    }
+    bar.finish_and_clear();
 
     let unsupported: Vec<String> = plans
         .iter()
@@ -86,92 +100,86 @@ fn run_inner(mode: Mode, args: &RewriteArgs) -> Result<ExitCode, Failure> {
         )));
     }
 
-    let changed_files: usize = plans.iter().map(|(_, p)| p.changes().count()).sum();
     let mut written = 0;
-    if mode.writes() {
+    if command.writes() {
         // One all-or-nothing write across every tree of this invocation.
         let all: Vec<&Plan> = plans.iter().map(|(_, p)| p).collect();
         written = write_plans(&all, &RealFiles).map_err(|e| Failure::new(e.to_string()))?;
     }
-    let color = !mode.writes() && super::stdout_is_terminal() && args.format == Format::Human;
-    let diff: String = if mode.writes() {
-        String::new()
-    } else {
-        plans.iter().flat_map(|(root, p)| p.changes().map(move |c| unified_diff(c, root, color))).collect()
-    };
+    Ok(report(command, &compiled, &plans, written))
+}
 
-    match args.format {
-        Format::Json => {
-            let trees: Vec<_> = plans
-                .iter()
-                .map(|(root, p)| {
-                    serde_json::json!({
-                        "root": root,
-                        "crates": p.crates.iter().map(|c| serde_json::json!({
-                            "name": c.name,
-                            "dir": c.dir,
-                            "kind": c.kind,
-                            "changed_files": c.changes.iter().map(|f| &f.path).collect::<Vec<_>>(),
-                            "notes": c.notes,
-                        })).collect::<Vec<_>>(),
-                        "skipped": p.skipped,
-                    })
-                })
-                .collect();
-            let doc = serde_json::json!({
-                "ok": true,
-                "command": format!("{mode:?}").to_lowercase(),
-                "policy": { "name": compiled.policy.name, "sha256": compiled.policy.content_hash },
-                "trees": trees,
-                "changed_files": changed_files,
-                "written_files": written,
-                "up_to_date": changed_files == 0,
-                "diff": if mode.writes() { None } else { Some(&diff) },
-            });
-            super::print_json(&doc)?;
-        }
-        Format::Human => {
-            let mut out = std::io::stdout().lock();
-            if !mode.writes() {
-                let _ = write!(out, "{diff}");
-            }
-            let wired: usize = plans.iter().map(|(_, p)| p.crates.len()).sum();
-            let changed_crates: usize =
-                plans.iter().map(|(_, p)| p.crates.iter().filter(|c| !c.changes.is_empty()).count()).sum();
-            for (_, p) in &plans {
-                for s in p.skipped.iter().filter(|s| s.unsupported) {
-                    eprintln!("warning: left {} untouched: {}", s.name, s.reason);
-                }
-                for note in p.crates.iter().flat_map(|c| &c.notes) {
-                    eprintln!("warning: {note}");
-                }
-            }
-            let summary = match mode {
-                Mode::Apply => format!(
-                    "policy `{}`: {wired} crate(s) wired, {changed_crates} changed, {written} file(s) written, {} left untouched ({} unsupported)",
-                    compiled.policy.name,
-                    plans.iter().map(|(_, p)| p.skipped.len()).sum::<usize>(),
-                    unsupported.len()
-                ),
-                Mode::Revert => format!(
-                    "{changed_crates} crate(s) reverted, {written} file(s) written; {} crate(s) had nothing of smithy-tls",
-                    wired - changed_crates
-                ),
-                Mode::Check | Mode::Diff if changed_files == 0 => {
-                    format!("policy `{}`: {wired} crate(s) up to date", compiled.policy.name)
-                }
-                Mode::Check | Mode::Diff => format!(
-                    "policy `{}`: {changed_files} file(s) in {changed_crates} crate(s) would change; run `smithy-tls apply {}{}{}` to update them",
-                    compiled.policy.name,
-                    policy_flag(args),
-                    if args.vendor_runtime { "--vendor-runtime " } else { "" },
-                    args.dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(" ")
-                ),
-            };
-            eprintln!("{summary}");
-        }
+/// The report of a finished run: built once, from the plans, for both printers.
+fn report(
+    command: RewriteCommand,
+    compiled: &crate::model::CompiledPolicy,
+    plans: &[(PathBuf, Plan)],
+    written_files: usize,
+) -> RewriteReport {
+    let trees: Vec<TreeReport> = plans.iter().map(|(root, plan)| tree_report(root, plan)).collect();
+    let files = || trees.iter().flat_map(|t| &t.files);
+    let summary = RewriteSummary {
+        wired_crates: plans.iter().map(|(_, p)| p.crates.len()).sum(),
+        changed_crates: plans.iter().map(|(_, p)| p.crates.iter().filter(|c| !c.changes.is_empty()).count()).sum(),
+        changed_files: files().count(),
+        written_files,
+        skipped_crates: plans.iter().map(|(_, p)| p.skipped.len()).sum(),
+        unsupported_crates: plans.iter().map(|(_, p)| p.skipped.iter().filter(|s| s.unsupported).count()).sum(),
+        insertions: files().map(|f| f.insertions).sum(),
+        deletions: files().map(|f| f.deletions).sum(),
+        up_to_date: files().next().is_none(),
+    };
+    let diff = (!command.writes())
+        .then(|| plans.iter().flat_map(|(root, p)| p.changes().map(move |c| unified_diff(c, root))).collect());
+    RewriteReport {
+        policy: PolicyStamp { name: compiled.policy.name.clone(), sha256: compiled.policy.content_hash.clone() },
+        trees,
+        summary,
+        diff,
     }
-    Ok(ExitCode::from(if mode == Mode::Check && changed_files > 0 { EXIT_CHANGES } else { EXIT_OK }))
+}
+
+fn tree_report(root: &Path, plan: &Plan) -> TreeReport {
+    TreeReport {
+        root: root.to_path_buf(),
+        crates: plan
+            .crates
+            .iter()
+            .map(|c| CrateReport {
+                name: c.name.clone(),
+                dir: c.dir.clone(),
+                kind: c.kind,
+                changed_files: c.changes.iter().map(|f| f.path.clone()).collect(),
+                notes: c.notes.clone(),
+            })
+            .collect(),
+        skipped: plan
+            .skipped
+            .iter()
+            .map(|s| SkippedReport {
+                name: s.name.clone(),
+                dir: s.dir.clone(),
+                reason: s.reason.clone(),
+                unsupported: s.unsupported,
+            })
+            .collect(),
+        files: plan.changes().map(|change| file_stat(root, change)).collect(),
+    }
+}
+
+fn file_stat(root: &Path, change: &FileChange) -> FileStat {
+    let (insertions, deletions) = line_counts(change);
+    let kind = match (&change.original, &change.updated) {
+        (None, _) => FileChangeKind::Create,
+        (Some(_), None) => FileChangeKind::Remove,
+        (Some(_), Some(_)) => FileChangeKind::Modify,
+    };
+    FileStat {
+        path: change.path.strip_prefix(root).unwrap_or(&change.path).to_path_buf(),
+        change: kind,
+        insertions,
+        deletions,
+    }
 }
 
 /// Makes sure the tree pairs the generated code with the runtime it is made for, before anything
@@ -207,17 +215,24 @@ fn pair_with_runtime(
     }
 }
 
-fn policy_flag(args: &RewriteArgs) -> String {
+/// The `apply` command line that updates what `check` found.
+fn apply_command(args: &RewriteArgs) -> String {
+    let mut line = "smithy-tls apply ".to_owned();
     match (&args.policy.policy, &args.policy.preset) {
-        (Some(p), _) => format!("--policy {} ", p.display()),
-        (None, Some(name)) => format!("--preset {name} "),
-        (None, None) => String::new(),
+        (Some(p), _) => line.push_str(&format!("--policy {} ", p.display())),
+        (None, Some(name)) => line.push_str(&format!("--preset {name} ")),
+        (None, None) => {}
     }
+    if args.vendor_runtime {
+        line.push_str("--vendor-runtime ");
+    }
+    line.push_str(&args.dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(" "));
+    line
 }
 
 /// The DIR arguments must be distinct trees: the same tree twice, or one inside another, would
 /// plan the same crate twice.
-fn check_distinct_trees(dirs: &[std::path::PathBuf]) -> Result<(), Failure> {
+fn check_distinct_trees(dirs: &[PathBuf]) -> Result<(), Failure> {
     let canonical = dirs
         .iter()
         .map(|dir| dir.canonicalize().map_err(|e| Failure::new(format!("{}: cannot read: {e}", dir.display()))))

@@ -136,6 +136,24 @@ pub enum ManifestError {
     },
 }
 
+impl ManifestError {
+    /// The error as a diagnostic: M001–M004 (docs/DIAGNOSTICS.md), with its place when it has one.
+    pub fn diagnostic(&self) -> crate::diag::Diagnostic {
+        use crate::diag::{place_in_file, Diagnostic};
+        let message = self.to_string();
+        match self {
+            ManifestError::Parse { path, line, column, .. } => {
+                Diagnostic::in_file("M001", message, path, place_in_file(path, *line, *column))
+            }
+            ManifestError::NotAPackage { path } => Diagnostic::in_file("M002", message, path, None),
+            ManifestError::UnexpectedShape { path, line, .. } => {
+                Diagnostic::in_file("M003", message, path, line.and_then(|line| place_in_file(path, line, 1)))
+            }
+            ManifestError::InvalidOutput { path, .. } => Diagnostic::in_file("M004", message, path, None),
+        }
+    }
+}
+
 fn line_suffix(line: &Option<usize>) -> String {
     match line {
         Some(line) => format!(":{line}"),

@@ -131,6 +131,24 @@ pub enum PatchError {
     },
 }
 
+impl PatchError {
+    /// The error as a diagnostic: S001–S004 (docs/DIAGNOSTICS.md), with its place when it has one.
+    pub fn diagnostic(&self) -> crate::diag::Diagnostic {
+        use crate::diag::{place_in_file, Diagnostic};
+        let message = self.to_string();
+        match self {
+            PatchError::Parse { path, line, column, .. } => {
+                Diagnostic::in_file("S001", message, path, place_in_file(path, *line, *column))
+            }
+            PatchError::AnchorNotFound { path, .. } => Diagnostic::in_file("S002", message, path, None),
+            PatchError::Ambiguous { path, lines, .. } => {
+                Diagnostic::in_file("S003", message, path, lines.first().and_then(|line| place_in_file(path, *line, 1)))
+            }
+            PatchError::InvalidResult { path, .. } => Diagnostic::in_file("S004", message, path, None),
+        }
+    }
+}
+
 /// Formats line numbers as `3, 17`.
 fn join_lines(lines: &[usize]) -> String {
     lines.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")

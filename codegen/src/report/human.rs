@@ -1,0 +1,299 @@
+//! The reports for people: diffs, stat tables and tables on stdout, warnings and summaries on
+//! stderr. Everything is written with ANSI styles; the caller's stream (`anstream`) strips them
+//! where colour is off (`--color`, `NO_COLOR`, `CLICOLOR`, `CLICOLOR_FORCE`, not a terminal).
+
+use std::io::{self, Write};
+
+use anstyle::{AnsiColor, Effects, Style};
+
+use super::{
+    ExplainReport, FailureReport, PresetsReport, RewriteReport, StackReport, TargetReport, TreeReport, Verdict,
+};
+use crate::model::Roots;
+
+const ERROR: Style = AnsiColor::Red.on_default().effects(Effects::BOLD);
+const WARNING: Style = AnsiColor::Yellow.on_default().effects(Effects::BOLD);
+const ADDED: Style = AnsiColor::Green.on_default();
+const REMOVED: Style = AnsiColor::Red.on_default();
+const HUNK: Style = AnsiColor::Cyan.on_default();
+const HEADER: Style = Style::new().effects(Effects::BOLD);
+
+/// Which of the rewriting commands a report is from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RewriteCommand {
+    /// `apply`.
+    Apply,
+    /// `check`.
+    Check,
+    /// `diff`.
+    Diff,
+    /// `revert`.
+    Revert,
+}
+
+impl RewriteCommand {
+    /// Whether the command writes files (`apply`, `revert`) rather than compares them.
+    pub fn writes(self) -> bool {
+        matches!(self, RewriteCommand::Apply | RewriteCommand::Revert)
+    }
+}
+
+/// How a rewrite report is shown.
+#[derive(Debug, Clone, Default)]
+pub struct RewriteView {
+    /// Print nothing but errors.
+    pub quiet: bool,
+    /// `check`/`diff`: a stat table instead of the diff.
+    pub stat: bool,
+    /// `check`: the command line that would update the trees, for the summary.
+    pub apply_command: Option<String>,
+}
+
+/// Prints a rewrite report: the diff or its stat table on `out` (`check`, `diff`), warnings and
+/// the summary on `err`.
+///
+/// ```
+/// use smithy_tls_codegen::report::human::{print_rewrite, RewriteCommand, RewriteView};
+/// use smithy_tls_codegen::report::{PolicyStamp, RewriteReport, RewriteSummary};
+/// let report = RewriteReport {
+///     policy: PolicyStamp { name: "portable".into(), sha256: "0".into() },
+///     trees: vec![],
+///     summary: RewriteSummary { up_to_date: true, ..Default::default() },
+///     diff: Some(String::new()),
+/// };
+/// let (mut out, mut err) = (Vec::new(), Vec::new());
+/// print_rewrite(&report, RewriteCommand::Check, &RewriteView::default(), &mut out, &mut err).unwrap();
+/// assert_eq!(String::from_utf8(err).unwrap(), "policy `portable`: 0 crate(s) up to date\n");
+/// ```
+pub fn print_rewrite(
+    report: &RewriteReport,
+    command: RewriteCommand,
+    view: &RewriteView,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> io::Result<()> {
+    if view.quiet {
+        return Ok(());
+    }
+    if !command.writes() {
+        if view.stat {
+            print_stat(&report.trees, out)?;
+        } else if let Some(diff) = &report.diff {
+            print_diff(diff, out)?;
+        }
+    }
+    for tree in &report.trees {
+        for skipped in tree.skipped.iter().filter(|s| s.unsupported) {
+            writeln!(err, "{WARNING}warning{WARNING:#}: left {} untouched: {}", skipped.name, skipped.reason)?;
+        }
+        for note in tree.crates.iter().flat_map(|c| &c.notes) {
+            writeln!(err, "{WARNING}warning{WARNING:#}: {note}")?;
+        }
+    }
+    let s = &report.summary;
+    let policy = &report.policy.name;
+    let summary = match command {
+        RewriteCommand::Apply => format!(
+            "policy `{policy}`: {} crate(s) wired, {} changed, {} file(s) written, {} left untouched ({} unsupported)",
+            s.wired_crates, s.changed_crates, s.written_files, s.skipped_crates, s.unsupported_crates
+        ),
+        RewriteCommand::Revert => format!(
+            "{} crate(s) reverted, {} file(s) written; {} crate(s) had nothing of smithy-tls",
+            s.changed_crates,
+            s.written_files,
+            s.wired_crates - s.changed_crates
+        ),
+        RewriteCommand::Check | RewriteCommand::Diff if s.up_to_date => {
+            format!("policy `{policy}`: {} crate(s) up to date", s.wired_crates)
+        }
+        RewriteCommand::Check | RewriteCommand::Diff => {
+            let mut line =
+                format!("policy `{policy}`: {} file(s) in {} crate(s) would change", s.changed_files, s.changed_crates);
+            if let Some(apply) = &view.apply_command {
+                line.push_str(&format!("; run `{apply}` to update them"));
+            }
+            line
+        }
+    };
+    writeln!(err, "{summary}")
+}
+
+/// A unified diff with added, removed, hunk and header lines styled.
+fn print_diff(diff: &str, out: &mut dyn Write) -> io::Result<()> {
+    for line in diff.lines() {
+        let style = if line.starts_with("+++") || line.starts_with("---") {
+            HEADER
+        } else if line.starts_with('+') {
+            ADDED
+        } else if line.starts_with('-') {
+            REMOVED
+        } else if line.starts_with("@@") {
+            HUNK
+        } else {
+            Style::new()
+        };
+        writeln!(out, "{style}{line}{style:#}")?;
+    }
+    Ok(())
+}
+
+/// The widest a stat bar gets; longer ones are scaled down, keeping at least one mark each.
+const STAT_BAR_WIDTH: usize = 40;
+
+/// `git diff --stat`'s table: one line per file with its changed-line count and a bar of `+`
+/// and `-`, then the totals.
+fn print_stat(trees: &[TreeReport], out: &mut dyn Write) -> io::Result<()> {
+    let files: Vec<(String, usize, usize)> = trees
+        .iter()
+        .flat_map(|t| t.files.iter().map(|f| (f.path.display().to_string(), f.insertions, f.deletions)))
+        .collect();
+    let name_width = files.iter().map(|(name, ..)| name.chars().count()).max().unwrap_or(0);
+    let most = files.iter().map(|(_, i, d)| i + d).max().unwrap_or(0);
+    let count_width = most.to_string().len();
+    let scale = |n: usize| {
+        if most <= STAT_BAR_WIDTH || n == 0 {
+            n
+        } else {
+            (n * STAT_BAR_WIDTH).div_ceil(most).max(1)
+        }
+    };
+    for (name, insertions, deletions) in &files {
+        let plus = "+".repeat(scale(*insertions));
+        let minus = "-".repeat(scale(*deletions));
+        writeln!(
+            out,
+            " {name:<name_width$} | {:>count_width$} {ADDED}{plus}{ADDED:#}{REMOVED}{minus}{REMOVED:#}",
+            insertions + deletions
+        )?;
+    }
+    let insertions: usize = files.iter().map(|(_, i, _)| i).sum();
+    let deletions: usize = files.iter().map(|(_, _, d)| d).sum();
+    let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    writeln!(
+        out,
+        " {} changed, {}, {}",
+        plural(files.len(), "file", "files"),
+        plural(insertions, "insertion(+)", "insertions(+)"),
+        plural(deletions, "deletion(-)", "deletions(-)")
+    )
+}
+
+/// Prints `explain`'s report: the matrix, or one target and why.
+pub fn print_explain(report: &ExplainReport, single: bool, out: &mut dyn Write) -> io::Result<()> {
+    if single {
+        for target in &report.targets {
+            print_target(report, target, out)?;
+        }
+        return Ok(());
+    }
+    let served: Vec<(&TargetReport, &str, StackReport)> = report
+        .targets
+        .iter()
+        .filter_map(|t| match &t.verdict {
+            Verdict::Served { rule, stack, .. } => Some((t, rule.as_str(), *stack)),
+            Verdict::NotAHost { .. } => None,
+        })
+        .collect();
+    let width = report.targets.iter().map(|t| t.target.len()).max().unwrap_or(6);
+    writeln!(
+        out,
+        "policy `{}`: {} builtin targets can host an SDK, each served by exactly one rule",
+        report.policy,
+        served.len()
+    )?;
+    writeln!(out)?;
+    writeln!(out, "{HEADER}{:width$}  {:<14} {:<8} rule{HEADER:#}", "target", "provider", "roots")?;
+    for (target, rule, stack) in &served {
+        writeln!(out, "{:width$}  {:<14} {:<8} {rule}", target.target, provider_name(*stack), roots_name(*stack))?;
+    }
+    writeln!(out)?;
+    for rule in &report.rules {
+        writeln!(
+            out,
+            "rule `{}`: {} target(s) → [target.'cfg({})'.dependencies]",
+            rule.name, rule.target_count, rule.table_cfg
+        )?;
+    }
+    let others: Vec<(&str, &str)> = report
+        .targets
+        .iter()
+        .filter_map(|t| match &t.verdict {
+            Verdict::NotAHost { why } => Some((t.target.as_str(), why.as_str())),
+            Verdict::Served { .. } => None,
+        })
+        .collect();
+    writeln!(out)?;
+    writeln!(out, "{} builtin targets cannot host an SDK and need no stack:", others.len())?;
+    for (target, why) in others {
+        writeln!(out, "{target:width$}  {why}")?;
+    }
+    Ok(())
+}
+
+fn print_target(report: &ExplainReport, target: &TargetReport, out: &mut dyn Write) -> io::Result<()> {
+    let triple = &target.target;
+    match &target.verdict {
+        Verdict::NotAHost { why } => {
+            writeln!(out, "{triple}: cannot host an SDK ({why}); no rule serves it and none needs to")
+        }
+        Verdict::Served { rule, stack, considered } => {
+            writeln!(
+                out,
+                "{triple}: rule `{rule}` → provider {}, roots {}",
+                provider_name(*stack),
+                roots_name(*stack)
+            )?;
+            for c in considered {
+                let cfg = c.cfg.as_deref().map_or("(fallback: every other target)".to_owned(), |c| format!("cfg({c})"));
+                let mark = if c.matches { format!("{ADDED}✔ matches{ADDED:#}") } else { "✘ no match".to_owned() };
+                writeln!(out, "  {mark} {}: {cfg}", c.rule)?;
+            }
+            if let Some(roots) = roots_of(*stack) {
+                writeln!(out, "  roots `{roots}`: {}", roots.meaning())?;
+            }
+            if let Some(compiled) = report.rules.iter().find(|r| &r.name == rule) {
+                writeln!(out, "  compiled table: [target.'cfg({})'.dependencies]", compiled.table_cfg)?;
+            }
+            Ok(())
+        }
+    }
+}
+
+fn provider_name(stack: StackReport) -> &'static str {
+    match stack {
+        StackReport::None => "none",
+        StackReport::RustlsAwsLc { .. } => "rustls-aws-lc",
+        StackReport::RustlsRing { .. } => "rustls-ring",
+        StackReport::S2nTls { .. } => "s2n-tls",
+    }
+}
+
+fn roots_of(stack: StackReport) -> Option<Roots> {
+    match stack {
+        StackReport::None => None,
+        StackReport::RustlsAwsLc { roots } | StackReport::RustlsRing { roots } | StackReport::S2nTls { roots } => {
+            Some(roots)
+        }
+    }
+}
+
+fn roots_name(stack: StackReport) -> &'static str {
+    roots_of(stack).map_or("-", Roots::name)
+}
+
+/// Prints `presets`' list: name and description, one per line.
+pub fn print_presets(report: &PresetsReport, out: &mut dyn Write) -> io::Result<()> {
+    for preset in &report.presets {
+        writeln!(out, "{:<18} {}", preset.name, preset.description)?;
+    }
+    Ok(())
+}
+
+/// Prints why a command failed: every diagnostic as rustc renders them, then the message.
+pub fn print_failure(failure: &FailureReport, err: &mut dyn Write) -> io::Result<()> {
+    for diagnostic in &failure.diagnostics {
+        writeln!(err, "{}", diagnostic.render(true).trim_end())?;
+        writeln!(err)?;
+    }
+    writeln!(err, "{ERROR}error{ERROR:#}: {}", failure.message)
+}

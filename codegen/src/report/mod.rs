@@ -1,0 +1,327 @@
+//! What each command reports: one serializable type per command, built once from what the
+//! command did, then printed either as one JSON document (`--format json`) or for people
+//! ([`human`]). The JSON shape is versioned by [`SCHEMA_VERSION`] and described by the JSON
+//! Schema that `smithy-tls schema` prints (kept in docs/report.schema.json, which a test
+//! compares with it and validates every command's output against).
+
+pub mod human;
+
+use std::path::PathBuf;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::diag::Diagnostic;
+use crate::discover::CrateKind;
+use crate::model::{Provider, Roots, Stack};
+
+/// The version of the JSON documents' shape. It changes when a field is removed, renamed or
+/// changes meaning; new fields may appear without a change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// One JSON document, as `--format json` prints it on stdout.
+///
+/// ```
+/// use smithy_tls_codegen::report::{Document, Outcome, PresetsReport, Report};
+/// let doc = Document::new(Report::Presets(Outcome::Ok(PresetsReport { presets: vec![] })));
+/// let json = serde_json::to_value(&doc).unwrap();
+/// assert_eq!(json["schema_version"], 1);
+/// assert_eq!(json["command"], "presets");
+/// assert_eq!(json["status"], "ok");
+/// ```
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Document {
+    /// [`SCHEMA_VERSION`]: the shape of this document.
+    pub schema_version: u32,
+    /// Which command ran, and what it reports.
+    #[serde(flatten)]
+    pub report: Report,
+}
+
+impl Document {
+    /// Wraps `report` with the current schema version.
+    pub fn new(report: Report) -> Document {
+        Document { schema_version: SCHEMA_VERSION, report }
+    }
+
+    /// The JSON Schema of every document the tool prints (draft 2020-12).
+    pub fn json_schema() -> serde_json::Value {
+        schemars::generate::SchemaSettings::draft2020_12()
+            .for_serialize()
+            .into_generator()
+            .into_root_schema_for::<Document>()
+            .to_value()
+    }
+}
+
+/// What one command reports: `command` names it.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(tag = "command", rename_all = "kebab-case")]
+pub enum Report {
+    /// `smithy-tls apply`.
+    Apply(Outcome<RewriteReport>),
+    /// `smithy-tls check`.
+    Check(Outcome<RewriteReport>),
+    /// `smithy-tls diff`.
+    Diff(Outcome<RewriteReport>),
+    /// `smithy-tls revert`.
+    Revert(Outcome<RewriteReport>),
+    /// `smithy-tls explain`.
+    Explain(Outcome<ExplainReport>),
+    /// `smithy-tls presets`.
+    Presets(Outcome<PresetsReport>),
+}
+
+/// Whether the command did its job (`status`: `ok`), or why not (`error`).
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(tag = "status", rename_all = "kebab-case")]
+pub enum Outcome<T> {
+    /// It did: what it did.
+    Ok(T),
+    /// It could not: nothing was written.
+    Error(FailureReport),
+}
+
+/// Why a command failed. Nothing was written.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct FailureReport {
+    /// What failed, in one sentence.
+    pub message: String,
+    /// The problems found in the input, each with a code, its file and (when it has one) its
+    /// place; empty when the failure is not about a file's content.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The policy a command used.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct PolicyStamp {
+    /// Its name.
+    pub name: String,
+    /// Hex SHA-256 of the policy file's bytes (the generated files' headers hash what the
+    /// policy means instead).
+    pub sha256: String,
+}
+
+/// What `apply`, `check`, `diff` or `revert` did to the trees it was given.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct RewriteReport {
+    /// The policy (for `revert`, the one named on the command line; it only names the runtime).
+    pub policy: PolicyStamp,
+    /// Every tree, in command-line order.
+    pub trees: Vec<TreeReport>,
+    /// Counts over every tree.
+    pub summary: RewriteSummary,
+    /// `check` and `diff`: the unified diff of every change (empty when up to date);
+    /// `apply` and `revert`: `null`.
+    pub diff: Option<String>,
+}
+
+/// Counts over every tree of one run.
+#[derive(Debug, Default, Serialize, JsonSchema)]
+pub struct RewriteSummary {
+    /// Crates wired (or, for `revert`, looked at).
+    pub wired_crates: usize,
+    /// Crates with at least one file that changes.
+    pub changed_crates: usize,
+    /// Files that change (or would, for `check` and `diff`).
+    pub changed_files: usize,
+    /// Files written (`apply` and `revert`; 0 for `check` and `diff`).
+    pub written_files: usize,
+    /// Crates left alone.
+    pub skipped_crates: usize,
+    /// Of those, crates that look like generated clients but cannot be wired.
+    pub unsupported_crates: usize,
+    /// Lines added over every changed file.
+    pub insertions: usize,
+    /// Lines removed over every changed file.
+    pub deletions: usize,
+    /// Whether nothing changes.
+    pub up_to_date: bool,
+}
+
+/// What the run did to one tree.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct TreeReport {
+    /// The tree, as given on the command line.
+    pub root: PathBuf,
+    /// The crates wired, in directory order.
+    pub crates: Vec<CrateReport>,
+    /// The crates left alone, and why.
+    pub skipped: Vec<SkippedReport>,
+    /// Every file that changes, relative to the root, with its line counts (`diff --stat`).
+    pub files: Vec<FileStat>,
+}
+
+/// One wired crate.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CrateReport {
+    /// Its package name.
+    pub name: String,
+    /// Its directory.
+    pub dir: PathBuf,
+    /// What it is.
+    pub kind: CrateKind,
+    /// The files of it that change.
+    pub changed_files: Vec<PathBuf>,
+    /// What the run left as it was in this crate, and why (for a person to look at).
+    pub notes: Vec<String>,
+}
+
+/// A crate left alone.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SkippedReport {
+    /// Its package name (or the path of a link that was not followed).
+    pub name: String,
+    /// Its directory.
+    pub dir: PathBuf,
+    /// Why it was left alone.
+    pub reason: String,
+    /// Whether it looks like a generated client that cannot be wired (an error with `--strict`).
+    pub unsupported: bool,
+}
+
+/// How one file changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum FileChangeKind {
+    /// The file is new.
+    Create,
+    /// The file's content changes.
+    Modify,
+    /// The file goes away.
+    Remove,
+}
+
+/// One changed file and its line counts.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct FileStat {
+    /// The file, relative to the tree root.
+    pub path: PathBuf,
+    /// How it changes.
+    pub change: FileChangeKind,
+    /// Lines added.
+    pub insertions: usize,
+    /// Lines removed.
+    pub deletions: usize,
+}
+
+/// What a target (or a rule's targets) gets: a provider and its roots, or no default client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(tag = "provider", rename_all = "kebab-case")]
+pub enum StackReport {
+    /// No default client: the application supplies one.
+    None,
+    /// rustls with aws-lc-rs.
+    RustlsAwsLc {
+        /// Where its trusted roots come from.
+        roots: Roots,
+    },
+    /// rustls with ring.
+    RustlsRing {
+        /// Where its trusted roots come from.
+        roots: Roots,
+    },
+    /// s2n-tls.
+    S2nTls {
+        /// Where its trusted roots come from.
+        roots: Roots,
+    },
+}
+
+impl From<Stack> for StackReport {
+    fn from(stack: Stack) -> Self {
+        match stack {
+            Stack::None => StackReport::None,
+            Stack::Tls { provider: Provider::RustlsAwsLc, roots } => StackReport::RustlsAwsLc { roots },
+            Stack::Tls { provider: Provider::RustlsRing, roots } => StackReport::RustlsRing { roots },
+            Stack::Tls { provider: Provider::S2nTls, roots } => StackReport::S2nTls { roots },
+        }
+    }
+}
+
+/// What `explain` found: the rules and, for every builtin target (or the one asked about),
+/// what it gets and why.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ExplainReport {
+    /// The policy's name.
+    pub policy: String,
+    /// Every rule in order, the fallback last.
+    pub rules: Vec<RuleReport>,
+    /// The targets, sorted by triple (one with `--target`).
+    pub targets: Vec<TargetReport>,
+}
+
+/// One compiled rule.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct RuleReport {
+    /// Its name.
+    pub name: String,
+    /// The cfg it is written with (`null` for the fallback).
+    pub cfg: Option<String>,
+    /// The exclusive predicate of its `[target.'cfg(..)'.dependencies]` table: the targets for
+    /// which it is the first match.
+    pub table_cfg: String,
+    /// What its targets get.
+    #[serde(flatten)]
+    pub stack: StackReport,
+    /// How many builtin targets it serves.
+    pub target_count: usize,
+}
+
+/// One target and what it gets.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct TargetReport {
+    /// The rustc target triple.
+    pub target: String,
+    /// Whether a rule serves it, or why none needs to.
+    #[serde(flatten)]
+    pub verdict: Verdict,
+}
+
+/// Whether a target is served, and by what.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(tag = "verdict", rename_all = "kebab-case")]
+pub enum Verdict {
+    /// The first matching rule serves it.
+    Served {
+        /// The rule that serves it.
+        rule: String,
+        /// What it gets.
+        #[serde(flatten)]
+        stack: StackReport,
+        /// Every rule up to and including the winner, with whether its own cfg matches.
+        considered: Vec<Considered>,
+    },
+    /// It cannot host an SDK (no std, no sockets, ...), so no rule serves it and none needs to.
+    NotAHost {
+        /// Why.
+        why: String,
+    },
+}
+
+/// One rule looked at for a target.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Considered {
+    /// The rule's name.
+    pub rule: String,
+    /// Its own cfg (`null` for the fallback, which matches every target).
+    pub cfg: Option<String>,
+    /// Whether its own cfg matches the target.
+    pub matches: bool,
+}
+
+/// What `presets` lists.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct PresetsReport {
+    /// Every embedded preset, by name.
+    pub presets: Vec<PresetReport>,
+}
+
+/// One embedded preset.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct PresetReport {
+    /// Its name, for `--preset`.
+    pub name: String,
+    /// What it is for.
+    pub description: String,
+}
