@@ -3,8 +3,8 @@
 
 fn main() {
     cfg_aliases::cfg_aliases! {
-        // A rustls provider is compiled in (aws-lc-rs or ring).
-        rustls: { any(feature = "rustls-aws-lc", feature = "rustls-ring") },
+        // A rustls provider is compiled in (aws-lc-rs, its FIPS build, or ring).
+        rustls: { any(feature = "rustls-aws-lc", feature = "rustls-ring", feature = "rustls-aws-lc-fips") },
         // s2n-tls is compiled in (it builds only on Unix; lib.rs refuses other targets).
         s2n: { all(feature = "s2n-tls", unix) },
         // Some trust-root source is compiled in.

@@ -15,11 +15,15 @@ pub enum Provider {
     RustlsRing,
     /// s2n-tls (Linux and macOS only).
     S2nTls,
+    /// rustls with the FIPS build of aws-lc-rs (Linux x86_64 and aarch64; a build with it holds
+    /// no other provider).
+    RustlsAwsLcFips,
 }
 
 impl Provider {
     /// Every provider, in policy-file spelling order.
-    pub const ALL: [Provider; 3] = [Provider::RustlsAwsLc, Provider::RustlsRing, Provider::S2nTls];
+    pub const ALL: [Provider; 4] =
+        [Provider::RustlsAwsLc, Provider::RustlsRing, Provider::S2nTls, Provider::RustlsAwsLcFips];
 
     /// The spelling used in policy files and as the runtime crate's cargo feature.
     pub fn name(self) -> &'static str {
@@ -27,6 +31,7 @@ impl Provider {
             Provider::RustlsAwsLc => "rustls-aws-lc",
             Provider::RustlsRing => "rustls-ring",
             Provider::S2nTls => "s2n-tls",
+            Provider::RustlsAwsLcFips => "rustls-aws-lc-fips",
         }
     }
 
@@ -41,6 +46,7 @@ impl Provider {
             Provider::RustlsAwsLc => "RustlsAwsLc",
             Provider::RustlsRing => "RustlsRing",
             Provider::S2nTls => "S2nTls",
+            Provider::RustlsAwsLcFips => "RustlsAwsLcFips",
         }
     }
 

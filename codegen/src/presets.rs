@@ -8,6 +8,7 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("platform-default", include_str!("../presets/platform-default.toml")),
     ("rustls-everywhere", include_str!("../presets/rustls-everywhere.toml")),
     ("portable", include_str!("../presets/portable.toml")),
+    ("fips", include_str!("../presets/fips.toml")),
 ];
 
 /// The preset used when no policy is given.

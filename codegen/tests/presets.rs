@@ -68,8 +68,36 @@ fn every_preset_gives_each_platform_roots_that_work_there() {
             ("aarch64-unknown-linux-musl", Roots::Native),
             ("x86_64-unknown-freebsd", Roots::Native),
         ] {
-            assert_eq!(roots_for(&c, triple), Some(roots), "{name}: {triple}");
+            // The fips preset gives a client only where the FIPS module builds (Linux).
+            let served = name != "fips" || triple.contains("-linux-gnu") || triple.contains("-linux-musl");
+            assert_eq!(roots_for(&c, triple), served.then_some(roots), "{name}: {triple}");
         }
+    }
+}
+
+#[test]
+fn fips_gives_the_fips_provider_where_it_builds_and_nothing_else_anywhere() {
+    let c = compiled("fips");
+    for t in [
+        "x86_64-unknown-linux-gnu",
+        "aarch64-unknown-linux-gnu",
+        "x86_64-unknown-linux-musl",
+        "aarch64-unknown-linux-musl",
+    ] {
+        assert_eq!(provider_for(&c, t), Some(Provider::RustlsAwsLcFips), "{t}");
+    }
+    // Never a non-FIPS provider: where the module does not build, no default client.
+    for row in targets::matrix(&c) {
+        assert!(
+            matches!(row.stack.provider(), None | Some(Provider::RustlsAwsLcFips)),
+            "{}: {:?}",
+            row.target,
+            row.stack
+        );
+    }
+    for t in ["aarch64-apple-darwin", "x86_64-pc-windows-msvc", "i686-unknown-linux-gnu", "riscv64gc-unknown-linux-gnu"]
+    {
+        assert_eq!(provider_for(&c, t), None, "{t}");
     }
 }
 

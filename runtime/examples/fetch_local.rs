@@ -3,7 +3,7 @@
 //! was negotiated.
 //!
 //! ```text
-//! cargo run -p smithy-default-tls --example fetch_local --all-features
+//! cargo run -p smithy-default-tls --example fetch_local --features rustls-aws-lc,rustls-ring,s2n-tls
 //! ```
 
 use std::time::Instant;

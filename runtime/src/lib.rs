@@ -8,6 +8,7 @@
 //! |-----------------|-------------------------------------------------------------------------|
 //! | `rustls-aws-lc` | [`TlsProvider::RustlsAwsLc`]: rustls + aws-lc-rs, post-quantum hybrid key exchange first |
 //! | `rustls-ring`   | [`TlsProvider::RustlsRing`]: rustls + ring                               |
+//! | `rustls-aws-lc-fips` | `TlsProvider::RustlsAwsLcFips`: rustls + the FIPS build of aws-lc-rs, in FIPS mode ([`TlsInfo::fips`]); alone in a build, Linux x86_64/aarch64 |
 //! | `s2n-tls`       | `TlsProvider::S2nTls`: s2n-tls + aws-lc, security policy `20251014`, Linux and macOS only |
 //! | `native`        | [`TrustRoots::Native`]: the OS store (honours `SSL_CERT_FILE` / `SSL_CERT_DIR`) |
 //! | `webpki`        | [`TrustRoots::Webpki`]: bundled Mozilla roots, no filesystem access     |
@@ -35,9 +36,28 @@
 #![warn(missing_docs, unreachable_pub)]
 #![forbid(unsafe_code)]
 
-#[cfg(not(any(feature = "rustls-aws-lc", feature = "rustls-ring", feature = "s2n-tls")))]
+#[cfg(not(any(
+    feature = "rustls-aws-lc",
+    feature = "rustls-ring",
+    feature = "s2n-tls",
+    feature = "rustls-aws-lc-fips"
+)))]
 compile_error!(
-    "smithy-default-tls needs a TLS provider: enable the `rustls-aws-lc`, `rustls-ring` or `s2n-tls` feature"
+    "smithy-default-tls needs a TLS provider: enable the `rustls-aws-lc`, `rustls-ring`, `s2n-tls` or \
+     `rustls-aws-lc-fips` feature"
+);
+
+// aws-lc-rs's `fips` switches every user of aws-lc-rs in the build to the FIPS module, and a
+// FIPS deployment wants no non-FIPS provider next to it: a build is FIPS or it is not. (So
+// `--all-features` fails here instead of quietly making every provider FIPS.)
+#[cfg(all(
+    feature = "rustls-aws-lc-fips",
+    any(feature = "rustls-aws-lc", feature = "rustls-ring", feature = "s2n-tls")
+))]
+compile_error!(
+    "the `rustls-aws-lc-fips` feature of smithy-default-tls cannot be combined with `rustls-aws-lc`, \
+     `rustls-ring` or `s2n-tls` in one build: build the FIPS client on its own (`--no-default-features \
+     --features rustls-aws-lc-fips,<roots>`), and do not use `--all-features`"
 );
 
 #[cfg(all(feature = "s2n-tls", not(any(target_os = "linux", target_os = "macos"))))]

@@ -1,13 +1,16 @@
 //! [`ConnectProxy`]: a small HTTP proxy on 127.0.0.1 that the tests run and inspect. It opens
 //! `CONNECT` tunnels (and relays bytes it cannot read: TLS end to end) and forwards plain-HTTP
 //! requests sent in absolute form; it can demand credentials or refuse every request with a
-//! given status, and records what it saw.
+//! given status, and records what it saw. It listens in plain TCP (an `http://` proxy) or
+//! behind TLS (an `https://` proxy, [`ConnectProxy::start_tls`]).
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
+
+use crate::pki::ServerIdentity;
 
 /// How the proxy answers.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,6 +41,7 @@ pub struct ProxiedRequest {
 pub struct ConnectProxy {
     /// Where it listens.
     pub addr: SocketAddr,
+    tls: bool,
     seen: Arc<Mutex<Vec<ProxiedRequest>>>,
     task: tokio::task::JoinHandle<()>,
 }
@@ -49,27 +53,55 @@ impl Drop for ConnectProxy {
 }
 
 impl ConnectProxy {
-    /// Starts the proxy.
+    /// Starts the proxy (plain TCP: an `http://` proxy).
     pub async fn start(mode: ProxyMode) -> ConnectProxy {
+        Self::listen(mode, None).await
+    }
+
+    /// Starts the proxy behind TLS with `identity` (an `https://` proxy; HTTP/1.1 only). The
+    /// client's TLS to the proxy is terminated here; TLS to the origin runs inside the tunnel.
+    pub async fn start_tls(mode: ProxyMode, identity: &ServerIdentity) -> ConnectProxy {
+        let config = crate::https::server_config(
+            identity,
+            crate::https::Alpn::Http1Only,
+            Arc::new(rustls::crypto::ring::default_provider()),
+        );
+        Self::listen(mode, Some(tokio_rustls::TlsAcceptor::from(Arc::new(config)))).await
+    }
+
+    async fn listen(mode: ProxyMode, tls: Option<tokio_rustls::TlsAcceptor>) -> ConnectProxy {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1");
         let addr = listener.local_addr().expect("local addr");
         let seen: Arc<Mutex<Vec<ProxiedRequest>>> = Arc::default();
         let log = Arc::clone(&seen);
+        let is_tls = tls.is_some();
         let task = tokio::spawn(async move {
             while let Ok((stream, _)) = listener.accept().await {
                 let log = Arc::clone(&log);
                 let mode = mode.clone();
+                let tls = tls.clone();
                 tokio::spawn(async move {
-                    let _ = serve(stream, &mode, &log).await;
+                    let _ = match tls {
+                        None => serve(stream, &mode, &log).await,
+                        Some(acceptor) => match acceptor.accept(stream).await {
+                            Ok(stream) => serve(stream, &mode, &log).await,
+                            Err(_) => Ok(()),
+                        },
+                    };
                 });
             }
         });
-        ConnectProxy { addr, seen, task }
+        ConnectProxy { addr, tls: is_tls, seen, task }
     }
 
-    /// `http://127.0.0.1:<port>`.
+    /// `http://127.0.0.1:<port>`, or `https://localhost:<port>` for a TLS proxy (the name its
+    /// certificate is for).
     pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
+        if self.tls {
+            format!("https://localhost:{}", self.addr.port())
+        } else {
+            format!("http://{}", self.addr)
+        }
     }
 
     /// Every request it received, in order.
@@ -95,7 +127,11 @@ pub(crate) async fn read_head<S: tokio::io::AsyncRead + Unpin>(
     Ok(Some(head))
 }
 
-async fn serve(mut client: TcpStream, mode: &ProxyMode, log: &Mutex<Vec<ProxiedRequest>>) -> std::io::Result<()> {
+async fn serve<S: AsyncRead + AsyncWrite + Unpin>(
+    mut client: S,
+    mode: &ProxyMode,
+    log: &Mutex<Vec<ProxiedRequest>>,
+) -> std::io::Result<()> {
     let Some(head) = read_head(&mut client, 64 * 1024).await? else { return Ok(()) };
     let text = String::from_utf8_lossy(&head).into_owned();
     let mut lines = text.split("\r\n");

@@ -70,7 +70,7 @@ fn check_graph(tree: &Path, compiled: &CompiledPolicy, target: &str) {
     let has = |needle: &str| text.lines().any(|l| l.starts_with(needle));
     let provider = provider_for(compiled, target);
     let what = format!("{} on {target}", compiled.policy.name);
-    for other in [Provider::RustlsAwsLc, Provider::RustlsRing, Provider::S2nTls] {
+    for other in Provider::ALL {
         let line = format!("smithy-default-tls feature \"{}\"", other.name());
         assert_eq!(
             has(&line),
@@ -80,7 +80,12 @@ fn check_graph(tree: &Path, compiled: &CompiledPolicy, target: &str) {
         );
     }
     if provider.is_none() {
-        assert!(!text.lines().any(|l| l.starts_with("smithy-default-tls ")), "{what}: no runtime crate expected");
+        // The consumer itself depends on the runtime crate (to print what served it), without
+        // features: no SDK crate may turn on a provider or roots there.
+        for roots in [Roots::Native, Roots::Webpki, Roots::PlatformVerifier] {
+            let line = format!("smithy-default-tls feature \"{}\"", roots.name());
+            assert!(!has(&line), "{what}: no default client, but `{line}` is on");
+        }
     }
     // The roots the preset gives this target are what is compiled in.
     if let Some(roots) = stack_for(compiled, target).and_then(|stack| stack.roots()) {
@@ -101,8 +106,12 @@ fn check_graph(tree: &Path, compiled: &CompiledPolicy, target: &str) {
     // the policy's client, no upstream stack is compiled; kept, the legacy stack stays exactly as
     // upstream has it, ring included.
     let legacy_kept = compiled.policy.legacy_rustls == LegacyRustls::Keep;
-    let needs_aws_lc = matches!(provider, Some(Provider::RustlsAwsLc | Provider::S2nTls));
+    // rustls's `fips` builds aws-lc-rs with both its sys crates (rustls enables `aws_lc_rs` with
+    // it): aws-lc-sys comes along, and only the FIPS provider brings aws-lc-fips-sys.
+    let needs_aws_lc = matches!(provider, Some(Provider::RustlsAwsLc | Provider::S2nTls | Provider::RustlsAwsLcFips));
     assert_eq!(has("aws-lc-sys "), needs_aws_lc, "{what}: aws-lc-sys present={}", has("aws-lc-sys "));
+    let fips = provider == Some(Provider::RustlsAwsLcFips);
+    assert_eq!(has("aws-lc-fips-sys "), fips, "{what}: aws-lc-fips-sys present={}", has("aws-lc-fips-sys "));
     assert_eq!(has("s2n-tls-sys "), provider == Some(Provider::S2nTls), "{what}: s2n-tls-sys");
     let needs_ring = provider == Some(Provider::RustlsRing) || legacy_kept;
     assert_eq!(has("ring "), needs_ring, "{what}: ring present={} (legacy stack kept: {legacy_kept})", has("ring "));

@@ -3,26 +3,53 @@
 //! build it as a path dependency, where its warnings show in every user's build. A provider
 //! without any roots feature (trust only the certificates the application adds) must build too.
 
-use std::process::Command;
+use std::path::PathBuf;
+use std::process::{Command, Output};
 
 use smithy_tls_e2e::repo_root;
 
+/// The FIPS provider builds in its own target dir (as scripts/test runs its suite), never in
+/// the workspace's, where aws-lc-rs is built without `fips`.
+fn fips_target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| repo_root().join("target")).join("fips")
+}
+
+/// `cargo check` of the runtime's library with exactly `features`.
+fn check_runtime(features: &str) -> Output {
+    let mut cmd = Command::new(env!("CARGO"));
+    cmd.current_dir(repo_root())
+        .args(["check", "-p", "smithy-default-tls", "--lib", "--no-default-features", "--features", features])
+        .args(["--message-format", "short"]);
+    if features.contains("fips") {
+        cmd.env("CARGO_TARGET_DIR", fips_target_dir());
+    }
+    cmd.output().expect("run cargo check")
+}
+
 #[test]
 fn every_provider_and_roots_combination_builds_without_warnings_including_no_roots() {
-    for provider in ["rustls-aws-lc", "rustls-ring", "s2n-tls"] {
+    for provider in ["rustls-aws-lc", "rustls-ring", "s2n-tls", "rustls-aws-lc-fips"] {
         for roots in [",native", ",webpki", ",platform-verifier", ""] {
             let features = format!("{provider}{roots}");
-            let out = Command::new(env!("CARGO"))
-                .current_dir(repo_root())
-                .args(["check", "-p", "smithy-default-tls", "--lib", "--no-default-features", "--features", &features])
-                .args(["--message-format", "short"])
-                .output()
-                .expect("run cargo check");
+            let out = check_runtime(&features);
             let stderr = String::from_utf8_lossy(&out.stderr);
             assert!(out.status.success(), "{features}: does not build:\n{stderr}");
             let warnings: Vec<&str> =
                 stderr.lines().filter(|l| l.starts_with("runtime/src") && l.contains("warning")).collect();
             assert!(warnings.is_empty(), "{features}: warnings in smithy-default-tls:\n{}", warnings.join("\n"));
         }
+    }
+}
+
+#[test]
+fn the_fips_provider_refuses_to_share_a_build_with_another_provider() {
+    for other in ["rustls-aws-lc", "rustls-ring", "s2n-tls"] {
+        let out = check_runtime(&format!("rustls-aws-lc-fips,{other},webpki"));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "FIPS with {other} must not build");
+        assert!(
+            stderr.contains("cannot be combined with `rustls-aws-lc`"),
+            "FIPS with {other}: the refusal must say why:\n{stderr}"
+        );
     }
 }

@@ -26,6 +26,11 @@ pub enum TlsProvider {
     /// rustls with the ring crypto provider. Cargo feature `rustls-ring`.
     #[cfg(feature = "rustls-ring")]
     RustlsRing,
+    /// rustls with the FIPS build of aws-lc-rs (aws-lc-fips-sys), configured so that rustls
+    /// reports FIPS mode (`TlsInfo::fips`); building a client that would not be is an error.
+    /// Cargo feature `rustls-aws-lc-fips`, which no other provider may share a build with.
+    #[cfg(feature = "rustls-aws-lc-fips")]
+    RustlsAwsLcFips,
     /// s2n-tls with aws-lc, security policy
     #[doc = concat!("`", "20251014", "`")]
     /// (TLS 1.2+, forward secrecy, post-quantum hybrid key exchange first), receive buffering
@@ -41,6 +46,8 @@ impl TlsProvider {
         TlsProvider::RustlsAwsLc,
         #[cfg(feature = "rustls-ring")]
         TlsProvider::RustlsRing,
+        #[cfg(feature = "rustls-aws-lc-fips")]
+        TlsProvider::RustlsAwsLcFips,
         #[cfg(s2n)]
         TlsProvider::S2nTls,
     ];
@@ -52,6 +59,8 @@ impl TlsProvider {
             TlsProvider::RustlsAwsLc => "rustls-aws-lc",
             #[cfg(feature = "rustls-ring")]
             TlsProvider::RustlsRing => "rustls-ring",
+            #[cfg(feature = "rustls-aws-lc-fips")]
+            TlsProvider::RustlsAwsLcFips => "rustls-aws-lc-fips",
             #[cfg(s2n)]
             TlsProvider::S2nTls => "s2n-tls",
         }
@@ -88,6 +97,8 @@ impl TlsProvider {
             TlsProvider::RustlsAwsLc => true,
             #[cfg(feature = "rustls-ring")]
             TlsProvider::RustlsRing => true,
+            #[cfg(feature = "rustls-aws-lc-fips")]
+            TlsProvider::RustlsAwsLcFips => true,
             #[cfg(s2n)]
             TlsProvider::S2nTls => false,
         }
@@ -101,6 +112,8 @@ impl TlsProvider {
             TlsProvider::RustlsAwsLc => true,
             #[cfg(feature = "rustls-ring")]
             TlsProvider::RustlsRing => false,
+            #[cfg(feature = "rustls-aws-lc-fips")]
+            TlsProvider::RustlsAwsLcFips => true,
             #[cfg(s2n)]
             TlsProvider::S2nTls => true,
         }

@@ -11,7 +11,7 @@
 //! s2n-tls-sys 0.3.47, mio 1.2.5, rustls-native-certs 0.8.5, openssl-probe 0.2.2,
 //! rustls-platform-verifier 0.7.1; rustc target specs of 1.97.0-nightly (2026-05-19).
 
-use cfg_expr::targets::{Endian, Family, TargetInfo};
+use cfg_expr::targets::{Endian, Env, Family, TargetInfo};
 
 use crate::model::{Provider, Roots};
 
@@ -216,6 +216,32 @@ fn aws_lc_support(target: &TargetInfo) -> Result<(), &'static str> {
     Ok(())
 }
 
+/// Whether aws-lc-fips-sys 0.14 (the FIPS build of aws-lc-rs) builds for the target, and if
+/// not, why. Its build is always CMake with `-DFIPS=1` (builder/main.rs:762-764,
+/// cmake_builder.rs:185-186): a static, delocated module only on Linux and the BSDs on x86_64 and
+/// aarch64 (main.rs:295-312; delocate knows x86_64, aarch64 and ppc64le only,
+/// util/fipstools/delocate/delocate.go:55-60), a shared library elsewhere, which the application
+/// has to ship and which needs the build host to run the target's binaries (MSVC's
+/// capture_hash) or an ELF/Mach-O integrity hash (inject_hash.go:38,171: no MinGW). aws-lc-rs's
+/// user guide lists Linux x86_64/aarch64 (glibc and musl), macOS and 64-bit Windows MSVC as
+/// supported, and iOS, Android, 32-bit x86, windows-gnu and "other" architectures as not. Only
+/// the static Linux builds — the ones with pregenerated bindings (main.rs:893-902), no shared
+/// module to ship, and cross-compilable — are claimed here; macOS and Windows FIPS need a
+/// native build host and a shipped shared library, which a generated SDK's dependency table
+/// cannot arrange.
+fn aws_lc_fips_support(target: &TargetInfo) -> Result<(), &'static str> {
+    let linux = os(target) == "linux" && (target.env == Some(Env::gnu) || target.env == Some(Env::musl));
+    if !(linux && matches!(arch(target), "x86_64" | "aarch64") && target.endian == Endian::little) {
+        return Err("the FIPS build of aws-lc (aws-lc-fips-sys) is a static module only on Linux x86_64 and \
+                    aarch64 (glibc or musl); elsewhere it needs a native build host and a shared library the \
+                    application ships, or does not build at all");
+    }
+    if narrow_pointers(target) {
+        return Err("aws-lc's FIPS module does not support 32-bit pointers on a 64-bit architecture");
+    }
+    Ok(())
+}
+
 /// Whether `provider` builds for `target`, and if not, why. Only meaningful for targets that
 /// can host an SDK ([`sdk_host`]); wasm targets never get a provider (the runtime's tokio/hyper
 /// stack has no sockets there, so SDKs on wasm bring their own client).
@@ -238,6 +264,9 @@ pub fn provider_support(provider: Provider, target: &TargetInfo) -> Result<(), &
     match provider {
         Provider::RustlsRing => ring_support(target),
         Provider::RustlsAwsLc => aws_lc_support(target),
+        // rustls's `fips` feature also builds the non-FIPS aws-lc-sys (rustls Cargo.toml: `fips`
+        // enables `aws_lc_rs`), so both must build.
+        Provider::RustlsAwsLcFips => aws_lc_fips_support(target).and_then(|()| aws_lc_support(target)),
         Provider::S2nTls => {
             // The runtime builds s2n-tls for Linux and macOS only (runtime/src/lib.rs): its C
             // library is POSIX (pthread.h, unistd.h), and its libcrypto is aws-lc.

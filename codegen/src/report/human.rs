@@ -265,15 +265,17 @@ fn provider_name(stack: StackReport) -> &'static str {
         StackReport::RustlsAwsLc { .. } => "rustls-aws-lc",
         StackReport::RustlsRing { .. } => "rustls-ring",
         StackReport::S2nTls { .. } => "s2n-tls",
+        StackReport::RustlsAwsLcFips { .. } => "rustls-aws-lc-fips",
     }
 }
 
 fn roots_of(stack: StackReport) -> Option<Roots> {
     match stack {
         StackReport::None => None,
-        StackReport::RustlsAwsLc { roots } | StackReport::RustlsRing { roots } | StackReport::S2nTls { roots } => {
-            Some(roots)
-        }
+        StackReport::RustlsAwsLc { roots }
+        | StackReport::RustlsRing { roots }
+        | StackReport::S2nTls { roots }
+        | StackReport::RustlsAwsLcFips { roots } => Some(roots),
     }
 }
 

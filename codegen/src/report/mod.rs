@@ -226,6 +226,11 @@ pub enum StackReport {
         /// Where its trusted roots come from.
         roots: Roots,
     },
+    /// rustls with the FIPS build of aws-lc-rs.
+    RustlsAwsLcFips {
+        /// Where its trusted roots come from.
+        roots: Roots,
+    },
 }
 
 impl From<Stack> for StackReport {
@@ -235,6 +240,7 @@ impl From<Stack> for StackReport {
             Stack::Tls { provider: Provider::RustlsAwsLc, roots } => StackReport::RustlsAwsLc { roots },
             Stack::Tls { provider: Provider::RustlsRing, roots } => StackReport::RustlsRing { roots },
             Stack::Tls { provider: Provider::S2nTls, roots } => StackReport::S2nTls { roots },
+            Stack::Tls { provider: Provider::RustlsAwsLcFips, roots } => StackReport::RustlsAwsLcFips { roots },
         }
     }
 }

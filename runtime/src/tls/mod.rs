@@ -68,6 +68,10 @@ pub struct TlsInfo {
     pub alpn: Option<String>,
     /// Whether the session was resumed from an earlier one.
     pub resumed: bool,
+    /// Whether the connection ran in FIPS mode: FIPS-validated cryptography and the TLS
+    /// settings NIST recommends (rustls's `ClientConnection::fips`). True only with
+    /// `TlsProvider::RustlsAwsLcFips`.
+    pub fips: bool,
 }
 
 /// `SSLKEYLOGFILE`, when set and not empty: where TLS secrets are logged for debugging (in the
@@ -113,6 +117,11 @@ impl TlsBackend {
             TlsProvider::RustlsRing => Ok(TlsBackend::Rustls(self::rustls::RustlsBackend::prepare(
                 settings,
                 ::rustls::crypto::ring::default_provider(),
+            )?)),
+            #[cfg(feature = "rustls-aws-lc-fips")]
+            TlsProvider::RustlsAwsLcFips => Ok(TlsBackend::Rustls(self::rustls::RustlsBackend::prepare(
+                settings,
+                ::rustls::crypto::default_fips_provider(),
             )?)),
             #[cfg(s2n)]
             TlsProvider::S2nTls => Ok(TlsBackend::S2n(self::s2n::S2nBackend::prepare(settings)?)),
@@ -312,6 +321,8 @@ mod tests {
         }
         #[cfg(feature = "rustls-aws-lc")]
         assert!(lazy(TlsProvider::RustlsAwsLc, None).preparation_is_slow());
+        #[cfg(feature = "rustls-aws-lc-fips")]
+        assert!(lazy(TlsProvider::RustlsAwsLcFips, None).preparation_is_slow());
         #[cfg(s2n)]
         assert!(lazy(TlsProvider::S2nTls, None).preparation_is_slow());
     }

@@ -39,6 +39,8 @@ async fn get_and_check(alpn: Alpn, len: u64, expect_alpn: &str) {
     let tls = info.tls.expect("TLS info");
     assert_eq!(tls.provider, PROVIDER);
     assert_eq!(tls.alpn.as_deref(), Some(expect_alpn));
+    // FIPS mode is on exactly with the FIPS provider.
+    assert_eq!(tls.fips, PROVIDER.name() == "rustls-aws-lc-fips", "{tls:?}");
     let digest = digest_body(response.into_body()).await;
     assert_eq!(digest, Digest::of_pattern(len), "body must arrive byte-exact");
     assert_eq!(server.stats.alpns().as_slice(), &[expect_alpn.to_owned()]);

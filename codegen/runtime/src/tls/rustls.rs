@@ -154,6 +154,15 @@ impl RustlsBackend {
         if !settings.session_resumption {
             config.resumption = rustls::client::Resumption::disabled();
         }
+        // The FIPS provider promises FIPS mode: a configuration rustls would not run in FIPS
+        // mode is refused, not used quietly.
+        #[cfg(feature = "rustls-aws-lc-fips")]
+        if provider == crate::TlsProvider::RustlsAwsLcFips && !config.fips() {
+            return Err(Error::TlsConfig {
+                provider,
+                reason: "rustls would not run this configuration in FIPS mode".to_owned(),
+            });
+        }
         Ok(RustlsBackend { provider, connector: TlsConnector::from(Arc::new(config)) })
     }
 
@@ -177,6 +186,7 @@ impl RustlsBackend {
             key_exchange_group: conn.negotiated_key_exchange_group().map(|g| format!("{:?}", g.name())),
             alpn: conn.alpn_protocol().map(|p| String::from_utf8_lossy(p).into_owned()),
             resumed: matches!(conn.handshake_kind(), Some(rustls::HandshakeKind::Resumed)),
+            fips: conn.fips(),
         };
         Ok((MaybeTlsStream::Rustls(Box::new(stream)), info))
     }

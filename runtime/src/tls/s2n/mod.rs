@@ -198,6 +198,9 @@ impl S2nBackend {
             key_exchange_group: conn.selected_key_exchange_group().map(str::to_owned),
             alpn: conn.application_protocol().map(|p| String::from_utf8_lossy(p).into_owned()),
             resumed: conn.resumed(),
+            // This crate builds s2n-tls on the non-FIPS aws-lc (a FIPS build takes the
+            // `rustls-aws-lc-fips` provider alone), so its connections are never FIPS mode.
+            fips: false,
         };
         Ok((MaybeTlsStream::S2n(Box::new(S2nStream(stream))), info))
     }
