@@ -21,6 +21,7 @@ pub const RUNTIME_FILES: &[(&str, &str)] = &[
     ("src/shared.rs", include_str!("../runtime/src/shared.rs")),
     ("src/tls/mod.rs", include_str!("../runtime/src/tls/mod.rs")),
     ("src/tls/read_ahead.rs", include_str!("../runtime/src/tls/read_ahead.rs")),
+    ("src/tls/transport.rs", include_str!("../runtime/src/tls/transport.rs")),
     ("src/tls/rustls.rs", include_str!("../runtime/src/tls/rustls.rs")),
     ("src/tls/s2n/chain.rs", include_str!("../runtime/src/tls/s2n/chain.rs")),
     ("src/tls/s2n/mod.rs", include_str!("../runtime/src/tls/s2n/mod.rs")),

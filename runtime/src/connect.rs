@@ -21,7 +21,7 @@ use tower_service::Service;
 use crate::dns::Resolver;
 use crate::error::{ConnectTimeout, ProxyError, ProxyFailure};
 use crate::proxy::ProxyConfig;
-use crate::tls::{LazyTlsBackend, MaybeTlsStream, TlsInfo, ALPN_H2};
+use crate::tls::{LazyTlsBackend, MaybeTlsStream, TlsInfo, Transport, ALPN_H2};
 
 /// Facts about one connection, attached to every response it carried (in the response
 /// extensions) so that callers can see which connection and which TLS stack served them.
@@ -132,7 +132,7 @@ impl Service<Uri> for TlsConnectService {
             let origin =
                 format!("{server_name_for_connect}:{}", uri.port_u16().unwrap_or(if https { 443 } else { 80 }));
             span.record("tcp_ms", millis(started.elapsed()));
-            let mut tcp = match (tcp, &route) {
+            let tcp = match (tcp, &route) {
                 (Ok(tcp), _) => tcp.into_inner(),
                 (Err(e), Some(route)) => {
                     return Err(Box::new(ProxyError {
@@ -143,16 +143,29 @@ impl Service<Uri> for TlsConnectService {
                 }
                 (Err(e), None) => return Err(e.into()),
             };
+            let mut transport = Transport::Tcp(tcp);
+            // An `https://` proxy: TLS to the proxy first (its certificate checked like an
+            // origin's, HTTP/1.1 only); the tunnel and the origin's TLS run inside it.
+            if let Some((route, name)) = route.as_ref().and_then(|r| r.tls_name.as_ref().map(|name| (r, name))) {
+                let failed = |failure| {
+                    Box::new(ProxyError { proxy: route.authority.clone(), origin: origin.clone(), failure }) as BoxError
+                };
+                let proxy_tls = tls.for_proxies().get().await?;
+                let (stream, info) =
+                    proxy_tls.handshake(name, transport).await.map_err(|e| failed(ProxyFailure::Handshake(e)))?;
+                tracing::debug!(proxy = %route.authority, version = %info.protocol_version, "TLS to the proxy established");
+                transport = Transport::ProxyTls(Box::new(stream));
+            }
             if let (Some(route), true) = (&route, https) {
                 let tunnel_started = std::time::Instant::now();
-                crate::proxy::tunnel(&mut tcp, route, &origin).await?;
+                crate::proxy::tunnel(&mut transport, route, &origin).await?;
                 span.record("tunnel_ms", millis(tunnel_started.elapsed()));
                 tracing::debug!(proxy = %route.authority, %origin, "proxy tunnel established");
             }
             let (stream, tls_info) = match backend {
                 Some(backend) => {
                     let handshake_started = std::time::Instant::now();
-                    let (stream, info) = backend.handshake(&server_name, tcp).await?;
+                    let (stream, info) = backend.handshake(&server_name, transport).await?;
                     span.record("handshake_ms", millis(handshake_started.elapsed()));
                     span.record("provider", info.provider.name());
                     span.record("version", info.protocol_version.as_str());
@@ -171,7 +184,7 @@ impl Service<Uri> for TlsConnectService {
                     );
                     (stream, Some(info))
                 }
-                None => (MaybeTlsStream::Plain(tcp), None),
+                None => (MaybeTlsStream::Plain(transport), None),
             };
             let info = ConnectionInfo {
                 id: NEXT_CONNECTION_ID.fetch_add(1, Ordering::Relaxed),

@@ -285,6 +285,8 @@ pub enum ProxyFailure {
     BadResponse(String),
     /// Reading from or writing to the proxy failed.
     Io(std::io::Error),
+    /// The TLS handshake with an `https://` proxy failed (its certificate, or the connection).
+    Handshake(TlsHandshakeError),
 }
 
 impl ProxyFailure {
@@ -297,6 +299,9 @@ impl ProxyFailure {
             // 501: the proxy does not do CONNECT, which will not change; 429: come back later.
             ProxyFailure::Refused { status, .. } => (*status >= 500 && *status != 501) || *status == 429,
             ProxyFailure::BadResponse(_) => false,
+            // As for the origin: a dropped connection may go better next time, a refused
+            // certificate will not.
+            ProxyFailure::Handshake(e) => e.kind() == HandshakeFailure::Io,
         }
     }
 }
@@ -321,6 +326,7 @@ impl fmt::Display for ProxyError {
                 write!(f, "proxy {proxy} answered the tunnel to {origin} with something that is not HTTP: {what}")
             }
             ProxyFailure::Io(e) => write!(f, "talking to proxy {proxy} (for {origin}) failed: {e}"),
+            ProxyFailure::Handshake(e) => write!(f, "TLS to proxy {proxy} (for {origin}) failed: {e}"),
         }
     }
 }
@@ -330,6 +336,7 @@ impl StdError for ProxyError {
         match &self.failure {
             ProxyFailure::Unreachable(e) => Some(e.as_ref()),
             ProxyFailure::Io(e) => Some(e),
+            ProxyFailure::Handshake(e) => Some(e),
             _ => None,
         }
     }

@@ -8,8 +8,7 @@ use std::sync::Arc;
 use http::header::{HeaderValue, PROXY_AUTHORIZATION};
 use http::Uri;
 use hyper_util::client::proxy::matcher::Matcher;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 use crate::error::{Error, ProxyError, ProxyFailure};
 
@@ -92,6 +91,9 @@ pub(crate) struct Route {
     pub(crate) uri: Uri,
     /// `Proxy-Authorization`, if credentials are configured.
     pub(crate) auth: Option<HeaderValue>,
+    /// For an `https://` proxy, the name its certificate is checked against: TLS to the proxy
+    /// first, then the tunnel (and TLS to the origin) inside it.
+    pub(crate) tls_name: Option<String>,
 }
 
 impl ProxyConfig {
@@ -153,7 +155,8 @@ impl ProxyConfig {
         let intercept = proxies.matcher.intercept(uri)?;
         let proxy = intercept.uri();
         let host = proxy.host()?;
-        let port = proxy.port_u16().unwrap_or(80);
+        let tls = proxy.scheme_str() == Some("https");
+        let port = proxy.port_u16().unwrap_or(if tls { 443 } else { 80 });
         let authority = if host.contains(':') && !host.starts_with('[') {
             format!("[{host}]:{port}")
         } else {
@@ -161,7 +164,8 @@ impl ProxyConfig {
         };
         let uri = format!("http://{authority}/").parse().ok()?;
         let auth = proxies.auth.clone().or_else(|| intercept.basic_auth().cloned());
-        Some(Route { authority, uri, auth })
+        let tls_name = tls.then(|| host.trim_start_matches('[').trim_end_matches(']').to_owned());
+        Some(Route { authority, uri, auth, tls_name })
     }
 }
 
@@ -223,8 +227,8 @@ impl ProxyBuilder {
     /// Checks the URLs and builds the configuration; disabled when no proxy URL was given.
     ///
     /// # Errors
-    /// [`Error::InvalidProxy`] for a URL that is not `http://host[:port]` (an `https://` proxy —
-    /// TLS to the proxy itself — is not supported yet; SOCKS neither).
+    /// [`Error::InvalidProxy`] for a URL that is not `http://host[:port]` or `https://host[:port]`
+    /// (SOCKS is not supported).
     pub fn build(self) -> Result<ProxyConfig, Error> {
         let mut description = Vec::new();
         for (name, url) in [("all", &self.all), ("http", &self.http), ("https", &self.https)] {
@@ -278,18 +282,15 @@ fn basic_auth(user: &str, password: &str) -> Result<HeaderValue, String> {
 /// Checks a proxy URL; returns it without credentials.
 fn parse_proxy_url(url: &str) -> Result<String, String> {
     let uri: Uri = url.parse().map_err(|e| format!("not a URL: {e}"))?;
-    match uri.scheme_str() {
-        Some("http") => {}
-        Some("https") => {
-            return Err("https:// proxies (TLS to the proxy) are not supported yet; use the proxy's http:// \
-                        endpoint (requests to https:// origins still use TLS end to end, through CONNECT)"
-                .to_owned())
-        }
-        Some(other) => return Err(format!("unsupported proxy scheme `{other}`: use http://")),
-        None => return Err("no scheme: write http://host:port".to_owned()),
-    }
+    let default_port = match uri.scheme_str() {
+        Some("http") => 80,
+        // TLS to the proxy, checked with the client's roots; the tunnel runs inside it.
+        Some("https") => 443,
+        Some(other) => return Err(format!("unsupported proxy scheme `{other}`: use http:// or https://")),
+        None => return Err("no scheme: write http://host:port (or https:// for TLS to the proxy)".to_owned()),
+    };
     let host = uri.host().filter(|h| !h.is_empty()).ok_or_else(|| "no host".to_owned())?;
-    Ok(format!("http://{host}:{}", uri.port_u16().unwrap_or(80)))
+    Ok(format!("{}://{host}:{}", uri.scheme_str().unwrap_or("http"), uri.port_u16().unwrap_or(default_port)))
 }
 
 /// The URL without its userinfo, for messages (with or without a scheme).
@@ -308,7 +309,11 @@ const MAX_RESPONSE_HEAD: usize = 16 * 1024;
 /// Opens a `CONNECT` tunnel to `origin` (`host:port`) through the proxy `stream` is connected
 /// to. On success the stream carries bytes to and from the origin (the proxy's response head has
 /// been consumed, nothing more).
-pub(crate) async fn tunnel(stream: &mut TcpStream, route: &Route, origin: &str) -> Result<(), ProxyError> {
+pub(crate) async fn tunnel<S: AsyncRead + AsyncWrite + Unpin>(
+    stream: &mut S,
+    route: &Route,
+    origin: &str,
+) -> Result<(), ProxyError> {
     let failed = |failure| ProxyError { proxy: route.authority.clone(), origin: origin.to_owned(), failure };
     let mut request = format!("CONNECT {origin} HTTP/1.1\r\nHost: {origin}\r\n");
     if let Some(auth) = &route.auth {
@@ -353,6 +358,7 @@ pub(crate) async fn tunnel(stream: &mut TcpStream, route: &Route, origin: &str) 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tokio::net::TcpStream;
 
     #[test]
     fn routes_follow_the_scheme_and_no_proxy() {
@@ -406,6 +412,18 @@ mod tests {
     }
 
     #[test]
+    fn an_https_proxy_is_reached_over_tls_checked_against_its_name() {
+        let config = ProxyConfig::builder().https("https://secure-proxy.example").build().unwrap();
+        let route = config.route(&"https://s3.amazonaws.com/".parse().unwrap()).unwrap();
+        assert_eq!(route.authority, "secure-proxy.example:443");
+        assert_eq!(route.tls_name.as_deref(), Some("secure-proxy.example"));
+        let plain = ProxyConfig::builder().https("http://proxy.example").build().unwrap();
+        let route = plain.route(&"https://s3.amazonaws.com/".parse().unwrap()).unwrap();
+        assert_eq!((route.authority.as_str(), route.tls_name), ("proxy.example:80", None));
+        assert!(format!("{config:?}").contains("https://secure-proxy.example:443"), "{config:?}");
+    }
+
+    #[test]
     fn explicit_credentials_win_and_are_not_shown() {
         let config = ProxyConfig::builder().all("http://u:p@proxy:3128").basic_auth("a", "b").build().unwrap();
         let route = config.route(&"https://example.com/".parse().unwrap()).unwrap();
@@ -417,7 +435,6 @@ mod tests {
     #[test]
     fn unusable_proxy_urls_are_errors_that_hide_credentials() {
         for (url, says) in [
-            ("https://proxy:443", "not supported yet"),
             ("socks5://proxy:1080", "unsupported proxy scheme `socks5`"),
             ("proxy:3128", "no scheme"),
             ("http://", "not a URL"),
@@ -425,7 +442,7 @@ mod tests {
             let err = ProxyConfig::builder().all(url).build().unwrap_err();
             assert!(err.to_string().contains(says), "{url}: {err}");
         }
-        let err = ProxyConfig::builder().all("https://me:hunter2@proxy").build().unwrap_err();
+        let err = ProxyConfig::builder().all("socks5://me:hunter2@proxy").build().unwrap_err();
         assert!(!err.to_string().contains("hunter2"), "{err}");
         let err = ProxyConfig::builder().all("me:hunter2@proxy:3128").build().unwrap_err();
         assert!(!err.to_string().contains("hunter2"), "{err}");

@@ -12,6 +12,8 @@ pub(crate) mod rustls;
 #[cfg(s2n)]
 pub(crate) mod s2n;
 pub(crate) use read_ahead::ReadAhead;
+mod transport;
+pub(crate) use transport::Transport;
 
 use std::io;
 use std::pin::Pin;
@@ -131,7 +133,7 @@ impl TlsBackend {
     pub(crate) async fn handshake(
         &self,
         server_name: &str,
-        tcp: TcpStream,
+        tcp: Transport,
     ) -> Result<(MaybeTlsStream, TlsInfo), TlsHandshakeError> {
         match self {
             #[cfg(rustls)]
@@ -147,11 +149,22 @@ impl TlsBackend {
 pub(crate) struct LazyTlsBackend {
     settings: TlsSettings,
     prepared: OnceLock<Result<Arc<TlsBackend>, Error>>,
+    /// The backend for TLS to `https://` proxies: the same provider and roots, HTTP/1.1 only
+    /// (the `CONNECT` is HTTP/1.1), made on first use.
+    for_proxies: OnceLock<Arc<LazyTlsBackend>>,
 }
 
 impl LazyTlsBackend {
     pub(crate) fn new(settings: TlsSettings) -> Arc<Self> {
-        Arc::new(LazyTlsBackend { settings, prepared: OnceLock::new() })
+        Arc::new(LazyTlsBackend { settings, prepared: OnceLock::new(), for_proxies: OnceLock::new() })
+    }
+
+    /// The backend for TLS to `https://` proxies (see `for_proxies`).
+    pub(crate) fn for_proxies(&self) -> Arc<LazyTlsBackend> {
+        Arc::clone(
+            self.for_proxies
+                .get_or_init(|| LazyTlsBackend::new(TlsSettings { enable_http2: false, ..self.settings.clone() })),
+        )
     }
 
     pub(crate) fn settings(&self) -> &TlsSettings {
@@ -211,12 +224,13 @@ impl LazyTlsBackend {
     }
 }
 
-/// A connected stream: plain TCP for `http://`, or TLS over TCP for `https://`.
+/// A connected stream: plain for `http://`, or TLS for `https://`, over TCP or (through an
+/// `https://` proxy) over TLS to the proxy.
 #[derive(Debug)]
 pub(crate) enum MaybeTlsStream {
-    Plain(TcpStream),
+    Plain(Transport),
     #[cfg(rustls)]
-    Rustls(Box<tokio_rustls::client::TlsStream<ReadAhead<TcpStream>>>),
+    Rustls(Box<tokio_rustls::client::TlsStream<ReadAhead<Transport>>>),
     #[cfg(s2n)]
     S2n(Box<self::s2n::S2nStream>),
 }
@@ -224,9 +238,9 @@ pub(crate) enum MaybeTlsStream {
 impl MaybeTlsStream {
     pub(crate) fn tcp(&self) -> &TcpStream {
         match self {
-            MaybeTlsStream::Plain(s) => s,
+            MaybeTlsStream::Plain(s) => s.tcp(),
             #[cfg(rustls)]
-            MaybeTlsStream::Rustls(s) => s.get_ref().0.get_ref(),
+            MaybeTlsStream::Rustls(s) => s.get_ref().0.get_ref().tcp(),
             #[cfg(s2n)]
             MaybeTlsStream::S2n(s) => s.tcp(),
         }

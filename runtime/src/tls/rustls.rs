@@ -6,10 +6,9 @@ use rustls::client::ClientConfig;
 use rustls::crypto::CryptoProvider;
 use rustls::{RootCertStore, SupportedProtocolVersion};
 use rustls_pki_types::ServerName;
-use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 
-use super::{MaybeTlsStream, ReadAhead, TlsInfo, TlsSettings};
+use super::{MaybeTlsStream, ReadAhead, TlsInfo, TlsSettings, Transport};
 use crate::error::{CertificateProblem, Error, HandshakeFailure, TlsHandshakeError};
 use crate::TlsProvider;
 
@@ -169,7 +168,7 @@ impl RustlsBackend {
     pub(crate) async fn handshake(
         &self,
         server_name: &str,
-        tcp: TcpStream,
+        tcp: Transport,
     ) -> Result<(MaybeTlsStream, TlsInfo), TlsHandshakeError> {
         let provider = self.provider;
         let name = ServerName::try_from(server_name.to_owned()).map_err(|e| TlsHandshakeError {

@@ -189,4 +189,76 @@ mod proxies {
         assert_eq!(seen[0].proxy_authorization.as_deref(), Some("Basic dXNlcjpwYXNz"));
         task.abort();
     }
+
+    /// Through an `https://` proxy: TLS to the proxy (its certificate checked against the
+    /// client's roots, HTTP/1.1), the `CONNECT` inside it, and TLS to the origin inside the
+    /// tunnel, so the proxy relays a TLS record stream it cannot read.
+    async fn through_an_https_proxy(alpn: Alpn, expect_alpn: &str) {
+        let ca = TestCa::new("proxy CA");
+        let server = TestServer::start(&ca.leaf(&["localhost"]), alpn).await;
+        let proxy = ConnectProxy::start_tls(ProxyMode::Open, &ca.leaf(&["localhost"])).await;
+        assert!(proxy.url().starts_with("https://"));
+        let client = client(&ca, through(&proxy.url()));
+        for _ in 0..2 {
+            let response = call(&client, &settings(None, None), get(&server.url("/bytes/100000")))
+                .await
+                .expect("GET through the https proxy");
+            assert_eq!(response.status().as_u16(), 200);
+            let info = response.extension::<ConnectionInfo>().cloned().expect("connection info");
+            assert_eq!(info.proxy, Some(format!("localhost:{}", proxy.addr.port())));
+            let tls = info.tls.expect("TLS to the origin");
+            assert_eq!((tls.provider, tls.alpn.as_deref()), (PROVIDER, Some(expect_alpn)));
+            assert_eq!(digest_body(response.into_body()).await, Digest::of_pattern(100_000));
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        let seen = proxy.seen();
+        assert_eq!(seen.len(), 1, "one tunnel, reused: {seen:?}");
+        assert_eq!((seen[0].method.as_str(), seen[0].target.clone()), ("CONNECT", format!("localhost:{}", server.addr.port())));
+        assert_eq!(seen[0].first_tunnel_byte, Some(0x16), "the origin's TLS runs inside the tunnel");
+        assert_eq!(server.stats.accepted(), 1);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn https_through_an_https_proxy_http1() {
+        through_an_https_proxy(Alpn::Http1Only, "http/1.1").await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn https_through_an_https_proxy_h2() {
+        through_an_https_proxy(Alpn::H2AndHttp1, "h2").await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn plain_http_is_forwarded_through_an_https_proxy() {
+        let (origin, task) = plain_http_origin().await;
+        let ca = TestCa::new("proxy CA");
+        let proxy = ConnectProxy::start_tls(ProxyMode::Open, &ca.leaf(&["localhost"])).await;
+        let client = client(&ca, through(&proxy.url()));
+        let url = format!("http://127.0.0.1:{}/plain", origin.port());
+        let response = call(&client, &settings(None, None), get(&url)).await.expect("GET through the https proxy");
+        assert_eq!(response.status().as_u16(), 200);
+        let seen = proxy.seen();
+        assert_eq!((seen.len(), seen[0].method.as_str(), seen[0].target.as_str()), (1, "GET", url.as_str()));
+        task.abort();
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_https_proxy_with_an_untrusted_certificate_is_refused_and_not_retried() {
+        let ca = TestCa::new("proxy CA");
+        let server = TestServer::start(&ca.leaf(&["localhost"]), Alpn::Http1Only).await;
+        let stranger = TestCa::new("a CA the client does not trust");
+        let proxy = ConnectProxy::start_tls(ProxyMode::Open, &stranger.leaf(&["localhost"])).await;
+        let client = client(&ca, through(&proxy.url()));
+        let err = call(&client, &settings(None, None), get(&server.url("/bytes/10"))).await.expect_err("untrusted proxy");
+        let failure = &proxy_failure(&err).failure;
+        assert!(
+            matches!(failure, ProxyFailure::Handshake(e) if matches!(e.kind(), smithy_default_tls::HandshakeFailure::Certificate(_))),
+            "{}",
+            error_chain(&err)
+        );
+        assert!(!err.is_io() && !err.is_timeout(), "a refused certificate is not retried: {}", error_chain(&err));
+        assert!(error_chain(&err).contains("TLS to proxy"), "{}", error_chain(&err));
+        assert!(proxy.seen().is_empty(), "no CONNECT may be sent to an unverified proxy");
+        assert_eq!(server.stats.accepted(), 0);
+    }
 }

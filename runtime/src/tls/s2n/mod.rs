@@ -23,11 +23,10 @@ use std::sync::Arc;
 use s2n_tls::connection::{Connection, ModifiedBuilder};
 use s2n_tls::error::ErrorType;
 use s2n_tls::security::Policy;
-use tokio::net::TcpStream;
 
 use self::tickets::{TicketGate, TicketSink, TicketStore};
 use super::read_ahead::FirstByte;
-use super::{MaybeTlsStream, ReadAhead, TlsInfo, TlsSettings};
+use super::{MaybeTlsStream, ReadAhead, TlsInfo, TlsSettings, Transport};
 use crate::error::{CertificateProblem, Error, HandshakeFailure, TlsHandshakeError};
 use crate::TlsProvider;
 
@@ -165,7 +164,7 @@ impl S2nBackend {
     pub(crate) async fn handshake(
         &self,
         server_name: &str,
-        tcp: TcpStream,
+        tcp: Transport,
     ) -> Result<(MaybeTlsStream, TlsInfo), TlsHandshakeError> {
         let ticket = self.tickets.take(server_name);
         let gate = TicketGate::new(Arc::clone(&self.tickets));

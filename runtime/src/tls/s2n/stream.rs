@@ -7,14 +7,14 @@ use std::task::{Context, Poll};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 
-use crate::tls::ReadAhead;
+use crate::tls::{ReadAhead, Transport};
 
 /// An s2n-tls stream whose reads hand over every record s2n-tls already holds.
 ///
 /// s2n-tls gives out at most one record per read; hyper then sees many small reads, never grows
 /// its buffer, and wakes the body's reader once per record. Each read here drains what is
 /// decrypted into the caller's buffer instead.
-pub(crate) struct S2nStream(pub(super) s2n_tls_tokio::TlsStream<ReadAhead<TcpStream>>);
+pub(crate) struct S2nStream(pub(super) s2n_tls_tokio::TlsStream<ReadAhead<Transport>>);
 
 impl std::fmt::Debug for S2nStream {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -25,7 +25,7 @@ impl std::fmt::Debug for S2nStream {
 impl S2nStream {
     /// The TCP socket underneath.
     pub(crate) fn tcp(&self) -> &TcpStream {
-        self.0.get_ref().get_ref()
+        self.0.get_ref().get_ref().tcp()
     }
 }
 
