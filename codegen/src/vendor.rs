@@ -24,6 +24,7 @@ pub const RUNTIME_FILES: &[(&str, &str)] = &[
     ("src/tls/transport.rs", include_str!("../runtime/src/tls/transport.rs")),
     ("src/tls/rustls.rs", include_str!("../runtime/src/tls/rustls.rs")),
     ("src/tls/s2n/chain.rs", include_str!("../runtime/src/tls/s2n/chain.rs")),
+    ("src/tls/s2n/key_log.rs", include_str!("../runtime/src/tls/s2n/key_log.rs")),
     ("src/tls/s2n/mod.rs", include_str!("../runtime/src/tls/s2n/mod.rs")),
     ("src/tls/s2n/stream.rs", include_str!("../runtime/src/tls/s2n/stream.rs")),
     ("src/tls/s2n/tickets.rs", include_str!("../runtime/src/tls/s2n/tickets.rs")),

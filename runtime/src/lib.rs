@@ -34,7 +34,9 @@
 //! and serves the TLS library's record-sized reads from that buffer (16 instead of 65 read calls
 //! per MiB), and s2n-tls connections hand hyper every record s2n-tls already decrypted.
 #![warn(missing_docs, unreachable_pub)]
-#![forbid(unsafe_code)]
+// One module has `unsafe` code (tls/s2n/key_log.rs, the C callback s2n-tls needs for
+// SSLKEYLOGFILE); it opts in with `allow`, everything else is refused.
+#![deny(unsafe_code)]
 
 #[cfg(not(any(
     feature = "rustls-aws-lc",

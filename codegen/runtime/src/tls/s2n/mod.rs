@@ -13,6 +13,7 @@
 //! record at once.
 
 mod chain;
+mod key_log;
 mod stream;
 mod tickets;
 
@@ -110,12 +111,15 @@ fn check_native_store() -> Result<(), crate::RootsError> {
 
 impl S2nBackend {
     pub(crate) fn prepare(settings: &TlsSettings) -> Result<Self, Error> {
-        if super::key_log_file().is_some() {
-            // s2n-tls logs keys only through a C callback, which needs `unsafe` code; this crate
-            // has none. Say so rather than ignore the variable silently.
-            tracing::warn!("SSLKEYLOGFILE is set but not supported with s2n-tls: no secrets are logged; use a rustls provider to capture them");
-        }
         let mut builder = s2n_tls::config::Builder::new();
+        if let Some(path) = super::key_log_file() {
+            tracing::warn!(
+                path = %path.display(),
+                "SSLKEYLOGFILE is set: TLS session secrets are written to it, so anyone who can read the \
+                 file can decrypt this process's traffic; unset it outside debugging"
+            );
+            key_log::install(&mut builder, &path).map_err(|reason| Error::TlsConfig { provider: PROVIDER, reason })?;
+        }
         let policy = Policy::from_version(SECURITY_POLICY).map_err(config_error)?;
         builder.set_security_policy(&policy).map_err(config_error)?;
         builder.set_application_protocol_preference(settings.alpn()).map_err(config_error)?;
