@@ -15,6 +15,7 @@ pub const RUNTIME_FILES: &[(&str, &str)] = &[
     ("src/dns.rs", include_str!("../runtime/src/dns.rs")),
     ("src/error.rs", include_str!("../runtime/src/error.rs")),
     ("src/lib.rs", include_str!("../runtime/src/lib.rs")),
+    ("src/limits.rs", include_str!("../runtime/src/limits.rs")),
     ("src/provider.rs", include_str!("../runtime/src/provider.rs")),
     ("src/proxy.rs", include_str!("../runtime/src/proxy.rs")),
     ("src/roots.rs", include_str!("../runtime/src/roots.rs")),

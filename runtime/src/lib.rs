@@ -72,6 +72,7 @@ mod client;
 mod connect;
 mod dns;
 mod error;
+mod limits;
 mod provider;
 mod proxy;
 mod roots;

@@ -72,3 +72,33 @@ async fn idle_connections_kept_per_host_are_bounded() {
         assert_eq!(server.stats.accepted(), 3 + expected_new, "max_idle {max_idle}: connections opened again");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn open_connections_per_host_are_bounded() {
+    let ca = TestCa::new("limit CA");
+    // Six requests at once over HTTP/1.1: six connections without a limit, two with it (the
+    // other requests wait for a connection to come free).
+    for (limit, expected) in [(None, 6), (Some(2), 2), (Some(1), 1)] {
+        let server = TestServer::start(&ca.leaf(&["localhost"]), Alpn::Http1Only).await;
+        let client = client(&ca, |b| match limit {
+            Some(max) => b.max_connections_per_host(max),
+            None => b,
+        });
+        let url = server.url("/bytes/2000000");
+        let one = || async {
+            let response = call(&client, &settings(None, None), get(&url)).await.expect("GET");
+            let info = response.extension::<ConnectionInfo>().cloned().expect("connection info");
+            digest_body(response.into_body()).await;
+            info.id
+        };
+        let ids = tokio::time::timeout(Duration::from_secs(30), async {
+            let (a, b, c, d, e, f) = tokio::join!(one(), one(), one(), one(), one(), one());
+            [a, b, c, d, e, f]
+        })
+        .await
+        .expect("every request is served, none waits forever");
+        let distinct: std::collections::BTreeSet<u64> = ids.into_iter().collect();
+        assert_eq!(server.stats.accepted(), expected, "limit {limit:?}: connections the server saw");
+        assert_eq!(distinct.len(), expected, "limit {limit:?}: connections that served the requests");
+    }
+}

@@ -74,6 +74,8 @@ struct ClientInner {
     pool_idle_timeout: Duration,
     pool_max_idle_per_host: usize,
     tcp_keepalive: Option<Duration>,
+    /// Open connections per host, shared by every pool of the client (`None`: no limit).
+    host_limits: Option<Arc<crate::limits::HostLimits>>,
     /// One hyper client (one pool) per distinct connect timeout. SDK clients configured alike
     /// (the common case) share one pool.
     pools: Mutex<HashMap<Option<Duration>, HyperClient>>,
@@ -124,6 +126,7 @@ impl SmithyTlsClient {
                     self.inner.resolver.clone(),
                     self.inner.proxy.clone(),
                     self.inner.tcp_keepalive,
+                    self.inner.host_limits.clone(),
                     connect_timeout,
                     sleep.clone(),
                 );
@@ -335,6 +338,7 @@ pub struct Builder {
     proxy: ProxyConfig,
     pool_max_idle_per_host: usize,
     tcp_keepalive: Option<Duration>,
+    max_connections_per_host: Option<usize>,
 }
 
 impl Default for Builder {
@@ -351,6 +355,7 @@ impl Default for Builder {
             proxy: ProxyConfig::disabled(),
             pool_max_idle_per_host: usize::MAX,
             tcp_keepalive: Some(DEFAULT_TCP_KEEPALIVE),
+            max_connections_per_host: None,
         }
     }
 }
@@ -361,6 +366,28 @@ impl Builder {
     /// a connection.
     pub fn pool_max_idle_per_host(mut self, max: usize) -> Self {
         self.pool_max_idle_per_host = max;
+        self
+    }
+
+    /// At most `max` connections open to one host (`host:port`) at a time (default: no limit;
+    /// `0` counts as 1). A request that finds them all busy waits for one to come free (within
+    /// the connect timeout) instead of opening another. Over HTTP/2 one connection carries
+    /// every request to a host anyway.
+    ///
+    /// ```
+    /// # #[cfg(all(feature = "rustls-ring", feature = "webpki"))] {
+    /// use smithy_default_tls::{SmithyTlsClient, TlsProvider, TrustRoots};
+    /// let client = SmithyTlsClient::builder()
+    ///     .provider(TlsProvider::RustlsRing)
+    ///     .trust_roots(TrustRoots::Webpki)
+    ///     .max_connections_per_host(16)
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = client;
+    /// # }
+    /// ```
+    pub fn max_connections_per_host(mut self, max: usize) -> Self {
+        self.max_connections_per_host = Some(max);
         self
     }
 
@@ -523,6 +550,7 @@ impl Builder {
             pool_idle_timeout: self.pool_idle_timeout,
             pool_max_idle_per_host: self.pool_max_idle_per_host,
             tcp_keepalive: self.tcp_keepalive,
+            host_limits: self.max_connections_per_host.map(crate::limits::HostLimits::new),
             pools,
         };
         SmithyTlsClient { inner: Arc::new(inner) }

@@ -20,6 +20,7 @@ use tower_service::Service;
 
 use crate::dns::Resolver;
 use crate::error::{ConnectTimeout, ProxyError, ProxyFailure};
+use crate::limits::{HostLimits, HostSlot};
 use crate::proxy::ProxyConfig;
 use crate::tls::{LazyTlsBackend, MaybeTlsStream, TlsInfo, Transport, ALPN_H2};
 
@@ -53,6 +54,7 @@ pub(crate) struct TlsConnectService {
     tcp: HttpConnector<Resolver>,
     tls: Arc<LazyTlsBackend>,
     proxy: ProxyConfig,
+    host_limits: Option<Arc<HostLimits>>,
     connect_timeout: Option<Duration>,
     sleep: SharedAsyncSleep,
 }
@@ -63,6 +65,7 @@ impl TlsConnectService {
         resolver: Resolver,
         proxy: ProxyConfig,
         tcp_keepalive: Option<Duration>,
+        host_limits: Option<Arc<HostLimits>>,
         connect_timeout: Option<Duration>,
         sleep: SharedAsyncSleep,
     ) -> Self {
@@ -70,7 +73,7 @@ impl TlsConnectService {
         tcp.enforce_http(false);
         tcp.set_nodelay(true);
         tcp.set_keepalive(tcp_keepalive);
-        TlsConnectService { tcp, tls, proxy, connect_timeout, sleep }
+        TlsConnectService { tcp, tls, proxy, host_limits, connect_timeout, sleep }
     }
 }
 
@@ -88,6 +91,7 @@ impl Service<Uri> for TlsConnectService {
     fn call(&mut self, uri: Uri) -> Self::Future {
         let mut tcp = self.tcp.clone();
         let tls = Arc::clone(&self.tls);
+        let host_limits = self.host_limits.clone();
         let route = self.proxy.route(&uri);
         let span = tracing::debug_span!(
             "smithy_tls.connect",
@@ -117,6 +121,15 @@ impl Service<Uri> for TlsConnectService {
                 }
             };
             let host = uri.host().ok_or_else(|| format!("URI {uri} has no host"))?;
+            // A slot among the host's connections first (waiting, under the connect timeout,
+            // when they are all open); it goes with the connection.
+            let slot = match &host_limits {
+                Some(limits) => {
+                    let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
+                    Some(limits.acquire(&format!("{host}:{port}")).await)
+                }
+                None => None,
+            };
             let server_name = host.trim_start_matches('[').trim_end_matches(']').to_owned();
             // The CONNECT target keeps IPv6 brackets.
             let server_name_for_connect = host.to_owned();
@@ -195,7 +208,7 @@ impl Service<Uri> for TlsConnectService {
                 connected_at: std::time::SystemTime::now(),
                 connect_duration: started.elapsed(),
             };
-            Ok(ConnectedStream { io: TokioIo::new(stream), info })
+            Ok(ConnectedStream { io: TokioIo::new(stream), info, _slot: slot })
         };
         let connect = tracing::Instrument::instrument(connect, span);
         match self.connect_timeout {
@@ -225,6 +238,9 @@ pin_project_lite::pin_project! {
         #[pin]
         io: TokioIo<MaybeTlsStream>,
         info: ConnectionInfo,
+        // The connection's place among its host's (`Builder::max_connections_per_host`),
+        // freed when the connection is dropped.
+        _slot: Option<HostSlot>,
     }
 }
 
