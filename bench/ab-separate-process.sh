@@ -8,7 +8,7 @@
 #   cargo bench --no-run -p smithy-tls-bench --bench compare            # in each checkout
 #   bench/ab-separate-process.sh OLD_COMPARE_BINARY NEW_COMPARE_BINARY
 #
-# Needs nginx (Debian: nginx-light), openssl, curl and python3. Everything it makes lives in a
+# Needs nginx (Debian: nginx-light), openssl, curl, python3 and /usr/bin/time (Debian: time). Everything it makes lives in a
 # temporary directory, removed at the end; nginx listens on 127.0.0.1 only.
 set -euo pipefail
 old=$(realpath "${1:?old compare binary}")
@@ -52,23 +52,31 @@ http {
 }
 EOF
 nginx -c "$work/nginx.conf"
+up=""
 for _ in $(seq 1 50); do
-    curl -fsS --cacert ca.pem "https://localhost:$port/small" -o /dev/null 2>/dev/null && break
+    curl -fsS --cacert ca.pem "https://localhost:$port/small" -o /dev/null 2>/dev/null && up=yes && break
     sleep 0.1
 done
+if [ -z "$up" ]; then
+    echo "nginx did not answer on 127.0.0.1:$port; its log:" >&2
+    cat logs/error.log >&2
+    exit 1
+fi
 
 export BENCH_CA="$(cat ca.pem)" BENCH_BASE="https://localhost:$port" BENCH_MIB=1024
 export BENCH_URL="https://localhost:$port/small" BENCH_COLD_GAP_MS=0
 for round in $(seq 1 "$rounds"); do
+    # Which build goes first alternates by round, so neither always runs on a warmer machine.
+    order="old new"; [ $((round % 2)) -eq 0 ] && order="new old"
     for p in rustls-aws-lc rustls-ring s2n-tls; do
         for streams in 1 8; do
-            for which in old new; do
+            for which in $order; do
                 bin=$old; [ "$which" = new ] && bin=$new
                 line=$(/usr/bin/time -f "CPU %U %S" "$bin" --download "ours $p" "$streams" 2>&1 | grep -E "DOWNLOAD|CPU" | tr '\n' ' ')
                 echo "dl $which $p $streams $round $line"
             done
         done
-        for which in old new; do
+        for which in $order; do
             bin=$old; [ "$which" = new ] && bin=$new
             echo "cold $which $p $round $("$bin" --cold-start "ours $p" 2>&1 | grep COLD)"
         done

@@ -62,8 +62,8 @@ impl fmt::Display for Error {
                  with `trust_roots(..)`, or add certificates with `extra_root_pem(..)`",
             ),
             Error::NoProvider => f.write_str(
-                "no TLS provider configured: enable one of the `rustls-aws-lc`, `rustls-ring` or \
-                 `s2n-tls` features and pick it with `provider(..)`",
+                "no TLS provider configured: enable one of the `rustls-aws-lc`, `rustls-ring`, `s2n-tls` or \
+                 `rustls-aws-lc-fips` features and pick it with `provider(..)`",
             ),
             Error::InvalidPem { origin, reason } => {
                 write!(f, "unusable PEM certificates from {origin}: {reason}")

@@ -306,6 +306,8 @@ fn run(cli: Cli) -> ExitCode {
         ),
         Command::Schema => match print_json(&Document::json_schema()) {
             Ok(()) => ExitCode::from(EXIT_OK),
+            // `smithy-tls schema | head`: the reader chose to stop.
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::from(EXIT_OK),
             Err(e) => {
                 eprintln!("error: {e}");
                 ExitCode::from(EXIT_ERROR)

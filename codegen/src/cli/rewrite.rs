@@ -16,7 +16,7 @@ use crate::report::{
 use crate::write::{line_counts, unified_diff, write_plans, RealFiles};
 
 pub(crate) fn run(command: RewriteCommand, args: RewriteArgs, mut view: RewriteView) -> ExitCode {
-    if command == RewriteCommand::Check {
+    if !command.writes() {
         view.apply_command = Some(apply_command(&args));
     }
     let wrap = match command {
@@ -39,7 +39,8 @@ pub(crate) fn run(command: RewriteCommand, args: RewriteArgs, mut view: RewriteV
 /// `--quiet` or JSON); it goes away before anything else is printed.
 fn progress_bar(shown: bool) -> indicatif::ProgressBar {
     let target = if shown { indicatif::ProgressDrawTarget::stderr() } else { indicatif::ProgressDrawTarget::hidden() };
-    let bar = indicatif::ProgressBar::with_draw_target(None, target);
+    // Cleared however planning ends, so an error is not printed under a stale bar.
+    let bar = indicatif::ProgressBar::with_draw_target(None, target).with_finish(indicatif::ProgressFinish::AndClear);
     if let Ok(style) = indicatif::ProgressStyle::with_template("{spinner} {msg} {pos}/{len} crates") {
         bar.set_style(style);
     }

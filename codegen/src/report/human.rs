@@ -118,21 +118,24 @@ pub fn print_rewrite(
     writeln!(err, "{summary}")
 }
 
-/// A unified diff with added, removed, hunk and header lines styled.
+/// A unified diff with added, removed, hunk and header lines styled. Each line keeps its own
+/// ending (`\r\n` lines of CRLF files stay `\r\n`), so the text is the patch as computed.
 fn print_diff(diff: &str, out: &mut dyn Write) -> io::Result<()> {
-    for line in diff.lines() {
-        let style = if line.starts_with("+++") || line.starts_with("---") {
+    for line in diff.split_inclusive('\n') {
+        let body = line.trim_end_matches(['\n', '\r']);
+        let ending = &line[body.len()..];
+        let style = if body.starts_with("+++") || body.starts_with("---") {
             HEADER
-        } else if line.starts_with('+') {
+        } else if body.starts_with('+') {
             ADDED
-        } else if line.starts_with('-') {
+        } else if body.starts_with('-') {
             REMOVED
-        } else if line.starts_with("@@") {
+        } else if body.starts_with("@@") {
             HUNK
         } else {
             Style::new()
         };
-        writeln!(out, "{style}{line}{style:#}")?;
+        write!(out, "{style}{body}{style:#}{ending}")?;
     }
     Ok(())
 }
@@ -298,4 +301,16 @@ pub fn print_failure(failure: &FailureReport, err: &mut dyn Write) -> io::Result
         writeln!(err)?;
     }
     writeln!(err, "{ERROR}error{ERROR:#}: {}", failure.message)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_diff_keeps_every_line_ending_byte_for_byte() {
+        let diff = "--- a/x\r\n+++ b/x\r\n@@ -1 +1 @@\r\n-old\r\n+new\r\n context\n";
+        let mut out = Vec::new();
+        super::print_diff(diff, &mut out).unwrap();
+        let printed = String::from_utf8(out).unwrap();
+        assert_eq!(anstream::adapter::strip_str(&printed).to_string(), diff);
+    }
 }

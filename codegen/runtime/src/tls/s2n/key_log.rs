@@ -3,31 +3,47 @@
 //! and the call that installs it.
 #![allow(unsafe_code)]
 
+use std::collections::HashMap;
 use std::ffi::{c_int, c_void};
 use std::fs::{File, OpenOptions};
 use std::io::Write;
-use std::path::Path;
+use std::os::unix::fs::OpenOptionsExt as _;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use s2n_tls::ffi::s2n_connection;
 
-/// The open key log file. Installed once per prepared backend and never freed: s2n-tls keeps a
-/// raw pointer to it for as long as the configuration lives, which for the process-wide clients
-/// is the process. (Debugging only: the variable is meant to be set for a session, not in
-/// production.)
+/// The open key log file. One per path for the whole process, never freed: s2n-tls keeps a raw
+/// pointer to it for as long as a configuration lives, and every configuration prepared while
+/// the variable names that path shares it (so building many clients opens the file once).
 struct KeyLog(Mutex<File>);
+
+/// The key log for `path`, opened (created readable by its owner only: it holds secrets) the
+/// first time.
+fn key_log_for(path: &Path) -> Result<&'static KeyLog, String> {
+    static OPEN: Mutex<Option<HashMap<PathBuf, &'static KeyLog>>> = Mutex::new(None);
+    let mut open = OPEN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let open = open.get_or_insert_with(HashMap::new);
+    if let Some(sink) = open.get(path) {
+        return Ok(sink);
+    }
+    let file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(|e| format!("SSLKEYLOGFILE={}: cannot open for appending: {e}", path.display()))?;
+    let sink: &'static KeyLog = Box::leak(Box::new(KeyLog(Mutex::new(file))));
+    open.insert(path.to_path_buf(), sink);
+    Ok(sink)
+}
 
 /// Appends every secret s2n-tls derives for connections of `builder`'s configuration to the
 /// file at `path`, one line each.
 pub(super) fn install(builder: &mut s2n_tls::config::Builder, path: &Path) -> Result<(), String> {
-    let file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .map_err(|e| format!("SSLKEYLOGFILE={}: cannot open for appending: {e}", path.display()))?;
-    let sink: &'static KeyLog = Box::leak(Box::new(KeyLog(Mutex::new(file))));
+    let sink = key_log_for(path)?;
     let context = std::ptr::from_ref(sink).cast_mut().cast::<c_void>();
-    // SAFETY: `context` points to a `KeyLog` that is never freed (leaked above), so it outlives
+    // SAFETY: `context` points to a `KeyLog` that is never freed (leaked in `key_log_for`), so it outlives
     // the configuration as s2n-tls requires, and `write_line` casts it back to that same type.
     unsafe { builder.set_key_log_callback(Some(write_line), context) }
         .map(|_| ())
