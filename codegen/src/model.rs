@@ -6,7 +6,7 @@ use std::ops::Range;
 use crate::cfg::Cfg;
 
 /// A TLS provider a policy can pick for a target.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Provider {
     /// rustls with aws-lc-rs.
@@ -16,14 +16,22 @@ pub enum Provider {
     /// s2n-tls (Linux and macOS only).
     S2nTls,
     /// rustls with the FIPS build of aws-lc-rs (Linux x86_64 and aarch64; a build with it holds
-    /// no other provider).
+    /// no non-FIPS provider).
     RustlsAwsLcFips,
+    /// s2n-tls with the FIPS build of aws-lc (Linux x86_64 and aarch64; a build with it holds no
+    /// non-FIPS provider).
+    S2nTlsFips,
 }
 
 impl Provider {
     /// Every provider, in policy-file spelling order.
-    pub const ALL: [Provider; 4] =
-        [Provider::RustlsAwsLc, Provider::RustlsRing, Provider::S2nTls, Provider::RustlsAwsLcFips];
+    pub const ALL: [Provider; 5] = [
+        Provider::RustlsAwsLc,
+        Provider::RustlsRing,
+        Provider::S2nTls,
+        Provider::RustlsAwsLcFips,
+        Provider::S2nTlsFips,
+    ];
 
     /// The spelling used in policy files and as the runtime crate's cargo feature.
     pub fn name(self) -> &'static str {
@@ -32,6 +40,7 @@ impl Provider {
             Provider::RustlsRing => "rustls-ring",
             Provider::S2nTls => "s2n-tls",
             Provider::RustlsAwsLcFips => "rustls-aws-lc-fips",
+            Provider::S2nTlsFips => "s2n-tls-fips",
         }
     }
 
@@ -47,13 +56,14 @@ impl Provider {
             Provider::RustlsRing => "RustlsRing",
             Provider::S2nTls => "S2nTls",
             Provider::RustlsAwsLcFips => "RustlsAwsLcFips",
+            Provider::S2nTlsFips => "S2nTlsFips",
         }
     }
 
     /// Whether this provider can use `roots` (s2n-tls reads the system store itself and has no
     /// platform verifier). The runtime crate decides the same in `TlsProvider::validate_roots`.
     pub fn supports_roots(self, roots: Roots) -> bool {
-        !(self == Provider::S2nTls && roots == Roots::PlatformVerifier)
+        !(matches!(self, Provider::S2nTls | Provider::S2nTlsFips) && roots == Roots::PlatformVerifier)
     }
 }
 
@@ -98,7 +108,7 @@ impl Roots {
         match self {
             Roots::Native => "the operating system's trust store, read at start-up (keychain on macOS, the certificate store on Windows, the PEM bundle elsewhere; SSL_CERT_FILE/SSL_CERT_DIR override)",
             Roots::Webpki => "Mozilla's root certificates compiled into the binary (webpki-roots): nothing read at start-up, updated with the crate",
-            Roots::PlatformVerifier => "the operating system verifies each certificate chain (Security.framework, CryptoAPI): nothing loaded at start-up, trusts what the OS trusts",
+            Roots::PlatformVerifier => "the operating system verifies each certificate chain (Security.framework on Apple systems, CryptoAPI on Windows: nothing loaded at start-up, trusts what the OS trusts; on Linux and other Unix systems webpki over the native store, read at start-up)",
         }
     }
 

@@ -223,7 +223,7 @@ roots = "webpki"
         9,
         12,
         "unknown provider `openssl`",
-        "use one of: rustls-aws-lc, rustls-ring, s2n-tls, rustls-aws-lc-fips, none",
+        "use one of: rustls-aws-lc, rustls-ring, s2n-tls, rustls-aws-lc-fips, s2n-tls-fips, none",
     );
     // The marker covers the whole quoted value.
     assert_eq!(loc(&diags[0]).width, "\"openssl\"".len());

@@ -9,6 +9,7 @@
 //! | `rustls-aws-lc` | [`TlsProvider::RustlsAwsLc`]: rustls + aws-lc-rs, post-quantum hybrid key exchange first |
 //! | `rustls-ring`   | [`TlsProvider::RustlsRing`]: rustls + ring                               |
 //! | `rustls-aws-lc-fips` | `TlsProvider::RustlsAwsLcFips`: rustls + the FIPS build of aws-lc-rs, in FIPS mode ([`TlsInfo::fips`]); alone in a build, Linux x86_64/aarch64 |
+//! | `s2n-tls-fips` | `TlsProvider::S2nTlsFips`: s2n-tls on the FIPS build of aws-lc, security policy `20251015` (FIPS 140-3 rules); only with the other FIPS provider, Linux x86_64/aarch64 |
 //! | `s2n-tls`       | `TlsProvider::S2nTls`: s2n-tls + aws-lc, security policy `20251014`, Linux and macOS only |
 //! | `native`        | [`TrustRoots::Native`]: the OS store (honours `SSL_CERT_FILE` / `SSL_CERT_DIR`) |
 //! | `webpki`        | [`TrustRoots::Webpki`]: bundled Mozilla roots, no filesystem access     |
@@ -42,29 +43,30 @@
     feature = "rustls-aws-lc",
     feature = "rustls-ring",
     feature = "s2n-tls",
-    feature = "rustls-aws-lc-fips"
+    feature = "rustls-aws-lc-fips",
+    feature = "s2n-tls-fips"
 )))]
 compile_error!(
-    "smithy-default-tls needs a TLS provider: enable the `rustls-aws-lc`, `rustls-ring`, `s2n-tls` or \
-     `rustls-aws-lc-fips` feature"
+    "smithy-default-tls needs a TLS provider: enable the `rustls-aws-lc`, `rustls-ring`, `s2n-tls`, \
+     `rustls-aws-lc-fips` or `s2n-tls-fips` feature"
 );
 
 // aws-lc-rs's `fips` switches every user of aws-lc-rs in the build to the FIPS module, and a
 // FIPS deployment wants no non-FIPS provider next to it: a build is FIPS or it is not. (So
 // `--all-features` fails here instead of quietly making every provider FIPS.)
 #[cfg(all(
-    feature = "rustls-aws-lc-fips",
+    any(feature = "rustls-aws-lc-fips", feature = "s2n-tls-fips"),
     any(feature = "rustls-aws-lc", feature = "rustls-ring", feature = "s2n-tls")
 ))]
 compile_error!(
-    "the `rustls-aws-lc-fips` feature of smithy-default-tls cannot be combined with `rustls-aws-lc`, \
-     `rustls-ring` or `s2n-tls` in one build: build the FIPS client on its own (`--no-default-features \
-     --features rustls-aws-lc-fips,<roots>`), and do not use `--all-features`"
+    "the FIPS providers of smithy-default-tls (`rustls-aws-lc-fips`, `s2n-tls-fips`) cannot be combined \
+     with `rustls-aws-lc`, `rustls-ring` or `s2n-tls` in one build: build the FIPS client on its own \
+     (`--no-default-features --features rustls-aws-lc-fips,<roots>`), and do not use `--all-features`"
 );
 
-#[cfg(all(feature = "s2n-tls", not(any(target_os = "linux", target_os = "macos"))))]
+#[cfg(all(any(feature = "s2n-tls", feature = "s2n-tls-fips"), not(any(target_os = "linux", target_os = "macos"))))]
 compile_error!(
-    "the `s2n-tls` feature of smithy-default-tls supports Linux and macOS only; pick `rustls-aws-lc` or \
+    "the `s2n-tls` and `s2n-tls-fips` features of smithy-default-tls support Linux and macOS only; pick `rustls-aws-lc` or \
      `rustls-ring` for this target (in a smithy-tls policy: a rule for this target with another provider)"
 );
 
@@ -94,7 +96,12 @@ pub use shared::{
 };
 pub use tls::TlsInfo;
 
-/// The s2n-tls security policy used by [`TlsProvider::S2nTls`] (TLS 1.2 minimum, TLS 1.3
+/// The s2n-tls security policy used by `TlsProvider::S2nTls` (TLS 1.2 minimum, TLS 1.3
 /// preferred, forward secrecy, post-quantum hybrid key exchange offered first).
-#[cfg(s2n)]
+#[cfg(s2n_plain)]
 pub const S2N_SECURITY_POLICY: &str = tls::s2n::SECURITY_POLICY;
+
+/// The s2n-tls security policy used by `TlsProvider::S2nTlsFips`: s2n-tls's FIPS default,
+/// pinned (FIPS 140-3 approved ciphers, groups and signatures, TLS 1.2 minimum, forward secrecy).
+#[cfg(s2n_fips)]
+pub const S2N_FIPS_SECURITY_POLICY: &str = tls::s2n::FIPS_SECURITY_POLICY;

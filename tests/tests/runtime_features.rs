@@ -34,7 +34,7 @@ fn every_provider_and_roots_combination_builds_without_warnings_including_no_roo
     if !FIPS_HOST {
         eprintln!("SKIPPING the rustls-aws-lc-fips combinations: aws-lc-fips-sys builds on Linux x86_64/aarch64 only");
     }
-    let providers = ["rustls-aws-lc", "rustls-ring", "s2n-tls", "rustls-aws-lc-fips"];
+    let providers = ["rustls-aws-lc", "rustls-ring", "s2n-tls", "rustls-aws-lc-fips", "s2n-tls-fips"];
     for provider in providers.into_iter().filter(|p| FIPS_HOST || !p.contains("fips")) {
         for roots in [",native", ",webpki", ",platform-verifier", ""] {
             let features = format!("{provider}{roots}");
@@ -54,13 +54,19 @@ fn the_fips_provider_refuses_to_share_a_build_with_another_provider() {
         eprintln!("SKIPPING: aws-lc-fips-sys builds on Linux x86_64/aarch64 only");
         return;
     }
-    for other in ["rustls-aws-lc", "rustls-ring", "s2n-tls"] {
-        let out = check_runtime(&format!("rustls-aws-lc-fips,{other},webpki"));
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(!out.status.success(), "FIPS with {other} must not build");
-        assert!(
-            stderr.contains("cannot be combined with `rustls-aws-lc`"),
-            "FIPS with {other}: the refusal must say why:\n{stderr}"
-        );
+    for fips in ["rustls-aws-lc-fips", "s2n-tls-fips"] {
+        for other in ["rustls-aws-lc", "rustls-ring", "s2n-tls"] {
+            let out = check_runtime(&format!("{fips},{other},webpki"));
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(!out.status.success(), "{fips} with {other} must not build");
+            assert!(
+                stderr.contains("cannot be combined")
+                    && stderr.contains("with `rustls-aws-lc`, `rustls-ring` or `s2n-tls`"),
+                "{fips} with {other}: the refusal must say why:\n{stderr}"
+            );
+        }
     }
+    // The two FIPS providers may share a build: both use the FIPS module.
+    let out = check_runtime("rustls-aws-lc-fips,s2n-tls-fips,webpki");
+    assert!(out.status.success(), "both FIPS providers build together:\n{}", String::from_utf8_lossy(&out.stderr));
 }

@@ -35,8 +35,14 @@ pub enum TlsProvider {
     #[doc = concat!("`", "20251014", "`")]
     /// (TLS 1.2+, forward secrecy, post-quantum hybrid key exchange first), receive buffering
     /// on. Linux and macOS only. Cargo feature `s2n-tls`.
-    #[cfg(s2n)]
+    #[cfg(s2n_plain)]
     S2nTls,
+    /// s2n-tls with the FIPS build of aws-lc (s2n-tls's `fips`), security policy `20251015`
+    /// (s2n-tls's FIPS default: FIPS 140-3 rules, TLS 1.2+, forward secrecy), in FIPS mode
+    /// (`TlsInfo::fips`; a client whose libcrypto is not in FIPS mode is refused). Cargo feature
+    /// `s2n-tls-fips`, which no non-FIPS provider may share a build with.
+    #[cfg(s2n_fips)]
+    S2nTlsFips,
 }
 
 impl TlsProvider {
@@ -48,8 +54,10 @@ impl TlsProvider {
         TlsProvider::RustlsRing,
         #[cfg(feature = "rustls-aws-lc-fips")]
         TlsProvider::RustlsAwsLcFips,
-        #[cfg(s2n)]
+        #[cfg(s2n_plain)]
         TlsProvider::S2nTls,
+        #[cfg(s2n_fips)]
+        TlsProvider::S2nTlsFips,
     ];
 
     /// The provider's name as used in cargo features and policy files (e.g. `rustls-aws-lc`).
@@ -61,8 +69,10 @@ impl TlsProvider {
             TlsProvider::RustlsRing => "rustls-ring",
             #[cfg(feature = "rustls-aws-lc-fips")]
             TlsProvider::RustlsAwsLcFips => "rustls-aws-lc-fips",
-            #[cfg(s2n)]
+            #[cfg(s2n_plain)]
             TlsProvider::S2nTls => "s2n-tls",
+            #[cfg(s2n_fips)]
+            TlsProvider::S2nTlsFips => "s2n-tls-fips",
         }
     }
 }
@@ -99,8 +109,10 @@ impl TlsProvider {
             TlsProvider::RustlsRing => true,
             #[cfg(feature = "rustls-aws-lc-fips")]
             TlsProvider::RustlsAwsLcFips => true,
-            #[cfg(s2n)]
+            #[cfg(s2n_plain)]
             TlsProvider::S2nTls => false,
+            #[cfg(s2n_fips)]
+            TlsProvider::S2nTlsFips => false,
         }
     }
 
@@ -114,8 +126,10 @@ impl TlsProvider {
             TlsProvider::RustlsRing => false,
             #[cfg(feature = "rustls-aws-lc-fips")]
             TlsProvider::RustlsAwsLcFips => true,
-            #[cfg(s2n)]
+            #[cfg(s2n_plain)]
             TlsProvider::S2nTls => true,
+            #[cfg(s2n_fips)]
+            TlsProvider::S2nTlsFips => true,
         }
     }
 }

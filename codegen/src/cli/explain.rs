@@ -3,8 +3,8 @@
 use std::process::ExitCode;
 
 use super::{finish, load_policy, ExplainArgs, Failure, EXIT_OK};
-use crate::model::CompiledPolicy;
-use crate::report::{human, Considered, ExplainReport, Report, RuleReport, TargetReport, Verdict};
+use crate::model::{CompiledPolicy, Provider, Roots};
+use crate::report::{human, Considered, ExplainReport, Report, RuleReport, TargetReport, Unusable, Verdict};
 use crate::targets::{explain, non_hosts, Explanation, TargetVerdict};
 
 pub(crate) fn run(args: ExplainArgs, quiet: bool) -> ExitCode {
@@ -72,8 +72,32 @@ fn target_report(explanation: Explanation) -> TargetReport {
                 .into_iter()
                 .map(|m| Considered { rule: m.rule, cfg: m.cfg.map(|c| c.to_string()), matches: m.matches })
                 .collect(),
+            unusable: unusable(&explanation.target),
         },
         TargetVerdict::NotAHost(why) => Verdict::NotAHost { why: why.to_owned() },
     };
     TargetReport { target: explanation.target, verdict }
+}
+
+/// What `triple` cannot use, and why: the providers that do not build for it and the roots that
+/// do not work on it (as the policy checks P013, P016 and P017 judge them; roots only where some
+/// provider builds, since elsewhere there is no client to have roots).
+fn unusable(triple: &str) -> Vec<Unusable> {
+    let Some(target) = cfg_expr::targets::get_builtin_target_by_triple(triple) else { return Vec::new() };
+    let mut unusable: Vec<Unusable> = Provider::ALL
+        .into_iter()
+        .filter_map(|provider| {
+            crate::platforms::provider_support(provider, target)
+                .err()
+                .map(|why| Unusable::Provider { provider, why: why.to_owned() })
+        })
+        .collect();
+    if unusable.len() < Provider::ALL.len() {
+        unusable.extend(Roots::ALL.into_iter().filter_map(|roots| {
+            crate::platforms::roots_support(roots, target)
+                .err()
+                .map(|why| Unusable::Roots { roots, why: why.to_owned() })
+        }));
+    }
+    unusable
 }

@@ -267,6 +267,10 @@ pub fn provider_support(provider: Provider, target: &TargetInfo) -> Result<(), &
         // rustls's `fips` feature also builds the non-FIPS aws-lc-sys (rustls Cargo.toml: `fips`
         // enables `aws_lc_rs`), so both must build.
         Provider::RustlsAwsLcFips => aws_lc_fips_support(target).and_then(|()| aws_lc_support(target)),
+        // s2n-tls on the FIPS module: the module's targets (all Linux, where s2n-tls builds).
+        // s2n-tls-sys depends on aws-lc-rs with its default features, so the non-FIPS
+        // aws-lc-sys builds beside the module, as with rustls's `fips`.
+        Provider::S2nTlsFips => aws_lc_fips_support(target).and_then(|()| aws_lc_support(target)),
         Provider::S2nTls => {
             // The runtime builds s2n-tls for Linux and macOS only (runtime/src/lib.rs): its C
             // library is POSIX (pthread.h, unistd.h), and its libcrypto is aws-lc.

@@ -7,7 +7,8 @@ use std::io::{self, Write};
 use anstyle::{AnsiColor, Effects, Style};
 
 use super::{
-    ExplainReport, FailureReport, PresetsReport, RewriteReport, StackReport, TargetReport, TreeReport, Verdict,
+    ExplainReport, FailureReport, PresetsReport, RewriteReport, StackReport, TargetReport, TreeReport, Unusable,
+    Verdict,
 };
 use crate::model::Roots;
 
@@ -239,7 +240,7 @@ fn print_target(report: &ExplainReport, target: &TargetReport, out: &mut dyn Wri
         Verdict::NotAHost { why } => {
             writeln!(out, "{triple}: cannot host an SDK ({why}); no rule serves it and none needs to")
         }
-        Verdict::Served { rule, stack, considered } => {
+        Verdict::Served { rule, stack, considered, unusable } => {
             writeln!(
                 out,
                 "{triple}: rule `{rule}` → provider {}, roots {}",
@@ -253,6 +254,14 @@ fn print_target(report: &ExplainReport, target: &TargetReport, out: &mut dyn Wri
             }
             if let Some(roots) = roots_of(*stack) {
                 writeln!(out, "  roots `{roots}`: {}", roots.meaning())?;
+            }
+            for item in unusable {
+                match item {
+                    Unusable::Provider { provider, why } => {
+                        writeln!(out, "  not here: provider {}: {why}", provider.name())?
+                    }
+                    Unusable::Roots { roots, why } => writeln!(out, "  not here: roots `{roots}`: {why}")?,
+                }
             }
             if let Some(compiled) = report.rules.iter().find(|r| &r.name == rule) {
                 writeln!(out, "  compiled table: [target.'cfg({})'.dependencies]", compiled.table_cfg)?;
@@ -269,6 +278,7 @@ fn provider_name(stack: StackReport) -> &'static str {
         StackReport::RustlsRing { .. } => "rustls-ring",
         StackReport::S2nTls { .. } => "s2n-tls",
         StackReport::RustlsAwsLcFips { .. } => "rustls-aws-lc-fips",
+        StackReport::S2nTlsFips { .. } => "s2n-tls-fips",
     }
 }
 
@@ -278,7 +288,8 @@ fn roots_of(stack: StackReport) -> Option<Roots> {
         StackReport::RustlsAwsLc { roots }
         | StackReport::RustlsRing { roots }
         | StackReport::S2nTls { roots }
-        | StackReport::RustlsAwsLcFips { roots } => Some(roots),
+        | StackReport::RustlsAwsLcFips { roots }
+        | StackReport::S2nTlsFips { roots } => Some(roots),
     }
 }
 

@@ -231,6 +231,11 @@ pub enum StackReport {
         /// Where its trusted roots come from.
         roots: Roots,
     },
+    /// s2n-tls with the FIPS build of aws-lc.
+    S2nTlsFips {
+        /// Where its trusted roots come from.
+        roots: Roots,
+    },
 }
 
 impl From<Stack> for StackReport {
@@ -241,6 +246,7 @@ impl From<Stack> for StackReport {
             Stack::Tls { provider: Provider::RustlsRing, roots } => StackReport::RustlsRing { roots },
             Stack::Tls { provider: Provider::S2nTls, roots } => StackReport::S2nTls { roots },
             Stack::Tls { provider: Provider::RustlsAwsLcFips, roots } => StackReport::RustlsAwsLcFips { roots },
+            Stack::Tls { provider: Provider::S2nTlsFips, roots } => StackReport::S2nTlsFips { roots },
         }
     }
 }
@@ -297,10 +303,33 @@ pub enum Verdict {
         stack: StackReport,
         /// Every rule up to and including the winner, with whether its own cfg matches.
         considered: Vec<Considered>,
+        /// The providers that do not build for this target and the roots that do not work on
+        /// it, each with why: what a rule for it could not have chosen.
+        unusable: Vec<Unusable>,
     },
     /// It cannot host an SDK (no std, no sockets, ...), so no rule serves it and none needs to.
     NotAHost {
         /// Why.
+        why: String,
+    },
+}
+
+/// A provider or a roots choice a target cannot use, and why.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Unusable {
+    /// A provider that does not build for the target.
+    Provider {
+        /// Its policy spelling.
+        provider: Provider,
+        /// Why, from the library's own sources.
+        why: String,
+    },
+    /// Roots that do not work on the target at run time.
+    Roots {
+        /// Its policy spelling.
+        roots: Roots,
+        /// Why, and what to use instead.
         why: String,
     },
 }

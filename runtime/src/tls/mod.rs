@@ -71,8 +71,9 @@ pub struct TlsInfo {
     /// Whether the session was resumed from an earlier one.
     pub resumed: bool,
     /// Whether the connection ran in FIPS mode: FIPS-validated cryptography and the TLS
-    /// settings NIST recommends (rustls's `ClientConnection::fips`). True only with
-    /// `TlsProvider::RustlsAwsLcFips`.
+    /// settings NIST recommends (rustls's `ClientConnection::fips`; for s2n-tls, a libcrypto in
+    /// FIPS mode and the FIPS security policy). True only with `TlsProvider::RustlsAwsLcFips`
+    /// and `TlsProvider::S2nTlsFips`.
     pub fips: bool,
 }
 
@@ -125,8 +126,10 @@ impl TlsBackend {
                 settings,
                 ::rustls::crypto::default_fips_provider(),
             )?)),
-            #[cfg(s2n)]
+            #[cfg(s2n_plain)]
             TlsProvider::S2nTls => Ok(TlsBackend::S2n(self::s2n::S2nBackend::prepare(settings)?)),
+            #[cfg(s2n_fips)]
+            TlsProvider::S2nTlsFips => Ok(TlsBackend::S2n(self::s2n::S2nBackend::prepare(settings)?)),
         }
     }
 
@@ -337,8 +340,10 @@ mod tests {
         assert!(lazy(TlsProvider::RustlsAwsLc, None).preparation_is_slow());
         #[cfg(feature = "rustls-aws-lc-fips")]
         assert!(lazy(TlsProvider::RustlsAwsLcFips, None).preparation_is_slow());
-        #[cfg(s2n)]
+        #[cfg(s2n_plain)]
         assert!(lazy(TlsProvider::S2nTls, None).preparation_is_slow());
+        #[cfg(s2n_fips)]
+        assert!(lazy(TlsProvider::S2nTlsFips, None).preparation_is_slow());
     }
 
     #[cfg(feature = "rustls-ring")]

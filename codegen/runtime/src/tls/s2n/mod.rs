@@ -34,21 +34,40 @@ use crate::TlsProvider;
 /// The s2n-tls security policy every s2n-tls client uses.
 pub(crate) const SECURITY_POLICY: &str = "20251014";
 
-const PROVIDER: TlsProvider = TlsProvider::S2nTls;
+/// The security policy of `TlsProvider::S2nTlsFips`: s2n-tls's FIPS default (`default_fips` as
+/// of this writing, pinned): the FIPS 140-3 rules (approved ciphers, groups — ML-KEM hybrids
+/// included — and signatures), TLS 1.2 minimum, forward secrecy.
+pub(crate) const FIPS_SECURITY_POLICY: &str = "20251015";
 
 pub(crate) struct S2nBackend {
+    provider: TlsProvider,
     config: s2n_tls::config::Config,
     tickets: Arc<TicketStore>,
+    /// Whether s2n-tls's libcrypto runs in FIPS mode (checked when preparing the FIPS provider).
+    fips: bool,
 }
 
 impl std::fmt::Debug for S2nBackend {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("S2nBackend").field("security_policy", &SECURITY_POLICY).finish_non_exhaustive()
+        f.debug_struct("S2nBackend")
+            .field("provider", &self.provider)
+            .field("security_policy", &security_policy(self.provider))
+            .finish_non_exhaustive()
     }
 }
 
-fn config_error(e: s2n_tls::error::Error) -> Error {
-    Error::TlsConfig { provider: PROVIDER, reason: format!("{} ({})", e.message(), e.name()) }
+/// The pinned security policy of an s2n-tls provider.
+fn security_policy(provider: TlsProvider) -> &'static str {
+    #[cfg(s2n_fips)]
+    if provider == TlsProvider::S2nTlsFips {
+        return FIPS_SECURITY_POLICY;
+    }
+    let _ = provider;
+    SECURITY_POLICY
+}
+
+fn config_error(provider: TlsProvider) -> impl Fn(s2n_tls::error::Error) -> Error + Copy {
+    move |e| Error::TlsConfig { provider, reason: format!("{} ({})", e.message(), e.name()) }
 }
 
 /// Minimal base64 (standard alphabet, padded) for turning DER into PEM.
@@ -111,16 +130,25 @@ fn check_native_store() -> Result<(), crate::RootsError> {
 
 impl S2nBackend {
     pub(crate) fn prepare(settings: &TlsSettings) -> Result<Self, Error> {
+        let provider = settings.provider;
+        let config_error = config_error(provider);
+        // (Making a builder initializes s2n-tls, which is when it learns its libcrypto's mode.)
         let mut builder = s2n_tls::config::Builder::new();
+        // The FIPS provider promises FIPS mode: a libcrypto that is not in it is refused.
+        let fips = s2n_tls::init::fips_mode().map(|mode| mode.is_enabled()).unwrap_or(false);
+        #[cfg(s2n_fips)]
+        if provider == TlsProvider::S2nTlsFips && !fips {
+            return Err(Error::TlsConfig { provider, reason: "s2n-tls's libcrypto is not in FIPS mode".to_owned() });
+        }
         if let Some(path) = super::key_log_file() {
             tracing::warn!(
                 path = %path.display(),
                 "SSLKEYLOGFILE is set: TLS session secrets are written to it, so anyone who can read the \
                  file can decrypt this process's traffic; unset it outside debugging"
             );
-            key_log::install(&mut builder, &path).map_err(|reason| Error::TlsConfig { provider: PROVIDER, reason })?;
+            key_log::install(&mut builder, &path).map_err(|reason| Error::TlsConfig { provider, reason })?;
         }
-        let policy = Policy::from_version(SECURITY_POLICY).map_err(config_error)?;
+        let policy = Policy::from_version(security_policy(provider)).map_err(config_error)?;
         builder.set_security_policy(&policy).map_err(config_error)?;
         builder.set_application_protocol_preference(settings.alpn()).map_err(config_error)?;
         match settings.roots {
@@ -143,7 +171,7 @@ impl S2nBackend {
             Some(roots) => match roots {},
             // Refused by `TlsProvider::validate_roots` before any backend is prepared.
             #[cfg(feature = "platform-verifier")]
-            Some(roots @ crate::TrustRoots::PlatformVerifier) => PROVIDER.validate_roots(roots)?,
+            Some(roots @ crate::TrustRoots::PlatformVerifier) => provider.validate_roots(roots)?,
         }
         for cert in &settings.extra_roots.certificates {
             builder.trust_pem(der_to_pem(cert.as_ref()).as_bytes()).map_err(|e| Error::InvalidPem {
@@ -162,7 +190,7 @@ impl S2nBackend {
             builder.set_session_ticket_callback(TicketSink).map_err(config_error)?;
         }
         let config = builder.build().map_err(config_error)?;
-        Ok(S2nBackend { config, tickets })
+        Ok(S2nBackend { provider, config, tickets, fips })
     }
 
     pub(crate) async fn handshake(
@@ -187,23 +215,23 @@ impl S2nBackend {
         let stream = connector
             .connect(server_name, ReadAhead::noting_first_byte(tcp, first_byte.clone()))
             .await
-            .map_err(|e| not_tls(&first_byte).unwrap_or_else(|| classify(e)))?;
+            .map_err(|e| not_tls(self.provider, &first_byte).unwrap_or_else(|| classify(self.provider, e)))?;
         let conn: &Connection = stream.as_ref();
         // A resumed session has no chain to check: its ticket came from a connection that passed.
         if !conn.resumed() {
-            check_peer_chain(conn)?;
+            check_peer_chain(self.provider, conn)?;
         }
         gate.approve();
         let info = TlsInfo {
-            provider: PROVIDER,
+            provider: self.provider,
             protocol_version: conn.actual_protocol_version().map(|v| format!("{v:?}")).unwrap_or_default(),
             cipher_suite: conn.cipher_suite().map(str::to_owned).unwrap_or_default(),
             key_exchange_group: conn.selected_key_exchange_group().map(str::to_owned),
             alpn: conn.application_protocol().map(|p| String::from_utf8_lossy(p).into_owned()),
             resumed: conn.resumed(),
-            // This crate builds s2n-tls on the non-FIPS aws-lc (a FIPS build takes the
-            // `rustls-aws-lc-fips` provider alone), so its connections are never FIPS mode.
-            fips: false,
+            // FIPS mode: the FIPS provider, whose libcrypto was checked to be in it, with its
+            // FIPS security policy. The regular provider never is.
+            fips: self.fips && security_policy(self.provider) == FIPS_SECURITY_POLICY,
         };
         Ok((MaybeTlsStream::S2n(Box::new(S2nStream(stream))), info))
     }
@@ -213,12 +241,12 @@ impl S2nBackend {
 /// server on the port, say): a refusal, not a transport failure worth retrying. s2n-tls reads
 /// such an answer as a record header, waits for the rest and reports the close that follows;
 /// the first byte tells. TLS records start with a content type from 20 to 24.
-fn not_tls(first_byte: &FirstByte) -> Option<TlsHandshakeError> {
+fn not_tls(provider: TlsProvider, first_byte: &FirstByte) -> Option<TlsHandshakeError> {
     let byte = first_byte.get().filter(|b| !(20..=24).contains(b))?;
     let shown = if byte.is_ascii_graphic() { format!(" ('{}')", byte as char) } else { String::new() };
     let message = format!("the server did not answer with TLS: its first byte was 0x{byte:02x}{shown}");
     Some(TlsHandshakeError {
-        provider: PROVIDER,
+        provider,
         kind: HandshakeFailure::Protocol,
         source: Arc::new(std::io::Error::new(std::io::ErrorKind::InvalidData, message)),
     })
@@ -226,38 +254,33 @@ fn not_tls(first_byte: &FirstByte) -> Option<TlsHandshakeError> {
 
 /// Applies [`chain`]'s rules to the chain s2n-tls validated. Dropping the stream on refusal
 /// closes the connection before any request byte is written.
-fn check_peer_chain(conn: &Connection) -> Result<(), TlsHandshakeError> {
+fn check_peer_chain(provider: TlsProvider, conn: &Connection) -> Result<(), TlsHandshakeError> {
+    let classify = |e| classify(provider, e);
     let chain = conn.peer_cert_chain().map_err(classify)?;
     let certs = chain.iter().collect::<Result<Vec<_>, _>>().map_err(classify)?;
     let ders = certs.iter().map(|cert| cert.der()).collect::<Result<Vec<&[u8]>, _>>().map_err(classify)?;
     chain::check_chain(ders.into_iter()).map_err(|rejection| {
         let problem =
             if rejection.is_weak_algorithm() { CertificateProblem::WeakAlgorithm } else { CertificateProblem::Other };
-        TlsHandshakeError {
-            provider: PROVIDER,
-            kind: HandshakeFailure::Certificate(problem),
-            source: Arc::new(rejection),
-        }
+        TlsHandshakeError { provider, kind: HandshakeFailure::Certificate(problem), source: Arc::new(rejection) }
     })
 }
 
-fn classify(e: s2n_tls::error::Error) -> TlsHandshakeError {
+fn classify(provider: TlsProvider, e: s2n_tls::error::Error) -> TlsHandshakeError {
     let kind = match e.name() {
         "S2N_ERR_CERT_UNTRUSTED" => HandshakeFailure::Certificate(CertificateProblem::UnknownIssuer),
         "S2N_ERR_CERT_INVALID_HOSTNAME" => HandshakeFailure::Certificate(CertificateProblem::NameMismatch),
         "S2N_ERR_CERT_EXPIRED" => HandshakeFailure::Certificate(CertificateProblem::Expired),
         "S2N_ERR_CERT_NOT_YET_VALID" => HandshakeFailure::Certificate(CertificateProblem::NotYetValid),
+        // The FIPS policy restricts certificate keys and signatures itself.
+        "S2N_ERR_SECURITY_POLICY_INCOMPATIBLE_CERT" => HandshakeFailure::Certificate(CertificateProblem::WeakAlgorithm),
         name if name.starts_with("S2N_ERR_CERT") => HandshakeFailure::Certificate(CertificateProblem::Other),
         // A reset, or the peer closing before the handshake finished: a transport failure that
         // a retry can get past (rustls reports the same as an I/O error).
         _ if matches!(e.kind(), ErrorType::IOError | ErrorType::ConnectionClosed) => HandshakeFailure::Io,
         _ => HandshakeFailure::Protocol,
     };
-    TlsHandshakeError {
-        provider: PROVIDER,
-        kind,
-        source: Arc::new(S2nError(format!("{} ({})", e.message(), e.name()), e)),
-    }
+    TlsHandshakeError { provider, kind, source: Arc::new(S2nError(format!("{} ({})", e.message(), e.name()), e)) }
 }
 
 /// Keeps s2n-tls's error, with its name in the message.

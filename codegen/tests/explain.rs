@@ -1,0 +1,307 @@
+//! What `smithy-tls explain` says, through the binary: for the platform-default preset, which
+//! targets cannot host an SDK (and why), and which rule, provider and roots every other target
+//! gets, in the JSON (`--format json`) and for people (`--target TRIPLE`, the whole matrix). A
+//! policy giving `native` roots to iOS fails with P017. (json_schema.rs checks only the shape.)
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+use smithy_tls_codegen::model::Roots;
+use smithy_tls_codegen::targets;
+
+/// Runs the tool in `dir` without colour; returns the exit code, stdout and stderr.
+fn run_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_smithy-tls"));
+    cmd.current_dir(dir).arg("--color").arg("never").args(args);
+    for var in ["CLICOLOR", "CLICOLOR_FORCE"] {
+        cmd.env_remove(var);
+    }
+    cmd.env("NO_COLOR", "1");
+    let out = cmd.output().unwrap();
+    (
+        out.status.code().expect("exit code"),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// Runs a command that must succeed quietly; returns its stdout.
+fn stdout_of(args: &[&str]) -> String {
+    let (code, stdout, stderr) = run_in(Path::new(env!("CARGO_MANIFEST_DIR")), args);
+    assert_eq!(code, 0, "{args:?}:\n{stderr}");
+    assert_eq!(stderr, "", "{args:?}");
+    stdout
+}
+
+/// The JSON document of a command that must succeed.
+fn json_of(args: &[&str]) -> Value {
+    let stdout = stdout_of(args);
+    let doc: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{args:?}: not JSON ({e}):\n{stdout}"));
+    assert_eq!(doc["command"], "explain", "{doc:#}");
+    assert_eq!(doc["status"], "ok", "{doc:#}");
+    doc
+}
+
+/// The one entry of `doc["targets"]` for `triple`.
+fn target<'a>(doc: &'a Value, triple: &str) -> &'a Value {
+    let found: Vec<&Value> =
+        doc["targets"].as_array().expect("targets").iter().filter(|t| t["target"] == triple).collect();
+    assert_eq!(found.len(), 1, "{triple} is listed {} times", found.len());
+    found[0]
+}
+
+/// Checks that `triple` cannot host an SDK, for a reason containing `why`, and gets nothing.
+#[track_caller]
+fn assert_not_a_host(doc: &Value, triple: &str, why: &str) {
+    let t = target(doc, triple);
+    assert_eq!(t["verdict"], "not-a-host", "{t:#}");
+    let reason = t["why"].as_str().unwrap_or_else(|| panic!("{triple}: no reason: {t:#}"));
+    assert!(reason.contains(why), "{triple}: reason {reason:?} lacks {why:?}");
+    for key in ["rule", "provider", "roots", "considered"] {
+        assert!(t.get(key).is_none(), "{triple}: a target that cannot host an SDK has no `{key}`: {t:#}");
+    }
+}
+
+/// Checks that `triple` is served by `rule` with `provider` and `roots` (`None`: no roots, as
+/// with provider "none"), and that the rules considered are the policy's rules up to that one,
+/// only the last of which matches.
+#[track_caller]
+fn assert_served(doc: &Value, triple: &str, rule: &str, provider: &str, roots: Option<&str>) {
+    let t = target(doc, triple);
+    assert_eq!(t["verdict"], "served", "{t:#}");
+    assert_eq!(t["rule"], rule, "{t:#}");
+    assert_eq!(t["provider"], provider, "{t:#}");
+    match roots {
+        Some(roots) => assert_eq!(t["roots"], roots, "{t:#}"),
+        None => assert!(t.get("roots").is_none(), "{t:#}"),
+    }
+    assert!(t.get("why").is_none(), "{t:#}");
+
+    let rules = doc["rules"].as_array().expect("rules");
+    let index = rules.iter().position(|r| r["name"] == rule).unwrap_or_else(|| panic!("no rule `{rule}` in {doc:#}"));
+    let considered = t["considered"].as_array().expect("considered");
+    let names: Vec<&Value> = considered.iter().map(|c| &c["rule"]).collect();
+    let expected: Vec<&Value> = rules[..=index].iter().map(|r| &r["name"]).collect();
+    assert_eq!(names, expected, "{triple}: rules considered");
+    for (c, r) in considered.iter().zip(rules) {
+        assert_eq!(c["cfg"], r["cfg"], "{triple}: {c:#}");
+    }
+    let (winner, earlier) = considered.split_last().expect("the winner");
+    assert_eq!(winner["matches"], true, "{t:#}");
+    assert!(earlier.iter().all(|c| c["matches"] == false), "{t:#}");
+}
+
+#[test]
+fn explain_json_gives_each_platform_its_stack_and_lists_what_cannot_host_an_sdk() {
+    let doc = json_of(&["explain", "--format", "json", "--preset", "platform-default"]);
+    assert_eq!(doc["policy"], "platform-default", "{doc:#}");
+
+    assert_not_a_host(&doc, "aarch64-unknown-none", "no standard library");
+    assert_not_a_host(&doc, "x86_64-unknown-uefi", "no standard library");
+    assert_not_a_host(&doc, "thumbv7em-none-eabihf", "no standard library");
+    assert_not_a_host(&doc, "wasm32-unknown-unknown", "no sockets");
+
+    assert_served(&doc, "aarch64-apple-ios", "apple", "rustls-aws-lc", Some("platform-verifier"));
+    assert_served(&doc, "aarch64-apple-darwin", "apple", "rustls-aws-lc", Some("platform-verifier"));
+    assert_served(&doc, "aarch64-linux-android", "android", "rustls-aws-lc", Some("webpki"));
+    assert_served(&doc, "x86_64-pc-windows-msvc", "windows", "rustls-aws-lc", Some("platform-verifier"));
+    assert_served(&doc, "x86_64-unknown-linux-gnu", "linux-gnu", "s2n-tls", Some("native"));
+    assert_served(&doc, "aarch64-unknown-linux-gnu", "linux-gnu", "s2n-tls", Some("native"));
+    assert_served(&doc, "x86_64-unknown-linux-musl", "elsewhere", "rustls-aws-lc", Some("native"));
+    assert_served(&doc, "wasm32-wasip2", "wasm", "none", None);
+
+    // Every builtin target once, sorted; those that can host an SDK are served.
+    let listed = doc["targets"].as_array().unwrap();
+    let triples: Vec<&str> = listed.iter().map(|t| t["target"].as_str().expect("triple")).collect();
+    assert!(triples.windows(2).all(|w| w[0] < w[1]), "targets are not sorted and unique");
+    assert_eq!(triples.len(), targets::builtin_target_count());
+    let served: Vec<&Value> = listed.iter().filter(|t| t["verdict"] == "served").collect();
+    assert_eq!(served.len(), targets::sdk_target_count());
+    assert!(listed.iter().all(|t| t["verdict"] == "served" || t["verdict"] == "not-a-host"), "{doc:#}");
+
+    // Each rule's count and stack agree with the targets it serves; the fallback comes last.
+    let rules = doc["rules"].as_array().unwrap();
+    assert_eq!(rules.last().unwrap()["name"], "elsewhere", "{doc:#}");
+    assert!(rules.last().unwrap()["cfg"].is_null(), "{doc:#}");
+    for rule in rules {
+        let mine: Vec<&&Value> = served.iter().filter(|t| t["rule"] == rule["name"]).collect();
+        assert_eq!(rule["target_count"], mine.len(), "{rule:#}");
+        for t in mine {
+            assert_eq!((&t["provider"], &t["roots"]), (&rule["provider"], &rule["roots"]), "{t:#}\n{rule:#}");
+        }
+    }
+
+    // platform-default is the default.
+    assert_eq!(json_of(&["explain", "--format", "json"]), doc);
+}
+
+#[test]
+fn explain_json_for_one_target() {
+    for (triple, rule, provider, roots) in [
+        ("aarch64-apple-ios", "apple", "rustls-aws-lc", "platform-verifier"),
+        ("aarch64-linux-android", "android", "rustls-aws-lc", "webpki"),
+        ("x86_64-unknown-linux-gnu", "linux-gnu", "s2n-tls", "native"),
+        ("x86_64-pc-windows-msvc", "windows", "rustls-aws-lc", "platform-verifier"),
+    ] {
+        let doc = json_of(&["explain", "--format", "json", "--target", triple]);
+        assert_eq!(doc["targets"].as_array().unwrap().len(), 1, "{doc:#}");
+        assert_served(&doc, triple, rule, provider, Some(roots));
+        // The rules are listed whatever the target.
+        assert_eq!(doc["rules"].as_array().unwrap().len(), 8, "{doc:#}");
+    }
+    for triple in ["aarch64-unknown-none", "x86_64-unknown-uefi"] {
+        let doc = json_of(&["explain", "--format", "json", "--target", triple]);
+        assert_eq!(doc["targets"].as_array().unwrap().len(), 1, "{doc:#}");
+        assert_not_a_host(&doc, triple, "no standard library");
+    }
+}
+
+#[test]
+fn explain_one_target_for_people() {
+    let out = stdout_of(&["explain", "--target", "aarch64-apple-ios"]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "aarch64-apple-ios: rule `apple` → provider rustls-aws-lc, roots platform-verifier", "{out}");
+    assert_eq!(lines[1], "  ✘ no match wasm: cfg(target_family = \"wasm\")", "{out}");
+    assert!(lines.contains(&"  ✔ matches apple: cfg(target_vendor = \"apple\")"), "{out}");
+    assert_eq!(out.matches("✔ matches").count(), 1, "{out}");
+    let meaning = format!("  roots `platform-verifier`: {}", Roots::PlatformVerifier.meaning());
+    assert!(lines.contains(&meaning.as_str()), "{out}");
+    let table = lines.last().unwrap();
+    assert!(table.starts_with("  compiled table: [target.'cfg(all(target_vendor = \"apple\", not("), "{out}");
+    assert!(table.ends_with(")'.dependencies]"), "{out}");
+
+    let out = stdout_of(&["explain", "--target", "aarch64-linux-android"]);
+    assert!(out.starts_with("aarch64-linux-android: rule `android` → provider rustls-aws-lc, roots webpki\n"), "{out}");
+    assert!(out.contains(&format!("\n  roots `webpki`: {}\n", Roots::Webpki.meaning())), "{out}");
+
+    let out = stdout_of(&["explain", "--target", "x86_64-pc-windows-msvc"]);
+    assert!(
+        out.starts_with("x86_64-pc-windows-msvc: rule `windows` → provider rustls-aws-lc, roots platform-verifier\n"),
+        "{out}"
+    );
+
+    // The fallback has no cfg of its own.
+    let out = stdout_of(&["explain", "--target", "x86_64-unknown-linux-musl"]);
+    assert!(
+        out.starts_with("x86_64-unknown-linux-musl: rule `elsewhere` → provider rustls-aws-lc, roots native\n"),
+        "{out}"
+    );
+    assert!(out.contains("\n  ✔ matches elsewhere: (fallback: every other target)\n"), "{out}");
+
+    // No client, so no roots.
+    let out = stdout_of(&["explain", "--target", "wasm32-wasip2"]);
+    assert!(out.starts_with("wasm32-wasip2: rule `wasm` → provider none, roots -\n"), "{out}");
+    assert!(!out.contains("roots `"), "{out}");
+
+    for triple in ["aarch64-unknown-none", "x86_64-unknown-uefi"] {
+        let out = stdout_of(&["explain", "--target", triple]);
+        assert_eq!(
+            out,
+            format!("{triple}: cannot host an SDK (no standard library); no rule serves it and none needs to\n")
+        );
+    }
+}
+
+#[test]
+fn explain_matrix_for_people() {
+    let out = stdout_of(&["explain"]);
+    let first = out.lines().next().unwrap();
+    assert_eq!(
+        first,
+        format!(
+            "policy `platform-default`: {} builtin targets can host an SDK, each served by exactly one rule",
+            targets::sdk_target_count()
+        )
+    );
+    let heading = format!(
+        "{} builtin targets cannot host an SDK and need no stack:",
+        targets::builtin_target_count() - targets::sdk_target_count()
+    );
+    let (served, others) = out.split_once(&heading).unwrap_or_else(|| panic!("no {heading:?} in:\n{out}"));
+    /// The words of the one table row for `triple`.
+    fn row<'a>(served: &'a str, triple: &str) -> Vec<&'a str> {
+        let rows: Vec<&str> = served.lines().filter(|l| l.split_whitespace().next() == Some(triple)).collect();
+        assert_eq!(rows.len(), 1, "{triple}: {rows:?}");
+        rows[0].split_whitespace().collect()
+    }
+    assert_eq!(row(served, "aarch64-apple-ios"), ["aarch64-apple-ios", "rustls-aws-lc", "platform-verifier", "apple"]);
+    assert_eq!(row(served, "aarch64-linux-android"), ["aarch64-linux-android", "rustls-aws-lc", "webpki", "android"]);
+    assert_eq!(row(served, "x86_64-unknown-linux-gnu"), ["x86_64-unknown-linux-gnu", "s2n-tls", "native", "linux-gnu"]);
+    assert_eq!(
+        row(served, "x86_64-pc-windows-msvc"),
+        ["x86_64-pc-windows-msvc", "rustls-aws-lc", "platform-verifier", "windows"]
+    );
+    assert_eq!(row(served, "wasm32-wasip2"), ["wasm32-wasip2", "none", "-", "wasm"]);
+    for triple in ["aarch64-unknown-none", "x86_64-unknown-uefi"] {
+        assert!(!served.lines().any(|l| l.split_whitespace().next() == Some(triple)), "{triple} is listed as served");
+        let line = others
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(triple))
+            .unwrap_or_else(|| panic!("{triple} not listed as unable to host an SDK:\n{others}"));
+        assert_eq!(line.split_once(' ').unwrap().1.trim(), "no standard library", "{line}");
+    }
+    assert_eq!(others.lines().filter(|l| !l.trim().is_empty()).count(), targets::non_hosts().len(), "{others}");
+}
+
+/// A policy giving `native` roots to iOS: `roots` is on line 10, column 9.
+const IOS_NATIVE: &str = r#"name = "ios-native"
+
+[runtime]
+version = "0.1"
+
+[[rule]]
+name = "ios"
+cfg = 'cfg(target_os = "ios")'
+provider = "rustls-aws-lc"
+roots = "native"
+
+[fallback]
+name = "elsewhere"
+provider = "none"
+"#;
+
+#[test]
+fn explain_refuses_native_roots_on_ios_with_p017() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("ios-native.toml"), IOS_NATIVE).unwrap();
+
+    let (code, stdout, _) = run_in(
+        dir.path(),
+        &["explain", "--format", "json", "--policy", "ios-native.toml", "--target", "aarch64-apple-ios"],
+    );
+    assert_eq!(code, 2, "{stdout}");
+    let doc: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("not JSON ({e}):\n{stdout}"));
+    assert_eq!((doc["command"].as_str(), doc["status"].as_str()), (Some("explain"), Some("error")), "{doc:#}");
+    let diagnostics = doc["diagnostics"].as_array().expect("diagnostics");
+    assert_eq!(diagnostics.len(), 1, "{doc:#}");
+    let d = &diagnostics[0];
+    assert_eq!(d["code"], "P017", "{doc:#}");
+    assert_eq!(d["severity"], "error", "{doc:#}");
+    assert_eq!((d["line"].as_u64(), d["column"].as_u64()), (Some(10), Some(9)), "{doc:#}");
+    assert!(d["file"].as_str().unwrap().ends_with("ios-native.toml"), "{doc:#}");
+    let message = d["message"].as_str().unwrap();
+    assert!(message.starts_with("roots `native` of rule `ios` cannot serve "), "{message}");
+    assert!(message.contains("aarch64-apple-ios"), "{message}");
+    let help = d["help"].as_str().unwrap();
+    assert!(help.contains("use roots \"platform-verifier\""), "{help}");
+
+    // For people: the rendered diagnostic on stderr, nothing on stdout.
+    let (code, stdout, stderr) = run_in(dir.path(), &["explain", "--policy", "ios-native.toml"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(stdout, "");
+    assert!(stderr.contains("error[P017]"), "{stderr}");
+    assert!(stderr.contains("ios-native.toml:10:9"), "{stderr}");
+    assert!(stderr.contains("the policy does not serve every target correctly"), "{stderr}");
+
+    // With the system verifier on iOS it explains.
+    let fixed = IOS_NATIVE.replace("roots = \"native\"", "roots = \"platform-verifier\"");
+    std::fs::write(dir.path().join("ios-native.toml"), fixed).unwrap();
+    let (code, stdout, stderr) = run_in(
+        dir.path(),
+        &["explain", "--format", "json", "--policy", "ios-native.toml", "--target", "aarch64-apple-ios"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let doc: Value = serde_json::from_str(&stdout).unwrap();
+    assert_served(&doc, "aarch64-apple-ios", "ios", "rustls-aws-lc", Some("platform-verifier"));
+}
