@@ -205,10 +205,22 @@ impl HttpConnector for Connector {
                     Err(_elapsed) => Err(ConnectorError::timeout(Box::new(ReadTimeout { after }))),
                 },
             };
-            // The connection is read once: for the telemetry, and for the error to carry.
-            let connection = if telemetry.is_some() || response.is_err() { connection_of(&capture) } else { None };
+            // The connection is read once: for the pool events, the telemetry and the error to
+            // carry (and not at all when none of them wants it).
+            let pool_events = tracing::enabled!(tracing::Level::TRACE);
+            let connection =
+                if telemetry.is_some() || pool_events || response.is_err() { connection_of(&capture) } else { None };
+            let used = connection.as_ref().and_then(|(metadata, info)| {
+                info.as_ref().map(|info| (metadata, info.id, Acquired::of(info, started)))
+            });
+            if let Some((_, id, acquired)) = used.filter(|_| pool_events) {
+                match acquired {
+                    Acquired::Fresh { .. } => tracing::trace!(connection = id, "new connection"),
+                    Acquired::Reused => tracing::trace!(connection = id, "reusing a pooled connection"),
+                }
+            }
             if let Some(telemetry) = &telemetry {
-                record_attempt(telemetry, connection.as_ref(), started);
+                record_attempt(telemetry, used.map(|(metadata, _, acquired)| (metadata, acquired)), started);
             }
             let response = response.map_err(|error| match &connection {
                 Some((metadata, _)) => error.with_connection(metadata.clone()),
@@ -220,24 +232,41 @@ impl HttpConnector for Connector {
     }
 }
 
+/// How an attempt got its connection.
+#[derive(Clone, Copy)]
+enum Acquired {
+    /// Connected after the call started: this call opened it (and waited for it until then).
+    Fresh { connected_at: SystemTime },
+    /// Taken from the pool.
+    Reused,
+}
+
+impl Acquired {
+    fn of(info: &ConnectionInfo, started: SystemTime) -> Acquired {
+        if info.connected_at >= started {
+            Acquired::Fresh { connected_at: info.connected_at }
+        } else {
+            Acquired::Reused
+        }
+    }
+}
+
 /// Records what the attempt's telemetry asks for (as upstream's client does): how long the call
 /// took to its response head (or failure), and, when a connection was used, whether it was
 /// fresh or reused, how long getting it took, and its metadata.
 fn record_attempt(
     telemetry: &CaptureHttpAttemptTelemetry,
-    connection: Option<&(ConnectionMetadata, Option<ConnectionInfo>)>,
+    connection: Option<(&ConnectionMetadata, Acquired)>,
     started: SystemTime,
 ) {
     let now = SystemTime::now();
     telemetry.record_connector_call_duration(now.duration_since(started).unwrap_or_default());
-    let Some((metadata, Some(info))) = connection else { return };
-    // Connected after the call started: this call opened it (and waited for it).
-    let acquisition = if info.connected_at >= started {
-        tracing::trace!(connection = info.id, "new connection");
-        ConnectionAcquisitionTelemetry::from_interval(started, info.connected_at, ConnectionUsage::Fresh)
-    } else {
-        tracing::trace!(connection = info.id, "reusing a pooled connection");
-        ConnectionAcquisitionTelemetry::new(Duration::ZERO, ConnectionUsage::Reused)
+    let Some((metadata, acquired)) = connection else { return };
+    let acquisition = match acquired {
+        Acquired::Fresh { connected_at } => {
+            ConnectionAcquisitionTelemetry::from_interval(started, connected_at, ConnectionUsage::Fresh)
+        }
+        Acquired::Reused => ConnectionAcquisitionTelemetry::new(Duration::ZERO, ConnectionUsage::Reused),
     };
     telemetry.record_connection_selection(acquisition, metadata.clone());
 }
