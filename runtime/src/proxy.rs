@@ -237,7 +237,10 @@ impl ProxyBuilder {
                 description.push(format!("{name}={shown}"));
             }
         }
-        if description.is_empty() {
+        // A `*` entry sends every host direct. (hyper-util's matcher applies it to host names
+        // only, so an IP-literal origin would still be proxied.)
+        let bypass_all = self.no.as_deref().is_some_and(|no| no.split(',').any(|entry| entry.trim() == "*"));
+        if description.is_empty() || bypass_all {
             return Ok(ProxyConfig::disabled());
         }
         if let Some(no) = &self.no {
@@ -377,6 +380,19 @@ mod tests {
         assert!(config.route(&"https://api.internal.example/".parse().unwrap()).is_none());
         assert!(config.route(&"http://10.1.2.3/".parse().unwrap()).is_none());
         assert!(ProxyConfig::disabled().route(&"https://example.com/".parse().unwrap()).is_none());
+    }
+
+    #[test]
+    fn a_star_in_no_proxy_sends_every_host_direct_ip_literals_too() {
+        for no in ["*", "internal.example, * ,10.0.0.0/8"] {
+            let config = ProxyConfig::builder().all("http://proxy:3128").no_proxy(no).build().unwrap();
+            for uri in ["https://example.com/", "http://127.0.0.1:8080/", "https://[::1]:443/"] {
+                assert!(config.route(&uri.parse().unwrap()).is_none(), "{no}: {uri}");
+            }
+        }
+        // Not a `*` entry: only what it names goes direct.
+        let config = ProxyConfig::builder().all("http://proxy:3128").no_proxy("*.example").build().unwrap();
+        assert!(config.route(&"http://127.0.0.1:8080/".parse().unwrap()).is_some());
     }
 
     #[test]
