@@ -99,6 +99,8 @@ async fn open_connections_per_host_are_bounded() {
         .expect("every request is served, none waits forever");
         let distinct: std::collections::BTreeSet<u64> = ids.into_iter().collect();
         assert_eq!(server.stats.accepted(), expected, "limit {limit:?}: connections the server saw");
-        assert_eq!(distinct.len(), expected, "limit {limit:?}: connections that served the requests");
+        // A request may take a connection that came free before its own was ready (hyper-util's
+        // pool races the two; the new connection is pooled): at most as many served as opened.
+        assert!(distinct.len() <= expected, "limit {limit:?}: {} connections served the requests", distinct.len());
     }
 }
