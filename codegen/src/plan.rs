@@ -367,22 +367,29 @@ pub fn check_runtime_crate(dir: &Path, package: &str, requirement: &str) -> Opti
     let Ok(doc) = text.parse::<toml_edit::DocumentMut>() else {
         return Some(format!("{}: not valid TOML", manifest.display()));
     };
-    let name = crate::manifest::package_str(&doc, "name");
+    runtime_mismatch(&manifest.display().to_string(), &doc, package, requirement)
+}
+
+/// Why the runtime this smithy-tls ships (what `--vendor-runtime` writes) cannot be the policy's
+/// `[runtime]`, if it cannot: the policy names another package, or a version requirement the
+/// shipped version does not meet.
+pub fn check_shipped_runtime(package: &str, requirement: &str) -> Option<String> {
+    runtime_mismatch("the runtime this smithy-tls ships", crate::vendor::shipped_manifest(), package, requirement)
+}
+
+/// Why the runtime crate whose manifest is `doc` (shown to the user as `shown`) is not
+/// `package` at a version `requirement` allows, if it is not.
+fn runtime_mismatch(shown: &str, doc: &toml_edit::DocumentMut, package: &str, requirement: &str) -> Option<String> {
+    let name = crate::manifest::package_str(doc, "name");
     if name != Some(package) {
-        return Some(format!(
-            "{}: package `{}`, where the policy names `{package}`",
-            manifest.display(),
-            name.unwrap_or("?")
-        ));
+        return Some(format!("{shown}: package `{}`, where the policy names `{package}`", name.unwrap_or("?")));
     }
-    let version = crate::manifest::package_str(&doc, "version").unwrap_or("");
+    let version = crate::manifest::package_str(doc, "version").unwrap_or("");
     let matches = semver::VersionReq::parse(requirement)
         .ok()
         .zip(semver::Version::parse(version).ok())
         .is_some_and(|(req, version)| req.matches(&version));
-    (!matches).then(|| {
-        format!("{}: version `{version}`, which the policy's requirement `{requirement}` excludes", manifest.display())
-    })
+    (!matches).then(|| format!("{shown}: version `{version}`, which the policy's requirement `{requirement}` excludes"))
 }
 
 /// Whether two versions of the emitted module say the same: the same header line and the same

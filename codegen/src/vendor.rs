@@ -10,6 +10,9 @@ use std::path::{Path, PathBuf};
 pub const RUNTIME_FILES: &[(&str, &str)] = &[
     ("Cargo.toml", include_str!("../runtime/Cargo.toml.in")),
     ("build.rs", include_str!("../runtime/build.rs")),
+    // The runtime's own formatting settings, so formatting the tree it is placed in (cargo fmt,
+    // rustfmt over every file) leaves it as shipped and `check --vendor-runtime` green.
+    ("rustfmt.toml", include_str!("../runtime/rustfmt.toml")),
     ("src/client.rs", include_str!("../runtime/src/client.rs")),
     ("src/connect.rs", include_str!("../runtime/src/connect.rs")),
     ("src/dns.rs", include_str!("../runtime/src/dns.rs")),
@@ -36,11 +39,25 @@ pub fn runtime_files(dir: &Path) -> Vec<(PathBuf, &'static str)> {
     RUNTIME_FILES.iter().map(|(path, text)| (dir.join(path), *text)).collect()
 }
 
+/// The manifest of the runtime crate shipped here, parsed once.
+pub fn shipped_manifest() -> &'static toml_edit::DocumentMut {
+    static MANIFEST: std::sync::LazyLock<toml_edit::DocumentMut> = std::sync::LazyLock::new(|| {
+        let text = RUNTIME_FILES.iter().find(|(path, _)| *path == "Cargo.toml").map_or("", |(_, text)| text);
+        // Built into the tool from codegen/runtime/Cargo.toml.in, which a test parses.
+        text.parse().expect("the shipped runtime manifest is valid TOML")
+    });
+    &MANIFEST
+}
+
 /// The version of the runtime crate shipped here (its manifest's `package.version`).
-pub fn runtime_version() -> Option<String> {
-    let manifest = RUNTIME_FILES.iter().find(|(path, _)| *path == "Cargo.toml")?.1;
-    let doc: toml_edit::DocumentMut = manifest.parse().ok()?;
-    crate::manifest::package_str(&doc, "version").map(str::to_owned)
+pub fn runtime_version() -> Option<&'static str> {
+    crate::manifest::package_str(shipped_manifest(), "version")
+}
+
+/// The aws-smithy-runtime-api requirement of the runtime crate shipped here, as its manifest
+/// writes it (e.g. `1.19.0`): the one place the runtime's floor is declared.
+pub fn runtime_api_requirement() -> Option<&'static str> {
+    shipped_manifest().get("dependencies")?.get(crate::vintage::RUNTIME_API)?.get("version")?.as_str()
 }
 
 #[cfg(test)]
@@ -59,6 +76,10 @@ mod tests {
         let end = manifest[start + 1..].find("\n[").map_or(manifest.len(), |i| start + 1 + i + 1);
         files.insert("Cargo.toml".to_owned(), format!("{}{}", &manifest[..start], &manifest[end..]));
         files.insert("build.rs".to_owned(), std::fs::read_to_string(runtime.join("build.rs")).expect("build.rs"));
+        files.insert(
+            "rustfmt.toml".to_owned(),
+            std::fs::read_to_string(runtime.join("rustfmt.toml")).expect("rustfmt.toml"),
+        );
         let mut stack = vec![runtime.join("src")];
         while let Some(dir) = stack.pop() {
             for entry in std::fs::read_dir(&dir).expect("runtime/src") {
@@ -95,6 +116,6 @@ mod tests {
             stale.is_empty(),
             "codegen/runtime/ is stale for {stale:?}: run `SMITHY_TLS_SYNC_RUNTIME=1 cargo test -p smithy-tls-codegen --lib vendor`"
         );
-        assert_eq!(super::runtime_version().as_deref(), Some("0.1.0"));
+        assert_eq!(super::runtime_version(), Some("0.1.0"));
     }
 }

@@ -2,15 +2,27 @@
 //! an `aws_smithy_runtime_api::client::http::SharedHttpClient` made by `smithy-default-tls`; that
 //! is only the crate's own type when both resolve to the same aws-smithy-runtime-api, which
 //! cargo does only within one semver-compatible range. `smithy-default-tls` needs
-//! [`MIN_RUNTIME_API`] or later within 1.x, so a crate that depends on a 0.x release (SDKs of
+//! [`min_runtime_api`] or later within 1.x, so a crate that depends on a 0.x release (SDKs of
 //! October 2023 and before: aws-sdk-* 0.x, aws-config 0.x) or pins an older 1.x cannot be served:
 //! wired, it fails to compile (E0308, mismatched `SharedHttpClient` types).
 
 use semver::{Version, VersionReq};
 
-/// The oldest aws-smithy-runtime-api the runtime crate works with, as its Cargo.toml requires
-/// (a test keeps the two equal).
-pub const MIN_RUNTIME_API: Version = Version::new(1, 19, 0);
+/// The oldest aws-smithy-runtime-api the runtime crate works with: what the manifest of the
+/// runtime this tool ships requires (runtime/Cargo.toml, copied into the tool and kept equal by
+/// a test), so the floor is declared in one place.
+///
+/// ```
+/// assert!(*smithy_tls_codegen::vintage::min_runtime_api() >= semver::Version::new(1, 19, 0));
+/// ```
+pub fn min_runtime_api() -> &'static Version {
+    static MIN: std::sync::LazyLock<Version> = std::sync::LazyLock::new(|| {
+        let requirement = crate::vendor::runtime_api_requirement()
+            .expect("the shipped runtime manifest names its aws-smithy-runtime-api version");
+        Version::parse(requirement).expect("the runtime requires aws-smithy-runtime-api as a full version (x.y.z)")
+    });
+    &MIN
+}
 
 /// The package the check is about.
 pub const RUNTIME_API: &str = "aws-smithy-runtime-api";
@@ -36,21 +48,23 @@ pub fn check_requirement(requirement: &str) -> Result<(), String> {
     } else {
         ""
     };
+    let min = min_runtime_api();
     Err(format!(
         "it depends on {RUNTIME_API} `{requirement}`{era}; the smithy-tls runtime needs {RUNTIME_API} \
-         {MIN_RUNTIME_API} or a later 1.x, which that requirement excludes: upgrade the SDK (aws-sdk-* and \
+         {min} or a later 1.x, which that requirement excludes: upgrade the SDK (aws-sdk-* and \
          aws-config 1.x) or leave this crate out"
     ))
 }
 
-/// Whether some 1.x version at or after [`MIN_RUNTIME_API`] satisfies `req` (cargo would then
+/// Whether some 1.x version at or after [`min_runtime_api`] satisfies `req` (cargo would then
 /// resolve both the crate and the runtime to it). Checks the minimum and the start and a late
 /// patch of every later minor release up to 1.999, which covers caret, tilde, exact, wildcard and
 /// range requirements.
 fn serves(req: &VersionReq) -> bool {
-    std::iter::once(MIN_RUNTIME_API)
-        .chain((MIN_RUNTIME_API.minor..1000).flat_map(|minor| [Version::new(1, minor, 0), Version::new(1, minor, 999)]))
-        .filter(|v| *v >= MIN_RUNTIME_API)
+    let min = min_runtime_api();
+    std::iter::once(min.clone())
+        .chain((min.minor..1000).flat_map(|minor| [Version::new(1, minor, 0), Version::new(1, minor, 999)]))
+        .filter(|v| v >= min)
         .any(|v| req.matches(&v))
 }
 
@@ -77,10 +91,6 @@ mod tests {
         let text = std::fs::read_to_string(&manifest).expect("runtime/Cargo.toml");
         let doc: toml_edit::DocumentMut = text.parse().expect("parses");
         let version = doc["dependencies"][RUNTIME_API]["version"].as_str().expect("a version requirement");
-        assert_eq!(
-            version,
-            MIN_RUNTIME_API.to_string(),
-            "runtime/Cargo.toml requires {RUNTIME_API} {version}: update MIN_RUNTIME_API"
-        );
+        assert_eq!(version, min_runtime_api().to_string(), "the floor is read from the runtime's manifest");
     }
 }

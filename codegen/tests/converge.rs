@@ -165,6 +165,38 @@ fn apply_refuses_a_tree_without_the_runtime_it_points_at_before_writing_anything
         let (code, out) = smithy_tls_status(&["apply"], &tree);
         assert_eq!(code, Some(2), "{out}");
         assert!(out.contains(says) && out.contains("--vendor-runtime") && out.contains("no file was written"), "{out}");
+        assert!(out.contains("R001"), "the refusal has its code: {out}");
+        assert_eq!(tree_files(&tree), before, "nothing written");
+        // The machine contract carries the same diagnostic, with the manifest it is about.
+        let (code, json) = smithy_tls_status(&["apply", "--format", "json"], &tree);
+        assert_eq!(code, Some(2), "{json}");
+        let doc: serde_json::Value = serde_json::from_str(&json).expect("one JSON document");
+        let diagnostic = &doc["diagnostics"][0];
+        assert_eq!(diagnostic["code"], "R001", "{doc}");
+        assert!(diagnostic["file"].as_str().is_some_and(|f| f.ends_with("smithy-default-tls/Cargo.toml")), "{doc}");
+        assert!(diagnostic["message"].as_str().is_some_and(|m| m.contains(says)), "{doc}");
+    }
+}
+
+#[test]
+fn vendor_runtime_refuses_a_policy_whose_runtime_it_does_not_ship() {
+    let root = tempfile::tempdir().unwrap();
+    let tree = fresh(root.path(), "tree");
+    std::fs::remove_dir_all(tree.join("smithy-default-tls")).unwrap();
+    let preset = presets::preset("platform-default").expect("the preset").text;
+    for (runtime, says) in [
+        ("version = \"0.2\"", "version `0.1.0`, which the policy's requirement `0.2` excludes"),
+        ("package = \"my-tls\"\nversion = \"0.1\"", "package `smithy-default-tls`, where the policy names `my-tls`"),
+    ] {
+        let policy = root.path().join("policy.toml");
+        let text = preset.replacen("version = \"0.1\"", runtime, 1);
+        assert_ne!(text, preset, "the preset's [runtime] version line is where this test expects it");
+        std::fs::write(&policy, text).unwrap();
+        let before = tree_files(&tree);
+        let (code, out) =
+            smithy_tls_status(&["apply", "--vendor-runtime", "--policy", policy.to_str().unwrap()], &tree);
+        assert_eq!(code, Some(2), "{out}");
+        assert!(out.contains("R001") && out.contains(says) && out.contains("no file was written"), "{out}");
         assert_eq!(tree_files(&tree), before, "nothing written");
     }
 }

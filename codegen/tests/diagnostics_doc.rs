@@ -4,8 +4,9 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-/// The letters that start a diagnostic code: policy, manifest, source, file, emitted module.
-const PREFIXES: &[char] = &['P', 'M', 'S', 'F', 'E'];
+/// The letters that start a diagnostic code: policy, manifest, source, file, emitted module,
+/// runtime crate.
+const PREFIXES: &[char] = &['P', 'M', 'S', 'F', 'E', 'R'];
 
 /// Whether `s` is a code: a prefix letter and three digits.
 fn is_code(s: &str) -> bool {

@@ -203,16 +203,34 @@ fn pair_with_runtime(
     };
     let dir = root.join(path);
     if vendor {
+        if let Some(problem) = crate::plan::check_shipped_runtime(&runtime.package, &runtime.version) {
+            return Err(runtime_failure(
+                &dir,
+                format!("--vendor-runtime cannot serve this policy: {problem}"),
+                "write the policy's [runtime] as `package = \"smithy-default-tls\"` with a `version` the shipped \
+                 runtime meets, or place the runtime crate yourself and run without --vendor-runtime",
+            ));
+        }
         plan.vendored = crate::plan::plan_vendored_runtime(&dir).map_err(|e| Failure::new(e.to_string()))?;
         return Ok(());
     }
     match crate::plan::check_runtime_crate(&dir, &runtime.package, &runtime.version) {
         None => Ok(()),
-        Some(problem) => Err(Failure::new(format!(
-            "the runtime crate the generated code needs is not usable: {problem}; no file was written. Pass \
-             --vendor-runtime to write the runtime crate this smithy-tls ships there, or point the policy's \
-             [runtime] `path` at it"
-        ))),
+        Some(problem) => Err(runtime_failure(
+            &dir.join("Cargo.toml"),
+            format!("the runtime crate the generated code needs is not usable: {problem}"),
+            "pass --vendor-runtime to write the runtime crate this smithy-tls ships there, or point the policy's \
+             [runtime] `path` at it",
+        )),
+    }
+}
+
+/// A run refused because the tree cannot pair the generated code with its runtime (R001).
+fn runtime_failure(path: &std::path::Path, message: String, help: &str) -> Failure {
+    let diagnostic = crate::diag::Diagnostic::in_file("R001", message, path, None).with_help(help);
+    Failure {
+        message: "the tree cannot pair the generated code with its runtime crate; no file was written".to_owned(),
+        diagnostics: vec![diagnostic],
     }
 }
 
