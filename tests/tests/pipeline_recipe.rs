@@ -59,7 +59,9 @@ fn the_documented_pipeline_recipe_builds_a_tree() {
     let script = recipe();
     assert!(script.contains("apply --vendor-runtime") && script.contains("check --vendor-runtime"), "{script}");
     let tool = installed_from_the_package();
-    let tree = prepare_sdk_tree(&scratch_root().join("pipeline"), PUBLISHED, &["aws-sdk-sts"], false);
+    // aws-config is a member too: the recipe's build compiles it as rewritten (and the STS,
+    // SSO and SSO-OIDC clients it uses).
+    let tree = prepare_sdk_tree(&scratch_root().join("pipeline"), PUBLISHED, &["aws-sdk-sts", "aws-config"], false);
     // The recipe places the runtime crate itself.
     std::fs::remove_dir_all(tree.root.join("smithy-default-tls")).expect("remove the harness's runtime copy");
     let out = lean_scratch_build(Command::new("bash").args(["-c", &script]))
