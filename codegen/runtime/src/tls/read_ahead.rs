@@ -28,15 +28,19 @@ const INITIAL_CAPACITY: usize = 16 * 1024 + 256;
 
 /// Wraps a byte stream so that reads from it are batched; writes pass straight through.
 ///
-/// Memory: one TLS record's worth per open connection, up to [`READ_AHEAD_CAPACITY`] once the
-/// connection has carried bulk data.
+/// Memory: one TLS record's worth while data arrives, up to [`READ_AHEAD_CAPACITY`] once the
+/// connection has carried bulk data; none while the socket has nothing to read (a connection
+/// idle in a pool, waiting for a response): the buffer is released when a read finds the socket
+/// empty with nothing buffered, and allocated again (not zeroed) at the next read.
 #[derive(Debug)]
 pub(crate) struct ReadAhead<S> {
     inner: S,
+    /// Bytes `buffer[start..]` have been received and not yet handed out.
     buffer: Vec<u8>,
-    /// Bytes `buffer[start..end]` have been received and not yet handed out.
     start: usize,
-    end: usize,
+    /// How much to allocate for the next socket read: [`INITIAL_CAPACITY`], or
+    /// [`READ_AHEAD_CAPACITY`] once a read has filled the buffer.
+    capacity: usize,
     /// Where to note the first byte the peer sent, if anyone asked (s2n-tls connections).
     #[cfg(s2n)]
     first_byte: Option<FirstByte>,
@@ -73,7 +77,7 @@ impl<S> ReadAhead<S> {
             inner,
             buffer: Vec::new(),
             start: 0,
-            end: 0,
+            capacity: INITIAL_CAPACITY,
             #[cfg(s2n)]
             first_byte: None,
         }
@@ -93,7 +97,7 @@ impl<S> ReadAhead<S> {
 impl<S: AsyncRead + Unpin> AsyncRead for ReadAhead<S> {
     fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
         let this = self.get_mut();
-        if this.start == this.end {
+        if this.start == this.buffer.len() {
             // A caller with room for a whole batch gains nothing from the detour.
             if buf.remaining() >= READ_AHEAD_CAPACITY {
                 #[cfg(s2n)]
@@ -108,25 +112,35 @@ impl<S: AsyncRead + Unpin> AsyncRead for ReadAhead<S> {
             if buf.remaining() == 0 {
                 return Poll::Ready(Ok(()));
             }
-            if this.buffer.is_empty() {
-                this.buffer = vec![0; INITIAL_CAPACITY];
-            } else if this.end == this.buffer.len() && this.buffer.len() < READ_AHEAD_CAPACITY {
-                // The last read filled the buffer: bulk data is arriving.
-                this.buffer = vec![0; READ_AHEAD_CAPACITY];
-            }
-            let mut into = ReadBuf::new(&mut this.buffer);
-            ready!(Pin::new(&mut this.inner).poll_read(cx, &mut into))?;
+            this.buffer.clear();
             this.start = 0;
-            this.end = into.filled().len();
-            if this.end == 0 {
-                return Poll::Ready(Ok(())); // end of stream
+            if this.buffer.capacity() < this.capacity {
+                this.buffer = Vec::with_capacity(this.capacity);
+            }
+            // Reads into the spare capacity: nothing is zeroed first.
+            match tokio_util::io::poll_read_buf(Pin::new(&mut this.inner), cx, &mut this.buffer) {
+                Poll::Pending => {
+                    // Nothing buffered and nothing to read: the connection may now wait long
+                    // (idle in a pool, or for a slow response). Its memory goes back until
+                    // data arrives.
+                    this.buffer = Vec::new();
+                    return Poll::Pending;
+                }
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                Poll::Ready(Ok(0)) => return Poll::Ready(Ok(())), // end of stream
+                Poll::Ready(Ok(n)) => {
+                    if n >= this.capacity {
+                        // The read filled the buffer: bulk data is arriving.
+                        this.capacity = READ_AHEAD_CAPACITY;
+                    }
+                }
             }
             #[cfg(s2n)]
             if let Some(probe) = &this.first_byte {
                 probe.note(this.buffer[0]);
             }
         }
-        let n = (this.end - this.start).min(buf.remaining());
+        let n = (this.buffer.len() - this.start).min(buf.remaining());
         buf.put_slice(&this.buffer[this.start..this.start + n]);
         this.start += n;
         Poll::Ready(Ok(()))
@@ -219,7 +233,7 @@ mod tests {
         // took in the rest (about 13 records' worth), one saw the end.
         assert_eq!(stream.inner.calls, 5);
         assert_eq!(stream.inner.largest_request, READ_AHEAD_CAPACITY);
-        assert_eq!(stream.buffer.len(), READ_AHEAD_CAPACITY);
+        assert_eq!(stream.buffer.capacity(), READ_AHEAD_CAPACITY);
     }
 
     #[tokio::test]
@@ -251,7 +265,7 @@ mod tests {
         let mut buf = vec![0u8; READ_AHEAD_CAPACITY + 100];
         let n = stream.read(&mut buf).await.unwrap();
         assert_eq!(&buf[..n], &data[..]);
-        assert!(stream.buffer.is_empty(), "no buffer allocated when it is not needed");
+        assert_eq!(stream.buffer.capacity(), 0, "no buffer allocated when it is not needed");
     }
 
     #[tokio::test]
@@ -262,7 +276,40 @@ mod tests {
             let n = stream.read(&mut buf).await.unwrap();
             assert_eq!(&buf[..n], &pattern(300, i)[..]);
         }
-        assert_eq!(stream.buffer.len(), INITIAL_CAPACITY);
+        assert_eq!(stream.buffer.capacity(), INITIAL_CAPACITY);
+    }
+
+    #[tokio::test]
+    async fn an_idle_connection_holds_no_buffer_and_keeps_its_size_for_the_next_burst() {
+        let (mut writer, reader) = tokio::io::duplex(256 * 1024);
+        let mut stream = ReadAhead::new(reader);
+        use tokio::io::AsyncWriteExt;
+        // A burst that fills the one-record buffer: it grows.
+        writer.write_all(&pattern(200_000, 9)).await.unwrap();
+        let mut buf = [0u8; 4096];
+        let mut got = 0;
+        while got < 200_000 {
+            got += stream.read(&mut buf).await.unwrap();
+        }
+        assert_eq!(stream.capacity, READ_AHEAD_CAPACITY);
+        // Nothing more to read: the next read is pending, and the buffer is gone meanwhile.
+        let pending = futures_poll_once(&mut stream, &mut buf).await;
+        assert!(pending, "nothing to read yet");
+        assert_eq!(stream.buffer.capacity(), 0, "an idle connection keeps no receive buffer");
+        // The next burst is read with a buffer of the size bulk data needed before.
+        writer.write_all(&pattern(100_000, 10)).await.unwrap();
+        let n = stream.read(&mut buf).await.unwrap();
+        assert_eq!(&buf[..n], &pattern(100_000, 10)[..n]);
+        assert_eq!(stream.buffer.capacity(), READ_AHEAD_CAPACITY);
+    }
+
+    /// Polls one read of `stream` once: whether it was pending.
+    async fn futures_poll_once(stream: &mut ReadAhead<tokio::io::DuplexStream>, buf: &mut [u8]) -> bool {
+        std::future::poll_fn(|cx| {
+            let mut read = ReadBuf::new(buf);
+            Poll::Ready(Pin::new(&mut *stream).poll_read(cx, &mut read).is_pending())
+        })
+        .await
     }
 
     #[tokio::test]
