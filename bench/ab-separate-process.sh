@@ -2,7 +2,8 @@
 # A/B of two builds of the compare benchmark's client (e.g. the runtime before and after a
 # change), interleaved, against nginx in its own process on 127.0.0.1: single-stream and 8-way
 # 1 GiB downloads (Gb/s and the client process's CPU seconds) and cold start (client
-# construction, first request), per provider, ROUNDS rounds (default 9). Prints medians
+# construction, first request), per provider (AB_PROVIDERS, default all three), ROUNDS rounds
+# (default 9). Prints medians
 # (min–max) and the new/old ratios as markdown.
 #
 #   cargo bench --no-run -p smithy-tls-bench --bench compare            # in each checkout
@@ -68,7 +69,7 @@ export BENCH_URL="https://localhost:$port/small" BENCH_COLD_GAP_MS=0
 for round in $(seq 1 "$rounds"); do
     # Which build goes first alternates by round, so neither always runs on a warmer machine.
     order="old new"; [ $((round % 2)) -eq 0 ] && order="new old"
-    for p in rustls-aws-lc rustls-ring s2n-tls; do
+    for p in ${AB_PROVIDERS:-rustls-aws-lc rustls-ring s2n-tls}; do
         for streams in 1 8; do
             for which in $order; do
                 bin=$old; [ "$which" = new ] && bin=$new
@@ -99,7 +100,8 @@ def show(xs, fmt="{:.2f}"):
     return f"{fmt.format(st.median(xs))} ({fmt.format(min(xs))}–{fmt.format(max(xs))})"
 print("| provider | streams | Gb/s old | Gb/s new | new/old | client CPU s old | new | new/old |")
 print("|---|---|---|---|---|---|---|---|")
-for p in ["rustls-aws-lc", "rustls-ring", "s2n-tls"]:
+providers = sorted({k[0] for k in dl})
+for p in providers:
     for s in ["1", "8"]:
         o, n = dl[(p, s, "old")], dl[(p, s, "new")]
         og, ng, oc, nc = [x[0] for x in o], [x[0] for x in n], [x[1] for x in o], [x[1] for x in n]
@@ -107,7 +109,7 @@ for p in ["rustls-aws-lc", "rustls-ring", "s2n-tls"]:
 print()
 print("| provider | construct µs old | new | first request ms old | new | new/old |")
 print("|---|---|---|---|---|---|")
-for p in ["rustls-aws-lc", "rustls-ring", "s2n-tls"]:
+for p in providers:
     o, n = cold[(p, "old")], cold[(p, "new")]
     of, nf = [x[1] for x in o], [x[1] for x in n]
     print(f"| {p} | {st.median([x[0] for x in o])} | {st.median([x[0] for x in n])} | {show(of)} | {show(nf)} | {st.median(nf)/st.median(of):.2f} |")

@@ -6,21 +6,28 @@
 //! ```
 //!
 //! Sections (pass names as arguments to run a subset): `throughput`, `cold-start`,
-//! `new-connections`, `rss`, `proxy`, `negotiated`, `syscalls` (needs strace). Results are printed; a full
+//! `new-connections`, `rss`, `proxy`, `negotiated`, `small-calls` (the server in a process of
+//! its own), `idle` (many pooled connections), `syscalls` (needs strace). Results are printed; a full
 //! run (no section names, no `BENCH_ONLY` / `BENCH_SCENARIOS`) also writes `docs/benchmarks/`
 //! (markdown tables and an SVG chart).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::process::Command;
+use std::io::{BufRead as _, Read as _};
+use std::net::SocketAddr;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use bytes::Bytes;
 
 use aws_smithy_http_client::tls;
 use aws_smithy_runtime_api::client::http::SharedHttpClient;
 use smithy_default_tls::{SmithyTlsClient, TlsProvider};
 use smithy_tls_bench::{
-    child, download, env_number, fetch, field, machine_description, median, median_range, min_max, peak_rss_kib,
-    BenchServer,
+    child, download, env_number, fetch, field, machine_description, median, median_range, min_max, peak_rss_kib, post,
+    quantile, rss_kib, BenchServer, Loopback,
 };
 
 /// A client under test.
@@ -48,16 +55,21 @@ impl Contender {
     }
 
     fn build(self, ca_pem: &str) -> SharedHttpClient {
+        self.build_resolving(ca_pem, false)
+    }
+
+    /// The client; with `loopback`, every host name resolves to 127.0.0.1 (each client's own DNS
+    /// resolver override).
+    fn build_resolving(self, ca_pem: &str, loopback: bool) -> SharedHttpClient {
         let ours = |p: &str, resumption: bool| {
             let provider = TlsProvider::ALL.iter().copied().find(|t| t.name() == p).expect("provider compiled in");
-            SmithyTlsClient::builder()
+            let builder = SmithyTlsClient::builder()
                 .provider(provider)
                 .extra_root_pem(ca_pem)
                 .expect("CA")
-                .session_resumption(resumption)
-                .build()
-                .expect("client")
-                .into_shared()
+                .session_resumption(resumption);
+            let builder = if loopback { builder.dns_resolver(Loopback) } else { builder };
+            builder.build().expect("client").into_shared()
         };
         match self {
             Contender::Ours(p) => ours(p, true),
@@ -73,7 +85,12 @@ impl Contender {
                     .with_trust_store(tls::TrustStore::empty().with_pem_certificate(ca_pem.as_bytes().to_vec()))
                     .build()
                     .expect("upstream TLS context");
-                aws_smithy_http_client::Builder::new().tls_provider(provider).tls_context(context).build_https()
+                let builder = aws_smithy_http_client::Builder::new().tls_provider(provider).tls_context(context);
+                if loopback {
+                    builder.build_with_resolver(Loopback)
+                } else {
+                    builder.build_https()
+                }
             }
         }
     }
@@ -306,6 +323,92 @@ fn rss_child(label: &str) {
     let client = contender.build(&ca);
     runtime.block_on(download(&client, &base, total, 8, 8 << 20));
     println!("RSS peak_kib={}", peak_rss_kib().unwrap_or(0));
+}
+
+/// Child-process mode (`--idle LABEL`): BENCH_IDLE_CONNECTIONS pooled connections, one per
+/// distinct host name (`h<i>.idle.test`, resolved to 127.0.0.1), each having carried one GET of
+/// BENCH_IDLE_BYTES; prints how long opening them took and the resident memory each added.
+fn idle_child(label: &str) {
+    let contender = Contender::parse(label).unwrap_or_else(|| panic!("unknown contender {label}"));
+    let ca = std::env::var("BENCH_CA").expect("BENCH_CA");
+    let port = env_number("BENCH_PORT", 0);
+    let count = env_number("BENCH_IDLE_CONNECTIONS", 1000);
+    let bytes = env_number("BENCH_IDLE_BYTES", 1024);
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("tokio");
+    let client = contender.build_resolving(&ca, true);
+    let mut sink = Vec::new();
+    let (open, before, after) = runtime.block_on(async {
+        // One connection first: TLS preparation, the pools and the allocator's start-up are
+        // not what an idle connection costs.
+        fetch(&client, &format!("https://h0.idle.test:{port}/obj/{bytes}"), None, &mut sink, false).await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let before = rss_kib().unwrap_or(0);
+        let started = Instant::now();
+        for i in 1..=count {
+            fetch(&client, &format!("https://h{i}.idle.test:{port}/obj/{bytes}"), None, &mut sink, false).await;
+        }
+        let open = started.elapsed();
+        // Let every connection go back to its pool and settle there.
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        (open, before, rss_kib().unwrap_or(0))
+    });
+    println!(
+        "IDLE open_ms={:.1} kib_per_conn={:.2}",
+        open.as_secs_f64() * 1e3,
+        after.saturating_sub(before) as f64 / count as f64
+    );
+    drop(client);
+}
+
+/// Many connections kept open, as a process talking to many S3 bucket hosts keeps them: the
+/// resident memory each idle pooled connection costs, and the time to open them, each client in
+/// a fresh process of its own (the server in this one), rounds interleaved.
+fn idle(server: &BenchServer, report: &mut Report) {
+    let count = env_number("BENCH_IDLE_CONNECTIONS", 1000);
+    let rounds = env_number("BENCH_IDLE_ROUNDS", 3).max(1) as usize;
+    let contenders: Vec<Contender> = PROVIDERS
+        .iter()
+        .flat_map(|p| [Contender::Ours(p), Contender::Upstream(p)])
+        .filter(|c| env_selects("BENCH_ONLY", &c.label()))
+        .collect();
+    let mut md = format!(
+        "\n## Idle pooled connections ({count} distinct host names → 127.0.0.1 through each client's DNS resolver override, one GET each, HTTP/1.1; each client in its own process; median (min–max) of {rounds} rounds, interleaved)\n\n| client | response carried | RSS per idle connection (KiB) | time to open them (ms) |\n|---|---|---|---|\n"
+    );
+    let mut per_conn: BTreeMap<(u64, String), Vec<f64>> = BTreeMap::new();
+    let sizes = [1024u64, 256 << 10];
+    for bytes in sizes {
+        let mut open: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+        for _ in 0..rounds {
+            for c in &contenders {
+                let out = child(
+                    &["--idle", &c.label()],
+                    &[
+                        ("BENCH_CA", server.ca_pem.clone()),
+                        ("BENCH_PORT", server.h1.port().to_string()),
+                        ("BENCH_IDLE_CONNECTIONS", count.to_string()),
+                        ("BENCH_IDLE_BYTES", bytes.to_string()),
+                    ],
+                );
+                per_conn.entry((bytes, c.label())).or_default().push(field(&out, "kib_per_conn="));
+                open.entry(c.label()).or_default().push(field(&out, "open_ms="));
+            }
+        }
+        for c in &contenders {
+            let (kib, ms) = (&per_conn[&(bytes, c.label())], &open[&c.label()]);
+            let _ =
+                writeln!(md, "| {} | {} KiB | {} | {} |", c.label(), bytes >> 10, median_range(kib), median_range(ms));
+        }
+    }
+    md.push_str("\n| provider | RSS per idle connection, ours / upstream: after 1 KiB | after 256 KiB (target ≤ 1.0) |\n|---|---|---|\n");
+    for p in PROVIDERS {
+        let ratio = |bytes: u64| {
+            let get = |c: Contender| per_conn.get(&(bytes, c.label())).map_or(f64::NAN, |v| median(v));
+            format!("{:.2}", get(Contender::Ours(p)) / get(Contender::Upstream(p)))
+        };
+        let _ = writeln!(md, "| {p} | {} | {} |", ratio(sizes[0]), ratio(sizes[1]));
+    }
+    print!("{md}");
+    report.markdown.push_str(&md);
 }
 
 /// Child-process mode: one download of BENCH_MIB from BENCH_BASE with `parallel` streams.
@@ -648,6 +751,180 @@ fn chart(report: &Report) -> String {
     svg
 }
 
+/// The benchmark server in a process of its own, as S3 or DynamoDB is to an SDK: this executable
+/// started with `--serve`, which prints its ports and CA and serves until its standard input
+/// closes (when this is dropped).
+struct ServerProcess {
+    child: std::process::Child,
+    h1: SocketAddr,
+    h2: SocketAddr,
+    ca_pem: String,
+}
+
+impl ServerProcess {
+    fn start() -> ServerProcess {
+        let exe = std::env::current_exe().expect("current exe");
+        let mut child = Command::new(exe)
+            .arg("--serve")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn the server process");
+        let mut lines = std::io::BufReader::new(child.stdout.take().expect("stdout")).lines();
+        let first = lines.next().and_then(Result::ok).expect("the server process prints its ports");
+        let addr = |key: &str| -> SocketAddr {
+            first
+                .split_whitespace()
+                .find_map(|w| w.strip_prefix(key))
+                .and_then(|a| a.parse().ok())
+                .unwrap_or_else(|| panic!("no {key} in {first:?}"))
+        };
+        let (h1, h2) = (addr("h1="), addr("h2="));
+        let mut ca_pem = String::new();
+        for line in lines.by_ref() {
+            let line = line.expect("server output");
+            if line == "END" {
+                break;
+            }
+            ca_pem.push_str(&line);
+            ca_pem.push('\n');
+        }
+        ServerProcess { child, h1, h2, ca_pem }
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        drop(self.child.stdin.take());
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Child-process mode (`--serve`): the benchmark server, until standard input closes.
+fn serve_child() {
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("tokio");
+    let server = runtime.block_on(BenchServer::start());
+    println!("SERVE h1={} h2={} plain={}", server.h1, server.h2, server.plain);
+    println!("{}", server.ca_pem.trim_end());
+    println!("END");
+    let _ = std::io::stdin().read_to_end(&mut Vec::new());
+    drop(server);
+}
+
+/// `n` POSTs of `body` to `url` through `client`, `concurrency` at a time: how long they took,
+/// and each call's latency in µs. Bounded in count, and in time (a stuck client fails the run).
+async fn run_calls(
+    client: &SharedHttpClient,
+    url: &str,
+    body: &Bytes,
+    n: usize,
+    concurrency: usize,
+) -> (Duration, Vec<f64>) {
+    let next = Arc::new(AtomicUsize::new(0));
+    let started = Instant::now();
+    let workers: Vec<_> = (0..concurrency)
+        .map(|_| {
+            let (client, url, body, next) = (client.clone(), url.to_owned(), body.clone(), Arc::clone(&next));
+            tokio::spawn(async move {
+                let mut latencies = Vec::with_capacity(n / concurrency + 1);
+                while next.fetch_add(1, Ordering::Relaxed) < n {
+                    let call = Instant::now();
+                    let got = post(&client, &url, body.clone()).await;
+                    latencies.push(call.elapsed().as_secs_f64() * 1e6);
+                    assert_eq!(got, 1024, "a 1 KiB answer");
+                }
+                latencies
+            })
+        })
+        .collect();
+    let all = tokio::time::timeout(Duration::from_secs(600), async {
+        let mut all = Vec::with_capacity(n);
+        for worker in workers {
+            all.extend(worker.await.expect("worker"));
+        }
+        all
+    })
+    .await
+    .expect("the calls finish within 10 minutes");
+    (started.elapsed(), all)
+}
+
+/// Small request/response calls, as DynamoDB, SQS, STS or Lambda invoke make them: POST 1 KiB,
+/// 1 KiB back, over kept-alive connections, HTTP/1.1 and h2, one at a time and 64 at once, the
+/// server in a process of its own. Clients interleaved; the first round warms up and is not
+/// counted.
+async fn small_calls(report: &mut Report) {
+    let server = ServerProcess::start();
+    let calls = env_number("BENCH_CALLS", 20_000) as usize;
+    let rounds = env_number("BENCH_CALL_ROUNDS", 3).max(1) as usize;
+    let contenders: Vec<Contender> = PROVIDERS
+        .iter()
+        .flat_map(|p| [Contender::Ours(p), Contender::Upstream(p)])
+        .filter(|c| env_selects("BENCH_ONLY", &c.label()))
+        .collect();
+    let clients: Vec<(Contender, SharedHttpClient)> =
+        contenders.iter().map(|c| (*c, c.build(&server.ca_pem))).collect();
+    let body = Bytes::from(vec![b'x'; 1024]);
+    let scenarios =
+        [("h1 c1", server.h1, 1), ("h1 c64", server.h1, 64), ("h2 c1", server.h2, 1), ("h2 c64", server.h2, 64)];
+    let mut rates: BTreeMap<(&str, String), Vec<f64>> = BTreeMap::new();
+    let mut latencies: BTreeMap<(&str, String), Vec<f64>> = BTreeMap::new();
+    println!(
+        "\n## Small calls: POST 1 KiB → 1 KiB, {calls} calls per round, {rounds} rounds, server in its own process"
+    );
+    for (scenario, addr, concurrency) in scenarios {
+        if !env_selects("BENCH_SCENARIOS", scenario) {
+            continue;
+        }
+        let url = format!("https://localhost:{}/obj/1024", addr.port());
+        for round in 0..=rounds {
+            for (contender, client) in &clients {
+                let n = if round == 0 { (concurrency * 20).max(500) } else { calls };
+                let (elapsed, sample) = run_calls(client, &url, &body, n, concurrency).await;
+                let rate = n as f64 / elapsed.as_secs_f64();
+                if round == 0 {
+                    continue;
+                }
+                println!("{:<20} {scenario} round {round}: {rate:.0} calls/s", contender.label());
+                rates.entry((scenario, contender.label())).or_default().push(rate);
+                latencies.entry((scenario, contender.label())).or_default().extend(sample);
+            }
+        }
+    }
+    let mut md = format!(
+        "\n## Small calls (POST 1 KiB → 1 KiB, keep-alive, server in its own process; {calls} calls per round, median (min–max) of {rounds} rounds, clients interleaved; latency quantiles over every counted call)\n\n| client | scenario | calls/s | p50 µs | p99 µs | p99.9 µs |\n|---|---|---|---|---|---|\n"
+    );
+    for ((scenario, label), samples) in &rates {
+        let lat = &latencies[&(*scenario, label.clone())];
+        let (low, high) = min_max(samples);
+        let _ = writeln!(
+            md,
+            "| {label} | {scenario} | {:.0} ({low:.0}–{high:.0}) | {:.0} | {:.0} | {:.0} |",
+            median(samples),
+            quantile(lat, 0.5),
+            quantile(lat, 0.99),
+            quantile(lat, 0.999)
+        );
+    }
+    md.push_str("\n| provider | calls/s ours/upstream, h1 c64 (target ≥ 1.15) | h2 c64 | p99 ours/upstream, h1 c1 (target ≤ 0.9) | h2 c1 |\n|---|---|---|---|---|\n");
+    for p in PROVIDERS {
+        let (ours, theirs) = (Contender::Ours(p).label(), Contender::Upstream(p).label());
+        let rate = |s: &str| {
+            let get = |l: &String| rates.get(&(s, l.clone())).map_or(f64::NAN, |v| median(v));
+            format!("{:.2}", get(&ours) / get(&theirs))
+        };
+        let p99 = |s: &str| {
+            let get = |l: &String| latencies.get(&(s, l.clone())).map_or(f64::NAN, |v| quantile(v, 0.99));
+            format!("{:.2}", get(&ours) / get(&theirs))
+        };
+        let _ = writeln!(md, "| {p} | {} | {} | {} | {} |", rate("h1 c64"), rate("h2 c64"), p99("h1 c1"), p99("h2 c1"));
+    }
+    print!("{md}");
+    report.markdown.push_str(&md);
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
     if let [flag, label, parallel] = args.as_slice() {
@@ -655,10 +932,14 @@ fn main() {
             return download_child(label, parallel);
         }
     }
+    if args.first().map(String::as_str) == Some("--serve") {
+        return serve_child();
+    }
     if let [flag, label] = args.as_slice() {
         match flag.as_str() {
             "--cold-start" => return cold_start_child(label),
             "--rss" => return rss_child(label),
+            "--idle" => return idle_child(label),
             _ => {}
         }
     }
@@ -685,6 +966,12 @@ fn main() {
     }
     if wanted("proxy") {
         runtime.block_on(proxied(&server, &mut report));
+    }
+    if wanted("idle") {
+        idle(&server, &mut report);
+    }
+    if wanted("small-calls") {
+        runtime.block_on(small_calls(&mut report));
     }
     if let Ok(labels) = std::env::var("BENCH_CPU") {
         // Diagnostic aid: client-process CPU seconds for one single-stream download per label.

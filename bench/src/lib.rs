@@ -82,7 +82,14 @@ async fn serve(
     block: Bytes,
 ) -> Result<http::Response<SliceBody>, Infallible> {
     let len: u64 = req.uri().path().strip_prefix("/obj/").and_then(|n| n.parse().ok()).unwrap_or(0);
-    let (status, start, end) = match parse_range(req.headers().get("range"), len) {
+    // An upload (POST/PUT): the body is read to its end (and dropped) before the answer, as a
+    // service does.
+    let (parts, mut body) = req.into_parts();
+    if parts.method == http::Method::POST || parts.method == http::Method::PUT {
+        use http_body_util::BodyExt as _;
+        while let Some(Ok(_frame)) = body.frame().await {}
+    }
+    let (status, start, end) = match parse_range(parts.headers.get("range"), len) {
         Some((a, b)) => (206, a, b),
         None => (200, 0, len.saturating_sub(1)),
     };
@@ -100,7 +107,9 @@ impl BenchServer {
     /// so it can negotiate every group the clients offer (post-quantum hybrids included).
     pub async fn start() -> BenchServer {
         let ca = support::TestCa::new("smithy-tls bench CA");
-        let identity = ca.leaf(&["localhost"]);
+        // `*.idle.test`: the many-connections benchmark's distinct host names (resolved to
+        // 127.0.0.1 by the clients' DNS resolver override).
+        let identity = ca.leaf(&["localhost", "*.idle.test"]);
         let block = Bytes::from((0..BLOCK).map(|i| (i % 251) as u8).collect::<Vec<u8>>());
         let mut tls = Vec::new();
         for alpn in [support::Alpn::Http1Only, support::Alpn::H2AndHttp1] {
@@ -179,6 +188,47 @@ pub async fn fetch(
         }
     }
     received
+}
+
+/// One small call the way an SDK makes it: `POST url` with `body` (content-length set), the
+/// response read to its end. Returns the response body's length.
+pub async fn post(client: &SharedHttpClient, url: &str, body: Bytes) -> usize {
+    let connector = client.http_connector(&HttpConnectorSettings::default(), &components());
+    let request = http::Request::post(url)
+        .header("content-length", body.len())
+        .header("content-type", "application/x-amz-json-1.0")
+        .body(SdkBody::from(body))
+        .expect("request");
+    let request = HttpRequest::try_from(request).expect("request");
+    let response = connector.call(request).await.unwrap_or_else(|e| panic!("POST {url}: {e:?}"));
+    assert!(response.status().is_success(), "POST {url}: {}", response.status());
+    let mut body = response.into_body();
+    let mut received = 0;
+    while let Some(frame) = std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await {
+        let frame = frame.unwrap_or_else(|e| panic!("body of {url}: {e}"));
+        if let Some(data) = frame.data_ref() {
+            received += data.len();
+        }
+    }
+    received
+}
+
+/// The `q`-quantile (0..=1) of some numbers, by the nearest-rank method; NaN when there are none.
+///
+/// ```
+/// let v: Vec<f64> = (1..=1000).map(f64::from).collect();
+/// assert_eq!(smithy_tls_bench::quantile(&v, 0.5), 500.0);
+/// assert_eq!(smithy_tls_bench::quantile(&v, 0.99), 990.0);
+/// assert_eq!(smithy_tls_bench::quantile(&v, 0.999), 999.0);
+/// ```
+pub fn quantile(values: &[f64], q: f64) -> f64 {
+    if values.is_empty() {
+        return f64::NAN;
+    }
+    let mut sorted = values.to_vec();
+    sorted.sort_by(|a, b| a.total_cmp(b));
+    let rank = (q * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
 /// Downloads `total` bytes from `base` (`scheme://host:port`): one GET when `parallel` is 1,
@@ -284,6 +334,28 @@ pub fn peak_rss_kib() -> Option<u64> {
         .lines()
         .find_map(|l| l.strip_prefix("VmHWM:"))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+/// The resident set size of this process now, from /proc (Linux), in KiB.
+pub fn rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+/// A DNS resolver that answers every name with 127.0.0.1: many distinct host names (one pool
+/// per host, like one S3 bucket host each) that all reach the local bench server.
+#[derive(Debug, Clone, Copy)]
+pub struct Loopback;
+
+impl aws_smithy_runtime_api::client::dns::ResolveDns for Loopback {
+    fn resolve_dns<'a>(&'a self, _name: &'a str) -> aws_smithy_runtime_api::client::dns::DnsFuture<'a> {
+        aws_smithy_runtime_api::client::dns::DnsFuture::ready(Ok(vec![std::net::IpAddr::V4(
+            std::net::Ipv4Addr::LOCALHOST,
+        )]))
+    }
 }
 
 /// One line describing the machine, for reports.
