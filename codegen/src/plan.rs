@@ -343,16 +343,29 @@ fn revert_crate(dir: &Path, kind: CrateKind) -> Result<(Vec<FileChange>, Vec<Str
 }
 
 /// The runtime crate the generated code was made for, written under `dir` (the policy's
-/// `[runtime] path`, inside the SDK tree): one change per file that is missing or differs. Files
-/// of the directory the shipped crate does not have are left alone.
+/// `[runtime] path`, inside the SDK tree): one change per file that is missing or differs, and
+/// the removal of every Rust source under `src/` the shipped crate does not have (left by the
+/// runtime an earlier smithy-tls placed there). Other files of the directory are left alone.
 ///
 /// # Errors
 /// [`PlanError::Io`] when a file cannot be read.
 pub fn plan_vendored_runtime(dir: &Path) -> Result<Vec<FileChange>, PlanError> {
+    let shipped = crate::vendor::runtime_files(dir);
     let mut changes = Vec::new();
-    for (path, text) in crate::vendor::runtime_files(dir) {
-        let existing = read_optional(&path)?;
-        changes.extend(change(path, existing, text.to_owned()));
+    for (path, text) in &shipped {
+        let existing = read_optional(path)?;
+        changes.extend(change(path.clone(), existing, (*text).to_owned()));
+    }
+    let sources = walkdir::WalkDir::new(dir.join("src")).follow_links(false).sort_by_file_name();
+    for entry in sources.into_iter().filter_map(Result::ok) {
+        let path = entry.path();
+        let stale = entry.file_type().is_file()
+            && path.extension().is_some_and(|e| e == "rs")
+            && !shipped.iter().any(|(shipped, _)| shipped == path);
+        if stale {
+            let original = read_optional(path)?;
+            changes.push(FileChange { path: path.to_path_buf(), original, updated: None });
+        }
     }
     Ok(changes)
 }

@@ -221,4 +221,15 @@ fn vendor_runtime_places_the_runtime_and_check_reports_it_stale() {
     assert!(out.contains("smithy-default-tls/src/dns.rs"), "{out}");
     smithy_tls(&["apply", "--vendor-runtime"], &tree);
     smithy_tls(&["check", "--vendor-runtime"], &tree);
+    // A source an earlier runtime had and this one does not is stale too: apply removes it.
+    // Files outside src/ are not the runtime's sources and stay.
+    std::fs::write(vendored.join("src/old_module.rs"), "// from an earlier runtime\n").unwrap();
+    std::fs::write(vendored.join("NOTES.md"), "the team's notes\n").unwrap();
+    let (code, out) = smithy_tls_status(&["check", "--vendor-runtime"], &tree);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("src/old_module.rs"), "{out}");
+    smithy_tls(&["apply", "--vendor-runtime"], &tree);
+    assert!(!vendored.join("src/old_module.rs").exists());
+    assert!(vendored.join("NOTES.md").exists());
+    smithy_tls(&["check", "--vendor-runtime"], &tree);
 }
