@@ -56,3 +56,54 @@ fn completions_are_printed_for_every_shell() {
         }
     }
 }
+
+/// Runs the binary with stderr (and stdout) on a terminal, through util-linux's `script`, and
+/// returns everything the terminal received.
+fn on_a_terminal(args: &[&str], dir: &std::path::Path, env: &[(&str, &str)]) -> String {
+    let script = std::path::Path::new("/usr/bin/script");
+    assert!(script.exists(), "this test needs util-linux's `script` (Debian: bsdutils) to give the tool a terminal");
+    let line = std::iter::once(env!("CARGO_BIN_EXE_smithy-tls"))
+        .chain(args.iter().copied())
+        .map(|a| format!("'{a}'"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut cmd = std::process::Command::new(script);
+    cmd.current_dir(dir).args(["-qec", &line, "/dev/null"]);
+    for var in ["NO_COLOR", "CLICOLOR", "CLICOLOR_FORCE"] {
+        cmd.env_remove(var);
+    }
+    cmd.envs(env.iter().copied());
+    let out = cmd.output().unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn on_a_terminal_planning_shows_a_progress_bar_and_clears_it() {
+    let root = tempfile::tempdir().unwrap();
+    let tree = root.path().join("tree");
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/trees");
+    smithy_tls_test_support::copy_tree(&fixtures, &tree, &[]).unwrap();
+    let shown = on_a_terminal(&["diff", "--stat", "tree"], root.path(), &[]);
+    assert!(shown.contains("planning") && shown.contains("crates"), "the bar on the terminal: {shown:?}");
+    // Not a terminal: no bar at all (the bar draws nothing into a pipe).
+    let piped = std::process::Command::new(env!("CARGO_BIN_EXE_smithy-tls"))
+        .current_dir(root.path())
+        .args(["diff", "--stat", "tree"])
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&piped.stderr).contains("planning"), "no bar into a pipe");
+    // --quiet: no bar either, terminal or not.
+    let quiet = on_a_terminal(&["--quiet", "diff", "--stat", "tree"], root.path(), &[]);
+    assert!(!quiet.contains("planning"), "--quiet shows no bar: {quiet:?}");
+}
+
+#[test]
+fn on_a_terminal_colour_is_on_unless_clicolor_or_no_color_say_no() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cmd/apply-bad-policy.in");
+    let colored = |s: &str| s.contains("\x1b[");
+    let args = ["apply", "--policy", "bad.toml", "sdk"];
+    assert!(colored(&on_a_terminal(&args, &dir, &[])), "auto colours a terminal");
+    assert!(!colored(&on_a_terminal(&args, &dir, &[("CLICOLOR", "0")])), "CLICOLOR=0");
+    assert!(!colored(&on_a_terminal(&args, &dir, &[("NO_COLOR", "1")])), "NO_COLOR");
+    assert!(!colored(&on_a_terminal(&["--color", "never", "apply", "--policy", "bad.toml", "sdk"], &dir, &[])));
+}
