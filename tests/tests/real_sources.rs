@@ -25,15 +25,26 @@ const PROVIDER_HOOK: &str = ".or_else(crate::default_http_client::default_http_c
 const PROVIDER_HOOK_FOR: &str =
     ".or_else(|| crate::default_http_client::default_http_client_for(self.behavior_version))";
 
-/// The source directory of `name` at exactly `version`, fetched from the registry.
+/// The source directory of `name` at exactly `version`, fetched from the registry once per
+/// process: tests run in parallel and several read the same crate, and a second fetch would
+/// remove the directory under the first one's `cargo metadata`.
 fn published_source(name: &str, version: &str) -> PathBuf {
-    let fetch = scratch_root().join(format!("real-sources/{name}-{version}"));
+    static FETCHED: std::sync::Mutex<std::collections::BTreeMap<String, PathBuf>> =
+        std::sync::Mutex::new(std::collections::BTreeMap::new());
+    let mut fetched = FETCHED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let key = format!("{name}-{version}");
+    if let Some(dir) = fetched.get(&key) {
+        return dir.clone();
+    }
+    let fetch = scratch_root().join(format!("real-sources/{key}"));
     let found = fetch_published(&fetch, &[(name, &format!("={version}"))]);
-    found
+    let dir = found
         .get(name)
         .and_then(|versions| versions.iter().find(|(v, _)| v == version))
         .map(|(_, dir)| dir.clone())
-        .unwrap_or_else(|| panic!("{name} {version} was not fetched: {found:?}"))
+        .unwrap_or_else(|| panic!("{name} {version} was not fetched: {found:?}"));
+    fetched.insert(key, dir.clone());
+    dir
 }
 
 fn read(dir: &Path, file: &str) -> (PathBuf, String) {
