@@ -313,10 +313,15 @@ pub const MOCK_INSTANCE_ID: &str = "i-0e2e0e2e0e2e0e2e0";
 pub const MOCK_ECS_ACCESS_KEY_ID: &str = "AKIDE2ECONTAINER";
 /// Where [`MockMetadata`] serves container credentials (`AWS_CONTAINER_CREDENTIALS_FULL_URI`).
 pub const MOCK_ECS_PATH: &str = "/v2/credentials/e2e";
+/// The access key id of the credentials [`MockMetadata`]'s STS `AssumeRoleWithWebIdentity`
+/// answer carries (a `POST /`, with the mock as `AWS_ENDPOINT_URL_STS`).
+pub const MOCK_WEB_IDENTITY_ACCESS_KEY_ID: &str = "ASIAE2EWEBIDENTITY";
 
-/// A plain-HTTP mock on 127.0.0.1 of what aws-config's components call without a service
-/// client: the EC2 instance metadata service (IMDSv2 token, then a metadata path) and the
-/// container credentials endpoint. Counts the requests it answered.
+/// A plain-HTTP mock on 127.0.0.1 of what aws-config's components call without a client
+/// configured: the EC2 instance metadata service (IMDSv2 token, then a metadata path), the
+/// container credentials endpoint, and STS's `AssumeRoleWithWebIdentity` (the web-identity
+/// provider's STS client, made from `ProviderConfig::client_config()`). Counts the requests it
+/// answered.
 pub struct MockMetadata {
     /// Where it listens.
     pub addr: std::net::SocketAddr,
@@ -347,6 +352,20 @@ fn metadata_answer(req: &http::Request<hyper::body::Incoming>) -> http::Response
                 r#"{{"AccessKeyId":"{MOCK_ECS_ACCESS_KEY_ID}","SecretAccessKey":"e2e-secret","Token":"e2e-token","Expiration":"2099-01-01T00:00:00Z"}}"#
             ),
         ),
+        // STS (query protocol): every call is a form POST to the endpoint's root.
+        ("POST", "/") if req.headers().get("content-type").is_some_and(|v| v.as_bytes().starts_with(b"application/x-www-form-urlencoded")) => {
+            http::Response::builder()
+                .header("content-type", "text/xml")
+                .body(full(format!(
+                    "<AssumeRoleWithWebIdentityResponse xmlns=\"https://sts.amazonaws.com/doc/2011-06-15/\">\
+                     <AssumeRoleWithWebIdentityResult><Credentials>\
+                     <AccessKeyId>{MOCK_WEB_IDENTITY_ACCESS_KEY_ID}</AccessKeyId><SecretAccessKey>e2e-secret</SecretAccessKey>\
+                     <SessionToken>e2e-token</SessionToken><Expiration>2099-01-01T00:00:00Z</Expiration>\
+                     </Credentials></AssumeRoleWithWebIdentityResult>\
+                     <ResponseMetadata><RequestId>e2e</RequestId></ResponseMetadata></AssumeRoleWithWebIdentityResponse>"
+                )))
+                .expect("response")
+        }
         _ => reply(404, String::new()),
     }
 }

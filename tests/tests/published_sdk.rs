@@ -13,7 +13,7 @@ use smithy_tls_codegen::{policy, presets, targets};
 use smithy_tls_e2e::support::{copy_tree, ConnectProxy, ProxyMode, TestCa};
 use smithy_tls_e2e::{
     prepare_sdk_tree, run, scratch_cargo, scratch_root, smithy_tls_binary, tail, MockAws, MockMetadata,
-    MOCK_ECS_ACCESS_KEY_ID, MOCK_ECS_PATH, MOCK_INSTANCE_ID, PUBLISHED,
+    MOCK_ECS_ACCESS_KEY_ID, MOCK_ECS_PATH, MOCK_INSTANCE_ID, MOCK_WEB_IDENTITY_ACCESS_KEY_ID, PUBLISHED,
 };
 
 /// Targets whose dependency graph is checked for every preset (linux gnu x86_64/aarch64, musl,
@@ -225,12 +225,19 @@ fn run_components(tree: &Path, binary: &Path, preset: &str) {
     let mock = runtime.block_on(MockMetadata::start());
     let base = format!("http://{}", mock.addr);
     let scratch = tree.join("run");
+    std::fs::create_dir_all(&scratch).expect("mkdir run");
+    let token = scratch.join("web-identity-token");
+    std::fs::write(&token, "e2e-web-identity-token").expect("write the web identity token");
     let out = Command::new(binary)
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("HOME", &scratch)
         .env("E2E_IMDS_ENDPOINT", &base)
         .env("AWS_CONTAINER_CREDENTIALS_FULL_URI", format!("{base}{MOCK_ECS_PATH}"))
+        .env("AWS_WEB_IDENTITY_TOKEN_FILE", &token)
+        .env("AWS_ROLE_ARN", "arn:aws:iam::123456789012:role/e2e")
+        .env("AWS_ROLE_SESSION_NAME", "e2e")
+        .env("AWS_ENDPOINT_URL_STS", &base)
         .env("AWS_CONFIG_FILE", scratch.join("no-config"))
         .env("AWS_SHARED_CREDENTIALS_FILE", scratch.join("no-credentials"))
         .output()
@@ -243,7 +250,12 @@ fn run_components(tree: &Path, binary: &Path, preset: &str) {
     assert_eq!(mock.served("/latest/api/token"), 1, "{preset}: one IMDS token");
     assert_eq!(mock.served("/latest/meta-data/instance-id"), 1, "{preset}");
     assert_eq!(mock.served(MOCK_ECS_PATH), 1, "{preset}");
-    println!("E2E preset={preset} aws-config components without a client: IMDS and ECS ok");
+    assert!(
+        stdout.contains(&format!("WEB-IDENTITY access-key-id={MOCK_WEB_IDENTITY_ACCESS_KEY_ID}")),
+        "{preset}: the web-identity provider's STS client (ProviderConfig::client_config):\n{stdout}"
+    );
+    assert_eq!(mock.served("/"), 1, "{preset}: one AssumeRoleWithWebIdentity");
+    println!("E2E preset={preset} aws-config components without a client: IMDS, ECS and web identity (STS) ok");
 }
 
 #[test]
