@@ -329,20 +329,18 @@ pub fn field(text: &str, key: &str) -> f64 {
 
 /// The peak resident set size of this process, from /proc (Linux), in KiB.
 pub fn peak_rss_kib() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+    status_kib("VmHWM:")
 }
 
 /// The resident set size of this process now, from /proc (Linux), in KiB.
 pub fn rss_kib() -> Option<u64> {
+    status_kib("VmRSS:")
+}
+
+/// The `key` line (e.g. `VmRSS:`) of /proc/self/status, in KiB.
+fn status_kib(key: &str) -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+    status.lines().find_map(|l| l.strip_prefix(key)).and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
 /// A DNS resolver that answers every name with 127.0.0.1: many distinct host names (one pool
