@@ -343,9 +343,11 @@ fn revert_crate(dir: &Path, kind: CrateKind) -> Result<(Vec<FileChange>, Vec<Str
 }
 
 /// The runtime crate the generated code was made for, written under `dir` (the policy's
-/// `[runtime] path`, inside the SDK tree): one change per file that is missing or differs, and
-/// the removal of every Rust source under `src/` the shipped crate does not have (left by the
-/// runtime an earlier smithy-tls placed there). Other files of the directory are left alone.
+/// `[runtime] path`, inside the SDK tree): one change per file that is missing or differs, and,
+/// when `dir` already holds a runtime crate (its manifest names the shipped package), the
+/// removal of every Rust source under `src/` the shipped crate does not have (left by the
+/// runtime an earlier smithy-tls placed there; a linked `src/` is not followed). Other files of
+/// the directory are left alone.
 ///
 /// # Errors
 /// [`PlanError::Io`] when a file cannot be read.
@@ -356,7 +358,18 @@ pub fn plan_vendored_runtime(dir: &Path) -> Result<Vec<FileChange>, PlanError> {
         let existing = read_optional(path)?;
         changes.extend(change(path.clone(), existing, (*text).to_owned()));
     }
-    let sources = walkdir::WalkDir::new(dir.join("src")).follow_links(false).sort_by_file_name();
+    // Only in a runtime crate (the shipped package's name in the manifest already there): the
+    // sources of any other crate the path might point at are not the tool's to remove.
+    let manifest = read_optional(&dir.join("Cargo.toml"))?;
+    let is_runtime = manifest.and_then(|text| text.parse::<toml_edit::DocumentMut>().ok()).is_some_and(|doc| {
+        crate::manifest::package_str(&doc, "name")
+            == crate::manifest::package_str(crate::vendor::shipped_manifest(), "name")
+    });
+    if !is_runtime {
+        return Ok(changes);
+    }
+    let sources =
+        walkdir::WalkDir::new(dir.join("src")).follow_links(false).follow_root_links(false).sort_by_file_name();
     for entry in sources.into_iter().filter_map(Result::ok) {
         let path = entry.path();
         let stale = entry.file_type().is_file()

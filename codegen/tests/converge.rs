@@ -233,3 +233,16 @@ fn vendor_runtime_places_the_runtime_and_check_reports_it_stale() {
     assert!(vendored.join("NOTES.md").exists());
     smithy_tls(&["check", "--vendor-runtime"], &tree);
 }
+
+#[test]
+fn vendor_runtime_removes_no_source_of_a_crate_that_is_not_a_runtime() {
+    let root = tempfile::tempdir().unwrap();
+    let tree = fresh(root.path(), "tree");
+    let dir = tree.join("smithy-default-tls");
+    std::fs::remove_dir_all(&dir).unwrap();
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::write(dir.join("Cargo.toml"), "[package]\nname = \"my-own-crate\"\nversion = \"0.1.0\"\n").unwrap();
+    std::fs::write(dir.join("src/mine.rs"), "// the team's code\n").unwrap();
+    smithy_tls(&["apply", "--vendor-runtime"], &tree);
+    assert_eq!(std::fs::read_to_string(dir.join("src/mine.rs")).unwrap(), "// the team's code\n");
+}

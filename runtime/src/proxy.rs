@@ -237,10 +237,7 @@ impl ProxyBuilder {
                 description.push(format!("{name}={shown}"));
             }
         }
-        // A `*` entry sends every host direct. (hyper-util's matcher applies it to host names
-        // only, so an IP-literal origin would still be proxied.)
-        let bypass_all = self.no.as_deref().is_some_and(|no| no.split(',').any(|entry| entry.trim() == "*"));
-        if description.is_empty() || bypass_all {
+        if description.is_empty() {
             return Ok(ProxyConfig::disabled());
         }
         if let Some(no) = &self.no {
@@ -253,6 +250,12 @@ impl ProxyBuilder {
                     .map_err(|reason| Error::InvalidProxy { url: description.join(" "), reason })?,
             ),
         };
+        // A `*` entry sends every host direct (the proxy URLs were still checked above).
+        // hyper-util's matcher applies `*` to host names only, so an IP-literal origin would
+        // still be proxied.
+        if self.no.as_deref().is_some_and(|no| no.split(',').any(|entry| entry.trim() == "*")) {
+            return Ok(ProxyConfig::disabled());
+        }
         let raw: Vec<String> = [&self.all, &self.http, &self.https].iter().filter_map(|u| (*u).clone()).collect();
         let mut matcher = Matcher::builder();
         if let Some(all) = self.all {
