@@ -34,8 +34,8 @@
 //! once data flows in bulk (one record's worth before that)
 //! and serves the TLS library's record-sized reads from that buffer (16 instead of 65 read calls
 //! per MiB), and s2n-tls connections hand hyper every record s2n-tls already decrypted. Idle
-//! connections are cheap: that buffer, and s2n-tls's record buffers, are released whenever a
-//! read finds nothing to read, so a connection waiting in the pool holds neither.
+//! connections are cheap: that buffer is released whenever a read finds nothing to read, so a
+//! connection waiting in the pool does not hold it.
 #![warn(missing_docs, unreachable_pub)]
 // One module has `unsafe` code (tls/s2n/key_log.rs, the C callback s2n-tls needs for
 // SSLKEYLOGFILE); it opts in with `allow`, everything else is refused.

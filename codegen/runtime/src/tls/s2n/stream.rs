@@ -33,14 +33,7 @@ impl AsyncRead for S2nStream {
     fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
         let mut inner = Pin::new(&mut self.get_mut().0);
         let start = buf.filled().len();
-        if inner.as_mut().poll_read(cx, buf)?.is_pending() {
-            // Nothing decrypted and nothing on the socket: the connection may now wait long
-            // (idle in a pool). s2n-tls's record buffers go back until data arrives; it refuses
-            // (harmlessly) while it still holds unread data.
-            let connection: &mut s2n_tls::connection::Connection = inner.as_mut().get_mut().as_mut();
-            let _ = connection.release_buffers();
-            return Poll::Pending;
-        }
+        std::task::ready!(inner.as_mut().poll_read(cx, buf))?;
         if buf.filled().len() == start {
             return Poll::Ready(Ok(())); // end of stream
         }
