@@ -43,8 +43,6 @@ pub(crate) struct S2nBackend {
     provider: TlsProvider,
     config: s2n_tls::config::Config,
     tickets: Arc<TicketStore>,
-    /// Whether s2n-tls's libcrypto runs in FIPS mode (checked when preparing the FIPS provider).
-    fips: bool,
 }
 
 impl std::fmt::Debug for S2nBackend {
@@ -56,14 +54,25 @@ impl std::fmt::Debug for S2nBackend {
     }
 }
 
+/// Whether `provider` is s2n-tls on the FIPS module (whose libcrypto is checked to be in FIPS
+/// mode when it is prepared).
+fn is_fips(provider: TlsProvider) -> bool {
+    #[cfg(s2n_fips)]
+    return provider == TlsProvider::S2nTlsFips;
+    #[cfg(not(s2n_fips))]
+    {
+        let _ = provider;
+        false
+    }
+}
+
 /// The pinned security policy of an s2n-tls provider.
 fn security_policy(provider: TlsProvider) -> &'static str {
-    #[cfg(s2n_fips)]
-    if provider == TlsProvider::S2nTlsFips {
-        return FIPS_SECURITY_POLICY;
+    if is_fips(provider) {
+        FIPS_SECURITY_POLICY
+    } else {
+        SECURITY_POLICY
     }
-    let _ = provider;
-    SECURITY_POLICY
 }
 
 fn config_error(provider: TlsProvider) -> impl Fn(s2n_tls::error::Error) -> Error + Copy {
@@ -135,9 +144,7 @@ impl S2nBackend {
         // (Making a builder initializes s2n-tls, which is when it learns its libcrypto's mode.)
         let mut builder = s2n_tls::config::Builder::new();
         // The FIPS provider promises FIPS mode: a libcrypto that is not in it is refused.
-        let fips = s2n_tls::init::fips_mode().map(|mode| mode.is_enabled()).unwrap_or(false);
-        #[cfg(s2n_fips)]
-        if provider == TlsProvider::S2nTlsFips && !fips {
+        if is_fips(provider) && !s2n_tls::init::fips_mode().is_ok_and(|mode| mode.is_enabled()) {
             return Err(Error::TlsConfig { provider, reason: "s2n-tls's libcrypto is not in FIPS mode".to_owned() });
         }
         if let Some(path) = super::key_log_file() {
@@ -190,7 +197,7 @@ impl S2nBackend {
             builder.set_session_ticket_callback(TicketSink).map_err(config_error)?;
         }
         let config = builder.build().map_err(config_error)?;
-        Ok(S2nBackend { provider, config, tickets, fips })
+        Ok(S2nBackend { provider, config, tickets })
     }
 
     pub(crate) async fn handshake(
@@ -229,9 +236,9 @@ impl S2nBackend {
             key_exchange_group: conn.selected_key_exchange_group().map(str::to_owned),
             alpn: conn.application_protocol().map(|p| String::from_utf8_lossy(p).into_owned()),
             resumed: conn.resumed(),
-            // FIPS mode: the FIPS provider, whose libcrypto was checked to be in it, with its
-            // FIPS security policy. The regular provider never is.
-            fips: self.fips && security_policy(self.provider) == FIPS_SECURITY_POLICY,
+            // FIPS mode: the FIPS provider, whose libcrypto was checked to be in it when the
+            // backend was prepared, with its FIPS security policy. The regular provider never is.
+            fips: is_fips(self.provider),
         };
         Ok((MaybeTlsStream::S2n(Box::new(S2nStream(stream))), info))
     }
