@@ -98,14 +98,18 @@ impl Contender {
 
 const PROVIDERS: [&str; 3] = ["rustls-aws-lc", "rustls-ring", "s2n-tls"];
 
+/// Ours and upstream with each provider, side by side per provider.
+fn ours_and_upstream() -> impl Iterator<Item = Contender> {
+    PROVIDERS.iter().flat_map(|p| [Contender::Ours(p), Contender::Upstream(p)])
+}
+
+/// Those of [`ours_and_upstream`] whose label contains BENCH_ONLY (comma-separated substrings).
+fn selected_ours_and_upstream() -> Vec<Contender> {
+    ours_and_upstream().filter(|c| env_selects("BENCH_ONLY", &c.label())).collect()
+}
+
 fn throughput_contenders() -> Vec<Contender> {
-    let mut all = Vec::new();
-    for p in PROVIDERS {
-        all.push(Contender::Ours(p));
-        all.push(Contender::Upstream(p));
-    }
-    all.push(Contender::Plain);
-    all
+    ours_and_upstream().chain([Contender::Plain]).collect()
 }
 
 /// The contenders the throughput section measures: all, or those whose label contains
@@ -366,11 +370,7 @@ fn idle_child(label: &str) {
 fn idle(server: &BenchServer, report: &mut Report) {
     let count = env_number("BENCH_IDLE_CONNECTIONS", 1000);
     let rounds = env_number("BENCH_IDLE_ROUNDS", 3).max(1) as usize;
-    let contenders: Vec<Contender> = PROVIDERS
-        .iter()
-        .flat_map(|p| [Contender::Ours(p), Contender::Upstream(p)])
-        .filter(|c| env_selects("BENCH_ONLY", &c.label()))
-        .collect();
+    let contenders = selected_ours_and_upstream();
     let mut md = format!(
         "\n## Idle pooled connections ({count} distinct host names → 127.0.0.1 through each client's DNS resolver override, one GET each, HTTP/1.1; each client in its own process; median (min–max) of {rounds} rounds, interleaved)\n\n| client | response carried | RSS per idle connection (KiB) | time to open them (ms) |\n|---|---|---|---|\n"
     );
@@ -507,8 +507,7 @@ fn cold_start(server: &BenchServer, report: &mut Report) {
 fn cold_start_with_gap(server: &BenchServer, report: &mut Report, gap_ms: u64) {
     let runs = env_number("BENCH_COLD_RUNS", 15);
     let url = format!("https://localhost:{}/obj/1024", server.h1.port());
-    let contenders: Vec<Contender> =
-        PROVIDERS.iter().flat_map(|p| [Contender::Ours(p), Contender::Upstream(p)]).collect();
+    let contenders: Vec<Contender> = ours_and_upstream().collect();
     let mut samples: BTreeMap<String, Vec<(f64, f64, f64)>> = BTreeMap::new();
     println!("\n## Cold start: fresh process, build client, {gap_ms} ms of other start-up work, one request ({runs} runs each, interleaved)");
     for _ in 0..runs {
@@ -660,7 +659,7 @@ fn rss(server: &BenchServer, report: &mut Report) {
     let mut md = String::from(
         "\n## Peak RSS during the 8-way download (fresh process, h1)\n\n| client | peak RSS (MiB) |\n|---|---|\n",
     );
-    for c in PROVIDERS.iter().flat_map(|p| [Contender::Ours(p), Contender::Upstream(p)]) {
+    for c in ours_and_upstream() {
         let out = child(&["--rss", &c.label()], &[("BENCH_CA", server.ca_pem.clone()), ("BENCH_BASE", base.clone())]);
         let _ = writeln!(md, "| {} | {:.1} |", c.label(), field(&out, "peak_kib=") / 1024.0);
     }
@@ -670,7 +669,7 @@ fn rss(server: &BenchServer, report: &mut Report) {
 
 async fn negotiated(server: &BenchServer, report: &mut Report) {
     let mut md = String::from("\n## What each client negotiated (seen by the server)\n\nThe first handshake of a new client per port; on the HTTP/1.1 port a second request on a new connection (`connection: close`) shows whether the client resumes its session.\n\n| client | port | version | cipher | group | ALPN | second connection resumed |\n|---|---|---|---|---|---|---|\n");
-    for c in PROVIDERS.iter().flat_map(|p| [Contender::Ours(p), Contender::Upstream(p)]) {
+    for c in ours_and_upstream() {
         for (port_name, addr) in [("h1", server.h1), ("h2", server.h2)] {
             let client = c.build(&server.ca_pem);
             let before = server.handshakes(addr).len();
@@ -859,11 +858,7 @@ async fn small_calls(report: &mut Report) {
     let server = ServerProcess::start();
     let calls = env_number("BENCH_CALLS", 20_000) as usize;
     let rounds = env_number("BENCH_CALL_ROUNDS", 3).max(1) as usize;
-    let contenders: Vec<Contender> = PROVIDERS
-        .iter()
-        .flat_map(|p| [Contender::Ours(p), Contender::Upstream(p)])
-        .filter(|c| env_selects("BENCH_ONLY", &c.label()))
-        .collect();
+    let contenders = selected_ours_and_upstream();
     let clients: Vec<(Contender, SharedHttpClient)> =
         contenders.iter().map(|c| (*c, c.build(&server.ca_pem))).collect();
     let body = Bytes::from(vec![b'x'; 1024]);
