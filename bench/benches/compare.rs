@@ -13,7 +13,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::io::{BufRead as _, Read as _};
+use std::io::BufRead as _;
 use std::net::SocketAddr;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -26,8 +26,8 @@ use aws_smithy_http_client::tls;
 use aws_smithy_runtime_api::client::http::SharedHttpClient;
 use smithy_default_tls::{SmithyTlsClient, TlsProvider};
 use smithy_tls_bench::{
-    child, download, env_number, fetch, field, machine_description, median, median_range, min_max, peak_rss_kib, post,
-    quantile, rss_kib, BenchServer, Loopback,
+    child, cpu_seconds, download, env_number, fetch, field, machine_description, median, median_range, min_max,
+    peak_rss_kib, post, quantile, rss_kib, upload, BenchServer, Loopback,
 };
 
 /// A client under test.
@@ -137,33 +137,62 @@ fn connection_contenders() -> Vec<Contender> {
 
 struct Report {
     markdown: String,
-    /// (scenario, contender label) → median Gb/s, for the chart.
-    throughput: BTreeMap<(String, String), f64>,
+    /// (direction, scenario, contender label) → median Gb/s, for the chart.
+    throughput: BTreeMap<(Direction, String, String), f64>,
 }
 
 fn gbps(bytes: u64, elapsed: Duration) -> f64 {
     bytes as f64 * 8.0 / elapsed.as_secs_f64() / 1e9
 }
 
-async fn throughput(server: &BenchServer, report: &mut Report) {
+/// Which way the bulk bytes go in a throughput run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Direction {
+    /// GETs, as S3 GetObject (one object, or ranged parts in parallel).
+    Download,
+    /// PUTs, as S3 PutObject (one object) or UploadPart (parts in parallel).
+    Upload,
+}
+
+impl Direction {
+    fn name(self) -> &'static str {
+        match self {
+            Direction::Download => "download",
+            Direction::Upload => "upload",
+        }
+    }
+}
+
+/// The throughput scenarios: (name, over h2, streams in parallel).
+const SCENARIOS: [(&str, bool, usize); 4] =
+    [("h1 single", false, 1), ("h1 8x8MiB", false, 8), ("h2 single", true, 1), ("h2 8x8MiB", true, 8)];
+
+/// Bulk transfer, `direction` (download: the `throughput` section; upload: `uploads`): 1 GiB
+/// (BENCH_MIB) per run over one stream and as 8 MiB parts 8 at a time, HTTP/1.1 and h2, every
+/// client, interleaved round-robin after one uncounted warm-up round. The server runs in a
+/// process of its own, so the CPU this process uses during a run is the client's.
+async fn throughput(server: &ServerProcess, direction: Direction, report: &mut Report) {
     let runs = env_number("BENCH_RUNS", 9);
     let total = env_number("BENCH_MIB", 1024) << 20;
     let part = 8u64 << 20;
     let contenders = selected_throughput_contenders();
     let clients: Vec<(Contender, SharedHttpClient)> =
         contenders.iter().map(|c| (*c, c.build(&server.ca_pem))).collect();
-    let scenarios: [(&str, bool, usize); 4] =
-        [("h1 single", false, 1), ("h1 8x8MiB", false, 8), ("h2 single", true, 1), ("h2 8x8MiB", true, 8)];
     let mut results: BTreeMap<(String, String), Vec<f64>> = BTreeMap::new();
-    println!("\n## Throughput: {} MiB to RAM per run, {runs} runs, clients interleaved round-robin", total >> 20);
-    let curl = Curl::find(&server.ca_pem);
+    let mut cpu: BTreeMap<(String, String), Vec<f64>> = BTreeMap::new();
+    let what = direction.name();
+    println!(
+        "\n## Throughput, {what}: {} MiB per run, {runs} runs, clients interleaved round-robin, server in its own process",
+        total >> 20
+    );
+    let curl = (direction == Direction::Download).then(|| Curl::find(&server.ca_pem)).flatten();
     let mut curl_rates = Vec::new();
-    for (scenario, h2, parallel) in scenarios {
+    for (scenario, h2, parallel) in SCENARIOS {
         // BENCH_SCENARIOS="h1 single,h2" runs only the scenarios whose name contains one of these.
         if !env_selects("BENCH_SCENARIOS", scenario) {
             continue;
         }
-        println!("\n### {scenario}");
+        println!("\n### {what} {scenario}");
         // Run 0 warms every client up (connections, pools, allocator, page faults) and is not
         // counted: whichever client went first would otherwise pay for it.
         for run in 0..=runs {
@@ -173,7 +202,12 @@ async fn throughput(server: &BenchServer, report: &mut Report) {
                     (_, false) => format!("https://localhost:{}", server.h1.port()),
                     (_, true) => format!("https://localhost:{}", server.h2.port()),
                 };
-                let elapsed = download(client, &base, total, parallel, part).await;
+                let cpu_before = cpu_seconds();
+                let elapsed = match direction {
+                    Direction::Download => download(client, &base, total, parallel, part).await,
+                    Direction::Upload => upload(client, &base, total, parallel, part).await,
+                };
+                let cpu_per_gib = (cpu_seconds() - cpu_before) / (total as f64 / (1u64 << 30) as f64);
                 let rate = gbps(total, elapsed);
                 if run == 0 {
                     println!(
@@ -183,8 +217,13 @@ async fn throughput(server: &BenchServer, report: &mut Report) {
                     );
                     continue;
                 }
-                println!("{:<28} Run:{run} Secs:{:.3} Gb/s:{rate:.2}", contender.label(), elapsed.as_secs_f64());
+                println!(
+                    "{:<28} Run:{run} Secs:{:.3} Gb/s:{rate:.2} CPU s/GiB:{cpu_per_gib:.2}",
+                    contender.label(),
+                    elapsed.as_secs_f64()
+                );
                 results.entry((scenario.to_owned(), contender.label())).or_default().push(rate);
+                cpu.entry((scenario.to_owned(), contender.label())).or_default().push(cpu_per_gib);
             }
             if scenario == "h1 single" && run > 0 {
                 if let Some(secs) = curl.as_ref().and_then(|c| c.download(server, total)) {
@@ -195,29 +234,47 @@ async fn throughput(server: &BenchServer, report: &mut Report) {
             }
         }
     }
-    let mut md = String::from("\n## Throughput (median Gb/s)\n\n| client | h1 single | h1 8x8MiB | h2 single | h2 8x8MiB |\n|---|---|---|---|---|\n");
+    let header = "| client | h1 single | h1 8x8MiB | h2 single | h2 8x8MiB |\n|---|---|---|---|---|\n";
+    let mut md = format!(
+        "\n## Throughput, {what} ({} MiB per run, server in its own process; median (min–max) Gb/s of {runs} runs)\n\n{header}",
+        total >> 20
+    );
+    let mut medians: BTreeMap<(String, String), f64> = BTreeMap::new();
     for contender in &contenders {
-        let cells: Vec<String> = scenarios
+        let cells: Vec<String> = SCENARIOS
             .iter()
             .map(|(s, _, _)| {
                 let Some(samples) = results.get(&(s.to_string(), contender.label())) else {
                     return "-".to_owned();
                 };
                 let m = median(samples);
-                report.throughput.insert((s.to_string(), contender.label()), m);
-                format!("{m:.2}")
+                medians.insert((s.to_string(), contender.label()), m);
+                report.throughput.insert((direction, s.to_string(), contender.label()), m);
+                median_range(samples)
             })
             .collect();
         let _ = writeln!(md, "| {} | {} |", contender.label(), cells.join(" | "));
     }
-    let tp = report.throughput.clone();
-    let t = |scenario: &str, label: &str| tp.get(&(scenario.to_owned(), label.to_owned())).copied().unwrap_or(f64::NAN);
-    md.push_str("\n### Ratios ours / upstream (median)\n\n| provider | h1 single | h1 8x8MiB | h2 single | h2 8x8MiB | our h2 / our h1 (single, 8x) |\n|---|---|---|---|---|---|\n");
+    let _ = write!(md, "\n### Client CPU seconds per GiB, {what} (median; lower is better)\n\n{header}");
+    for contender in &contenders {
+        let cells: Vec<String> = SCENARIOS
+            .iter()
+            .map(|(s, _, _)| {
+                cpu.get(&(s.to_string(), contender.label())).map_or("-".to_owned(), |v| format!("{:.2}", median(v)))
+            })
+            .collect();
+        let _ = writeln!(md, "| {} | {} |", contender.label(), cells.join(" | "));
+    }
+    let t = |scenario: &str, label: &str| medians.get(&(scenario.to_owned(), label.to_owned())).copied().unwrap_or(f64::NAN);
+    let _ = write!(md, "\n### Ratios ours / upstream, {what} (median Gb/s; CPU per GiB in brackets, lower is better)\n\n| provider | h1 single | h1 8x8MiB | h2 single | h2 8x8MiB | our h2 / our h1 (single, 8x) |\n|---|---|---|---|---|---|\n");
+    let c = |scenario: &str, label: &str| cpu.get(&(scenario.to_owned(), label.to_owned())).map_or(f64::NAN, |v| median(v));
     for p in PROVIDERS {
         let ours = Contender::Ours(p).label();
         let theirs = Contender::Upstream(p).label();
-        let ratios: Vec<String> =
-            scenarios.iter().map(|(s, _, _)| format!("{:.2}", t(s, &ours) / t(s, &theirs))).collect();
+        let ratios: Vec<String> = SCENARIOS
+            .iter()
+            .map(|(s, _, _)| format!("{:.2} ({:.2})", t(s, &ours) / t(s, &theirs), c(s, &ours) / c(s, &theirs)))
+            .collect();
         let h2_vs_h1 = format!(
             "{:.2}, {:.2}",
             t("h2 single", &ours) / t("h1 single", &ours),
@@ -228,11 +285,11 @@ async fn throughput(server: &BenchServer, report: &mut Report) {
     // The ceiling: no client can beat plain HTTP from the same server, so plain / upstream is the
     // largest "ours / upstream" ratio any TLS client could reach in this run.
     let plain = Contender::Plain.label();
-    md.push_str("\n### Ceiling: plain HTTP / upstream (the most any TLS client could gain here)\n\n| provider | h1 single | h1 8x8MiB | h2 single | h2 8x8MiB |\n|---|---|---|---|---|\n");
+    let _ = write!(md, "\n### Ceiling, {what}: plain HTTP / upstream (the most any TLS client could gain here)\n\n| provider | h1 single | h1 8x8MiB | h2 single | h2 8x8MiB |\n|---|---|---|---|---|\n");
     for p in PROVIDERS {
         let theirs = Contender::Upstream(p).label();
         let ceilings: Vec<String> =
-            scenarios.iter().map(|(s, _, _)| format!("{:.2}", t(s, &plain) / t(s, &theirs))).collect();
+            SCENARIOS.iter().map(|(s, _, _)| format!("{:.2}", t(s, &plain) / t(s, &theirs))).collect();
         let _ = writeln!(md, "| {p} | {} |", ceilings.join(" | "));
     }
     if let (Some(curl), false) = (&curl, curl_rates.is_empty()) {
@@ -247,7 +304,7 @@ async fn throughput(server: &BenchServer, report: &mut Report) {
     let awslc = Contender::Ours("rustls-aws-lc").label();
     let _ = writeln!(
         md,
-        "\nOur s2n-tls / our rustls-aws-lc: h1 single {:.2}, h1 8x {:.2}.",
+        "\nOur s2n-tls / our rustls-aws-lc, {what}: h1 single {:.2}, h1 8x {:.2}.",
         t("h1 single", &s2n) / t("h1 single", &awslc),
         t("h1 8x8MiB", &s2n) / t("h1 8x8MiB", &awslc)
     );
@@ -275,7 +332,7 @@ impl Curl {
     }
 
     /// Seconds for one download of `total` bytes over HTTP/1.1, as curl reports them.
-    fn download(&self, server: &BenchServer, total: u64) -> Option<f64> {
+    fn download(&self, server: &ServerProcess, total: u64) -> Option<f64> {
         let out = Command::new("curl")
             .args(["-sS", "--http1.1", "-o", "/dev/null", "-w", "%{time_total} %{size_download}", "--cacert"])
             .arg(&self.ca_file)
@@ -367,7 +424,7 @@ fn idle_child(label: &str) {
 /// Many connections kept open, as a process talking to many S3 bucket hosts keeps them: the
 /// resident memory each idle pooled connection costs, and the time to open them, each client in
 /// a fresh process of its own (the server in this one), rounds interleaved.
-fn idle(server: &BenchServer, report: &mut Report) {
+fn idle(server: &ServerProcess, report: &mut Report) {
     let count = env_number("BENCH_IDLE_CONNECTIONS", 1000);
     let rounds = env_number("BENCH_IDLE_ROUNDS", 3).max(1) as usize;
     let contenders = selected_ours_and_upstream();
@@ -424,73 +481,156 @@ fn download_child(label: &str, parallel: &str) {
     println!("DOWNLOAD secs={:.3} gbps={:.2}", elapsed.as_secs_f64(), gbps(total, elapsed));
 }
 
-/// Syscalls per MiB received, counted by strace in a child process doing one download.
-fn syscalls(server: &BenchServer, report: &mut Report) {
-    let mib = env_number("BENCH_SYSCALL_MIB", 256);
-    let base = format!("https://localhost:{}", server.h1.port());
-    let mut md = format!(
-        "\n## System calls per MiB received (strace -f -c, one {mib} MiB download over HTTP/1.1, whole client process)\n\n| client | streams | read-side calls / MiB | write-side calls / MiB | all calls / MiB | most frequent / MiB |\n|---|---|---|---|---|---|\n"
-    );
+/// Child-process mode: one upload of BENCH_MIB to BENCH_BASE with `parallel` streams.
+fn upload_child(label: &str, parallel: &str) {
+    let contender = Contender::parse(label).unwrap_or_else(|| panic!("unknown contender {label}"));
+    let ca = std::env::var("BENCH_CA").expect("BENCH_CA");
+    let base = std::env::var("BENCH_BASE").expect("BENCH_BASE");
+    let total = env_number("BENCH_MIB", 1024) << 20;
+    let parallel: usize = parallel.parse().expect("parallel");
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("tokio");
+    let client = contender.build(&ca);
+    let elapsed = runtime.block_on(upload(&client, &base, total, parallel, 8 << 20));
+    println!("UPLOAD secs={:.3} gbps={:.2}", elapsed.as_secs_f64(), gbps(total, elapsed));
+}
+
+/// Child-process mode: BENCH_CALLS small calls (POST 1 KiB → 1 KiB) to BENCH_URL,
+/// `concurrency` at a time.
+fn calls_child(label: &str, concurrency: &str) {
+    let contender = Contender::parse(label).unwrap_or_else(|| panic!("unknown contender {label}"));
+    let ca = std::env::var("BENCH_CA").expect("BENCH_CA");
+    let url = std::env::var("BENCH_URL").expect("BENCH_URL");
+    let calls = env_number("BENCH_CALLS", 2000) as usize;
+    let concurrency: usize = concurrency.parse().expect("concurrency");
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("tokio");
+    let client = contender.build(&ca);
+    let body = Bytes::from(vec![b'x'; 1024]);
+    let (elapsed, _) = runtime.block_on(run_calls(&client, &url, &body, calls, concurrency));
+    println!("CALLS secs={:.3}", elapsed.as_secs_f64());
+}
+
+/// System calls of one child process run, as `strace -f -c` counts them.
+struct SyscallCounts {
+    /// read, recvfrom, readv, recvmsg.
+    reads: f64,
+    /// write, sendto, writev, sendmsg.
+    writes: f64,
+    /// epoll_wait, futex: the wake-ups.
+    wakeups: f64,
+    all: f64,
+    /// (calls, name), most frequent first.
+    by_name: Vec<(f64, String)>,
+}
+
+impl SyscallCounts {
+    /// The four most frequent calls, each divided by `per`.
+    fn top(&self, per: f64) -> String {
+        let top: Vec<String> = self.by_name.iter().take(4).map(|(n, name)| format!("{name} {:.1}", n / per)).collect();
+        top.join(", ")
+    }
+}
+
+/// Runs this executable with `args` under `strace -f -c`; None when strace cannot be run.
+fn strace(args: &[&str], envs: &[(&str, String)]) -> Option<SyscallCounts> {
     let exe = std::env::current_exe().expect("current exe");
-    for c in [
-        Contender::Ours("s2n-tls"),
-        Contender::Upstream("s2n-tls"),
-        Contender::Ours("rustls-aws-lc"),
-        Contender::Upstream("rustls-aws-lc"),
-    ] {
-        for parallel in ["1", "8"] {
-            let out_file = std::env::temp_dir().join(format!("smithy-tls-strace-{}.txt", std::process::id()));
-            let status = Command::new("strace")
-                .args(["-f", "-c", "-o"])
-                .arg(&out_file)
-                .arg(&exe)
-                .args(["--download", &c.label(), parallel])
-                .env("BENCH_CA", &server.ca_pem)
-                .env("BENCH_BASE", &base)
-                .env("BENCH_MIB", mib.to_string())
-                .output();
-            let Ok(status) = status else {
-                md.push_str("| strace not available | | | | |\n");
-                print!("{md}");
-                report.markdown.push_str(&md);
-                return;
-            };
-            assert!(status.status.success(), "strace child failed: {}", String::from_utf8_lossy(&status.stderr));
-            let text = std::fs::read_to_string(&out_file).unwrap_or_default();
-            let _ = std::fs::remove_file(&out_file);
-            let mut reads = 0.0;
-            let mut writes = 0.0;
-            let mut total = 0.0;
-            let mut by_name: Vec<(f64, String)> = Vec::new();
-            for line in text.lines() {
-                let cols: Vec<&str> = line.split_whitespace().collect();
-                if cols.len() < 5 || cols[0].parse::<f64>().is_err() {
-                    continue;
-                }
-                let calls: f64 = cols[3].parse().unwrap_or(0.0);
-                let name = cols.last().copied().unwrap_or("");
-                total += calls;
-                if name != "total" {
-                    by_name.push((calls, name.to_owned()));
-                }
-                if matches!(name, "read" | "recvfrom" | "readv" | "recvmsg") {
-                    reads += calls;
-                }
-                if matches!(name, "write" | "sendto" | "writev" | "sendmsg") {
-                    writes += calls;
-                }
+    let out_file = std::env::temp_dir().join(format!("smithy-tls-strace-{}.txt", std::process::id()));
+    let status = Command::new("strace")
+        .args(["-f", "-c", "-o"])
+        .arg(&out_file)
+        .arg(&exe)
+        .args(args)
+        .envs(envs.iter().map(|(k, v)| (*k, v)))
+        .output()
+        .ok()?;
+    assert!(status.status.success(), "strace child {args:?} failed: {}", String::from_utf8_lossy(&status.stderr));
+    let text = std::fs::read_to_string(&out_file).unwrap_or_default();
+    let _ = std::fs::remove_file(&out_file);
+    let mut counts = SyscallCounts { reads: 0.0, writes: 0.0, wakeups: 0.0, all: 0.0, by_name: Vec::new() };
+    for line in text.lines() {
+        // "% time  seconds  usecs/call  calls  [errors]  syscall"
+        let cols: Vec<&str> = line.split_whitespace().collect();
+        if cols.len() < 5 || cols[0].parse::<f64>().is_err() {
+            continue;
+        }
+        let calls: f64 = cols[3].parse().unwrap_or(0.0);
+        let name = cols.last().copied().unwrap_or("");
+        if name == "total" {
+            continue;
+        }
+        counts.all += calls;
+        counts.by_name.push((calls, name.to_owned()));
+        match name {
+            "read" | "recvfrom" | "readv" | "recvmsg" => counts.reads += calls,
+            "write" | "sendto" | "writev" | "sendmsg" => counts.writes += calls,
+            "epoll_wait" | "futex" => counts.wakeups += calls,
+            _ => {}
+        }
+    }
+    counts.by_name.sort_by(|a, b| b.0.total_cmp(&a.0));
+    Some(counts)
+}
+
+/// System calls per MiB moved (downloads, uploads) and per small call, counted by strace in a
+/// child process doing one run (its start-up, client construction and handshakes included).
+fn syscalls(server: &ServerProcess, report: &mut Report) {
+    let mib = env_number("BENCH_SYSCALL_MIB", 256);
+    let calls = env_number("BENCH_SYSCALL_CALLS", 2000);
+    let base = format!("https://localhost:{}", server.h1.port());
+    let envs = [("BENCH_CA", server.ca_pem.clone()), ("BENCH_BASE", base), ("BENCH_MIB", mib.to_string())];
+    let unavailable = |md: &mut String| md.push_str("\nstrace is not available: no system-call counts.\n");
+    let mut md = String::new();
+    let contenders = selected_ours_and_upstream();
+    for (mode, moved) in [("--download", "received"), ("--upload", "sent")] {
+        let _ = write!(
+            md,
+            "\n## System calls per MiB {moved} (strace -f -c, one {mib} MiB transfer over HTTP/1.1, whole client process)\n\n| client | streams | read-side / MiB | write-side / MiB | epoll_wait + futex / MiB | all / MiB | most frequent / MiB |\n|---|---|---|---|---|---|---|\n"
+        );
+        for c in &contenders {
+            for parallel in ["1", "8"] {
+                let Some(n) = strace(&[mode, &c.label(), parallel], &envs) else {
+                    unavailable(&mut md);
+                    print!("{md}");
+                    report.markdown.push_str(&md);
+                    return;
+                };
+                let per = mib as f64;
+                let _ = writeln!(
+                    md,
+                    "| {} | {parallel} | {:.1} | {:.1} | {:.1} | {:.1} | {} |",
+                    c.label(),
+                    n.reads / per,
+                    n.writes / per,
+                    n.wakeups / per,
+                    n.all / per,
+                    n.top(per)
+                );
             }
-            let per = |x: f64| x / mib as f64;
-            by_name.sort_by(|a, b| b.0.total_cmp(&a.0));
-            let top: Vec<String> = by_name.iter().take(4).map(|(n, name)| format!("{name} {:.0}", per(*n))).collect();
+        }
+    }
+    let _ = write!(
+        md,
+        "\n## System calls per small call (strace -f -c, {calls} POSTs of 1 KiB → 1 KiB over kept-alive connections, whole client process, start-up and handshakes included)\n\n| client | scenario | read-side / call | write-side / call | epoll_wait + futex / call | all / call | most frequent / call |\n|---|---|---|---|---|---|---|\n"
+    );
+    for c in &contenders {
+        for (scenario, port, concurrency) in
+            [("h1 c1", server.h1, "1"), ("h1 c64", server.h1, "64"), ("h2 c1", server.h2, "1"), ("h2 c64", server.h2, "64")]
+        {
+            let url = format!("https://localhost:{}/obj/1024", port.port());
+            let envs = [("BENCH_CA", server.ca_pem.clone()), ("BENCH_URL", url), ("BENCH_CALLS", calls.to_string())];
+            let Some(n) = strace(&["--calls", &c.label(), concurrency], &envs) else {
+                unavailable(&mut md);
+                break;
+            };
+            let per = calls as f64;
             let _ = writeln!(
                 md,
-                "| {} | {parallel} | {:.1} | {:.1} | {:.1} | {} |",
+                "| {} | {scenario} | {:.2} | {:.2} | {:.2} | {:.2} | {} |",
                 c.label(),
-                per(reads),
-                per(writes),
-                per(total),
-                top.join(", ")
+                n.reads / per,
+                n.writes / per,
+                n.wakeups / per,
+                n.all / per,
+                n.top(per)
             );
         }
     }
@@ -498,13 +638,13 @@ fn syscalls(server: &BenchServer, report: &mut Report) {
     report.markdown.push_str(&md);
 }
 
-fn cold_start(server: &BenchServer, report: &mut Report) {
+fn cold_start(server: &ServerProcess, report: &mut Report) {
     for gap in [0, 30] {
         cold_start_with_gap(server, report, gap);
     }
 }
 
-fn cold_start_with_gap(server: &BenchServer, report: &mut Report, gap_ms: u64) {
+fn cold_start_with_gap(server: &ServerProcess, report: &mut Report, gap_ms: u64) {
     let runs = env_number("BENCH_COLD_RUNS", 15);
     let url = format!("https://localhost:{}/obj/1024", server.h1.port());
     let contenders: Vec<Contender> = ours_and_upstream().collect();
@@ -552,7 +692,7 @@ fn cold_start_with_gap(server: &BenchServer, report: &mut Report, gap_ms: u64) {
     report.markdown.push_str(&md);
 }
 
-async fn new_connections(server: &BenchServer, report: &mut Report) {
+async fn new_connections(server: &ServerProcess, report: &mut Report) {
     let count = env_number("BENCH_CONNECTIONS", 200);
     let url = format!("https://localhost:{}/obj/1", server.h1.port());
     // Rounds interleave the clients so that drift hits all alike; the median round is reported.
@@ -570,14 +710,14 @@ async fn new_connections(server: &BenchServer, report: &mut Report) {
     }
     for _ in 0..rounds {
         for (c, client) in &clients {
-            let before = server.handshakes(server.h1).len();
+            let (_, resumed_before) = server.handshakes(Port::H1);
             let started = Instant::now();
             for _ in 0..count {
                 fetch(client, &url, None, &mut sink, true).await;
             }
             samples.entry(c.label()).or_default().push(count as f64 / started.elapsed().as_secs_f64());
-            let resumed = server.handshakes(server.h1)[before..].iter().filter(|h| h.resumed).count();
-            *resumed_counts.entry(c.label()).or_default() += resumed;
+            let (_, resumed_after) = server.handshakes(Port::H1);
+            *resumed_counts.entry(c.label()).or_default() += resumed_after - resumed_before;
         }
     }
     let mut rates = BTreeMap::new();
@@ -607,7 +747,7 @@ async fn new_connections(server: &BenchServer, report: &mut Report) {
 
 /// What going through an HTTP CONNECT proxy (the test-support proxy, in this process) costs a
 /// download: ours direct vs ours through the proxy, h1 single stream, per provider, interleaved.
-async fn proxied(server: &BenchServer, report: &mut Report) {
+async fn proxied(server: &ServerProcess, report: &mut Report) {
     use smithy_default_tls::ProxyConfig;
     use smithy_tls_test_support::{ConnectProxy, ProxyMode};
 
@@ -654,7 +794,7 @@ async fn proxied(server: &BenchServer, report: &mut Report) {
     report.markdown.push_str(&md);
 }
 
-fn rss(server: &BenchServer, report: &mut Report) {
+fn rss(server: &ServerProcess, report: &mut Report) {
     let base = format!("https://localhost:{}", server.h1.port());
     let mut md = String::from(
         "\n## Peak RSS during the 8-way download (fresh process, h1)\n\n| client | peak RSS (MiB) |\n|---|---|\n",
@@ -705,59 +845,99 @@ async fn negotiated(server: &BenchServer, report: &mut Report) {
     report.markdown.push_str(&md);
 }
 
+/// A grouped bar chart of median throughput, downloads then uploads, one bar per client per
+/// scenario, as SVG (plotters; text is left to the viewer's sans-serif font).
 fn chart(report: &Report) -> String {
-    // A grouped bar chart of median throughput, hand-drawn SVG (no font or raster dependency).
-    let scenarios = ["h1 single", "h1 8x8MiB", "h2 single", "h2 8x8MiB"];
+    use plotters::prelude::*;
+    use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+    let groups: Vec<(Direction, &str)> = [Direction::Download, Direction::Upload]
+        .into_iter()
+        .flat_map(|d| SCENARIOS.iter().map(move |(s, _, _)| (d, *s)))
+        .collect();
     let labels: Vec<String> = throughput_contenders().iter().map(|c| c.label()).collect();
-    let colors = ["#1f77b4", "#aec7e8", "#2ca02c", "#98df8a", "#d62728", "#ff9896", "#7f7f7f"];
-    let max = report.throughput.values().copied().fold(1.0, f64::max);
-    let (width, height, left, bottom, top) = (900.0, 420.0, 60.0, 60.0, 40.0);
-    let plot_h = height - bottom - top;
-    let group_w = (width - left - 20.0) / scenarios.len() as f64;
-    let bar_w = group_w / (labels.len() as f64 + 1.0);
-    let mut svg = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{}\" font-family=\"sans-serif\" font-size=\"11\">\n\
-         <text x=\"{left}\" y=\"20\" font-size=\"14\">Median download throughput, Gb/s (higher is better)</text>\n",
-        height + 20.0 * labels.len() as f64 / 2.0
-    );
-    for tick in 0..=4 {
-        let v = max * tick as f64 / 4.0;
-        let y = top + plot_h - plot_h * tick as f64 / 4.0;
-        let _ = writeln!(svg, "<line x1=\"{left}\" x2=\"{}\" y1=\"{y:.1}\" y2=\"{y:.1}\" stroke=\"#ddd\"/><text x=\"5\" y=\"{:.1}\">{v:.1}</text>", width - 20.0, y + 4.0);
-    }
-    for (g, scenario) in scenarios.iter().enumerate() {
-        let gx = left + g as f64 * group_w;
-        let _ = writeln!(svg, "<text x=\"{:.1}\" y=\"{:.1}\">{scenario}</text>", gx + bar_w, height - bottom + 18.0);
-        for (i, label) in labels.iter().enumerate() {
-            let value = report.throughput.get(&(scenario.to_string(), label.clone())).copied().unwrap_or(0.0);
-            let h = plot_h * value / max;
-            let _ = writeln!(
-                svg,
-                "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{h:.1}\" fill=\"{}\"><title>{label}: {value:.2} Gb/s</title></rect>",
-                gx + bar_w * (i as f64 + 0.5),
-                top + plot_h - h,
-                bar_w * 0.9,
-                colors[i % colors.len()]
-            );
+    let colors = [
+        RGBColor(0x1f, 0x77, 0xb4),
+        RGBColor(0xae, 0xc7, 0xe8),
+        RGBColor(0x2c, 0xa0, 0x2c),
+        RGBColor(0x98, 0xdf, 0x8a),
+        RGBColor(0xd6, 0x27, 0x28),
+        RGBColor(0xff, 0x98, 0x96),
+        RGBColor(0x7f, 0x7f, 0x7f),
+    ];
+    let max = report.throughput.values().copied().filter(|v| v.is_finite()).fold(1.0, f64::max) * 1.45; // headroom for the legend
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (1200, 520)).into_drawing_area();
+        root.fill(&WHITE).expect("chart background");
+        let mut chart = ChartBuilder::on(&root)
+            .caption("Median throughput, Gb/s (higher is better; server in its own process)", ("sans-serif", 18))
+            .margin(12)
+            .x_label_area_size(36)
+            .y_label_area_size(48)
+            .build_cartesian_2d(0.0..groups.len() as f64, 0.0..max)
+            .expect("chart axes");
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .light_line_style(WHITE)
+            .x_labels(0)
+            .y_desc("Gb/s")
+            .draw()
+            .expect("chart mesh");
+        // Group names under each group's centre (plotters' own labels go at round numbers).
+        let style = TextStyle::from(("sans-serif", 13)).pos(Pos::new(HPos::Center, VPos::Top));
+        for (g, (direction, scenario)) in groups.iter().enumerate() {
+            let (x, y) = chart.backend_coord(&(g as f64 + 0.5, 0.0));
+            root.draw(&Text::new(format!("{} {scenario}", direction.name()), (x, y + 8), style.clone()))
+                .expect("group label");
         }
+        let bar = 0.9 / labels.len() as f64;
+        for (i, label) in labels.iter().enumerate() {
+            let color = colors[i % colors.len()];
+            let bars = groups.iter().enumerate().filter_map(|(g, (direction, scenario))| {
+                let value = *report.throughput.get(&(*direction, scenario.to_string(), label.clone()))?;
+                let x = g as f64 + 0.05 + bar * i as f64;
+                Some(Rectangle::new([(x, 0.0), (x + bar * 0.9, value)], color.filled()))
+            });
+            chart
+                .draw_series(bars)
+                .expect("bars")
+                .label(label.as_str())
+                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], color.filled()));
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.9))
+            .border_style(BLACK.mix(0.3))
+            .draw()
+            .expect("legend");
+        root.present().expect("chart");
     }
-    for (i, label) in labels.iter().enumerate() {
-        let x = left + (i % 4) as f64 * 210.0;
-        let y = height - 20.0 + (i / 4) as f64 * 18.0;
-        let _ = writeln!(svg, "<rect x=\"{x}\" y=\"{:.1}\" width=\"10\" height=\"10\" fill=\"{}\"/><text x=\"{}\" y=\"{y:.1}\">{label}</text>", y - 9.0, colors[i % colors.len()], x + 14.0);
-    }
-    svg.push_str("</svg>\n");
     svg
 }
 
 /// The benchmark server in a process of its own, as S3 or DynamoDB is to an SDK: this executable
-/// started with `--serve`, which prints its ports and CA and serves until its standard input
-/// closes (when this is dropped).
+/// started with `--serve`, which prints its ports and CA, answers questions about the
+/// handshakes it saw on its standard input, and serves until that closes (when this is
+/// dropped). Every section that compares clients measures against this server, so no client
+/// shares its process, runtime or allocator with the server.
 struct ServerProcess {
     child: std::process::Child,
+    /// The question channel: the server's standard input and the lines it prints.
+    control: std::sync::Mutex<(std::process::ChildStdin, std::io::Lines<std::io::BufReader<std::process::ChildStdout>>)>,
     h1: SocketAddr,
     h2: SocketAddr,
+    plain: SocketAddr,
     ca_pem: String,
+}
+
+/// One of the server's TLS ports.
+#[derive(Clone, Copy, Debug)]
+enum Port {
+    /// HTTP/1.1 only.
+    H1,
 }
 
 impl ServerProcess {
@@ -779,7 +959,7 @@ impl ServerProcess {
                 .and_then(|a| a.parse().ok())
                 .unwrap_or_else(|| panic!("no {key} in {first:?}"))
         };
-        let (h1, h2) = (addr("h1="), addr("h2="));
+        let (h1, h2, plain) = (addr("h1="), addr("h2="), addr("plain="));
         let mut ca_pem = String::new();
         for line in lines.by_ref() {
             let line = line.expect("server output");
@@ -789,26 +969,48 @@ impl ServerProcess {
             ca_pem.push_str(&line);
             ca_pem.push('\n');
         }
-        ServerProcess { child, h1, h2, ca_pem }
+        let stdin = child.stdin.take().expect("stdin");
+        ServerProcess { child, control: std::sync::Mutex::new((stdin, lines)), h1, h2, plain, ca_pem }
+    }
+
+    /// How many handshakes the server completed on `port` so far, and how many of them resumed
+    /// a session.
+    fn handshakes(&self, port: Port) -> (usize, usize) {
+        use std::io::Write as _;
+        let mut control = self.control.lock().expect("server control");
+        let (stdin, lines) = &mut *control;
+        writeln!(stdin, "HANDSHAKES {port:?}").and_then(|()| stdin.flush()).expect("ask the server process");
+        let answer = lines.next().and_then(Result::ok).expect("the server process answers");
+        let number = |key: &str| field(&answer, key) as usize;
+        (number("total="), number("resumed="))
     }
 }
 
 impl Drop for ServerProcess {
     fn drop(&mut self) {
-        drop(self.child.stdin.take());
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
 }
 
-/// Child-process mode (`--serve`): the benchmark server, until standard input closes.
+/// Child-process mode (`--serve`): the benchmark server, until standard input closes. A line
+/// `HANDSHAKES H1` (or `H2`) on standard input is answered with the port's handshake counts.
 fn serve_child() {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("tokio");
     let server = runtime.block_on(BenchServer::start());
     println!("SERVE h1={} h2={} plain={}", server.h1, server.h2, server.plain);
     println!("{}", server.ca_pem.trim_end());
     println!("END");
-    let _ = std::io::stdin().read_to_end(&mut Vec::new());
+    for line in std::io::stdin().lines() {
+        let Ok(line) = line else { break };
+        let addr = match line.trim() {
+            "HANDSHAKES H1" => server.h1,
+            "HANDSHAKES H2" => server.h2,
+            other => panic!("the server process does not know {other:?}"),
+        };
+        let seen = server.handshakes(addr);
+        println!("HANDSHAKES total={} resumed={}", seen.len(), seen.iter().filter(|h| h.resumed).count());
+    }
     drop(server);
 }
 
@@ -854,8 +1056,7 @@ async fn run_calls(
 /// 1 KiB back, over kept-alive connections, HTTP/1.1 and h2, one at a time and 64 at once, the
 /// server in a process of its own. Clients interleaved; the first round warms up and is not
 /// counted.
-async fn small_calls(report: &mut Report) {
-    let server = ServerProcess::start();
+async fn small_calls(server: &ServerProcess, report: &mut Report) {
     let calls = env_number("BENCH_CALLS", 20_000) as usize;
     let rounds = env_number("BENCH_CALL_ROUNDS", 3).max(1) as usize;
     let contenders = selected_ours_and_upstream();
@@ -923,8 +1124,11 @@ async fn small_calls(report: &mut Report) {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
     if let [flag, label, parallel] = args.as_slice() {
-        if flag == "--download" {
-            return download_child(label, parallel);
+        match flag.as_str() {
+            "--download" => return download_child(label, parallel),
+            "--upload" => return upload_child(label, parallel),
+            "--calls" => return calls_child(label, parallel),
+            _ => {}
         }
     }
     if args.first().map(String::as_str) == Some("--serve") {
@@ -940,15 +1144,21 @@ fn main() {
     }
     let wanted = |section: &str| args.is_empty() || args.iter().any(|a| a == section);
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("tokio");
-    let server = runtime.block_on(BenchServer::start());
+    let server = ServerProcess::start();
     let mut report = Report { markdown: String::new(), throughput: BTreeMap::new() };
     let machine = machine_description();
-    println!("# smithy-tls benchmarks\n\nMachine: {machine}; client and server share it.");
+    println!("# smithy-tls benchmarks\n\nMachine: {machine}; client and server share it, each in a process of its own.");
     if wanted("negotiated") {
-        runtime.block_on(negotiated(&server, &mut report));
+        // What was negotiated is read from the server's own records, so this one section runs
+        // the server in this process; it measures nothing.
+        let in_process = runtime.block_on(BenchServer::start());
+        runtime.block_on(negotiated(&in_process, &mut report));
     }
     if wanted("throughput") {
-        runtime.block_on(throughput(&server, &mut report));
+        runtime.block_on(throughput(&server, Direction::Download, &mut report));
+    }
+    if wanted("uploads") {
+        runtime.block_on(throughput(&server, Direction::Upload, &mut report));
     }
     if wanted("cold-start") {
         cold_start(&server, &mut report);
@@ -966,27 +1176,7 @@ fn main() {
         idle(&server, &mut report);
     }
     if wanted("small-calls") {
-        runtime.block_on(small_calls(&mut report));
-    }
-    if let Ok(labels) = std::env::var("BENCH_CPU") {
-        // Diagnostic aid: client-process CPU seconds for one single-stream download per label.
-        let base = format!("https://localhost:{}", server.h1.port());
-        let exe = std::env::current_exe().expect("current exe");
-        for label in labels.split(',') {
-            let out = Command::new("/usr/bin/time")
-                .args(["-f", "CPU user=%U sys=%S wall=%e"])
-                .arg(&exe)
-                .args(["--download", label, "1"])
-                .env("BENCH_CA", &server.ca_pem)
-                .env("BENCH_BASE", &base)
-                .output()
-                .expect("time");
-            println!(
-                "{label}: {} {}",
-                String::from_utf8_lossy(&out.stdout).trim(),
-                String::from_utf8_lossy(&out.stderr).trim()
-            );
-        }
+        runtime.block_on(small_calls(&server, &mut report));
     }
     if let Ok(label) = std::env::var("BENCH_PROFILE") {
         // Diagnostic aid, not part of the report: `perf record` one single-stream download.
@@ -1004,17 +1194,19 @@ fn main() {
     if wanted("syscalls") {
         syscalls(&server, &mut report);
     }
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/benchmarks");
-    std::fs::create_dir_all(&dir).expect("mkdir docs/benchmarks");
-    let header = format!("# Benchmark results\n\nMachine: {machine}; client and server share it. Produced by `cargo bench -p smithy-tls-bench --bench compare`; see ../BENCHMARKS.md.\n");
+    let header = format!("# Benchmark results\n\nMachine: {machine}; client and server share it, each in a process of its own. Produced by `cargo bench -p smithy-tls-bench --bench compare`; see ../BENCHMARKS.md.\n");
     // Only a full run (every section, every client, every scenario) replaces the published
-    // report; partial runs print their figures and leave it alone. (BENCH_CPU / BENCH_PROFILE
-    // add diagnostics to whatever sections run.)
+    // report in docs/benchmarks/; a partial run writes its report and chart to
+    // target/benchmarks-partial/ instead. (BENCH_PROFILE adds a diagnostic to whatever
+    // sections run.)
     let filtered = ["BENCH_ONLY", "BENCH_SCENARIOS"].iter().any(|v| std::env::var_os(v).is_some());
-    if !args.is_empty() || filtered {
-        println!("\npartial run: {} not updated", dir.display());
-        return;
-    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let dir = if !args.is_empty() || filtered {
+        root.join("target/benchmarks-partial")
+    } else {
+        root.join("docs/benchmarks")
+    };
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("mkdir {}: {e}", dir.display()));
     std::fs::write(dir.join("results.md"), format!("{header}{}", report.markdown)).expect("write results.md");
     std::fs::write(dir.join("throughput.svg"), chart(&report)).expect("write chart");
     println!("\nwrote {}", dir.display());

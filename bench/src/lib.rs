@@ -276,6 +276,80 @@ pub async fn download(client: &SharedHttpClient, base: &str, total: u64, paralle
     started.elapsed()
 }
 
+/// Uploads `total` bytes to `base` (`scheme://host:port`) the way S3 PutObject / UploadPart do:
+/// one PUT when `parallel` is 1, else PUTs of `part` bytes with `parallel` in flight. Each
+/// body streams slices of one shared block (no copies on the sender's side), with its
+/// content-length set. Returns the elapsed time.
+pub async fn upload(client: &SharedHttpClient, base: &str, total: u64, parallel: usize, part: u64) -> Duration {
+    let block = upload_block();
+    let url = format!("{base}/obj/0");
+    let started = Instant::now();
+    if parallel <= 1 {
+        put(client, &url, block, total).await;
+        return started.elapsed();
+    }
+    let count = total.div_ceil(part);
+    let next = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let mut workers = Vec::new();
+    for _ in 0..parallel {
+        let (client, url, next, block) = (client.clone(), url.clone(), Arc::clone(&next), block.clone());
+        workers.push(tokio::spawn(async move {
+            let mut sent = 0;
+            loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if i >= count {
+                    break sent;
+                }
+                let len = part.min(total - i * part);
+                put(&client, &url, block.clone(), len).await;
+                sent += len;
+            }
+        }));
+    }
+    let mut sent = 0;
+    for w in workers {
+        sent += w.await.expect("worker");
+    }
+    assert_eq!(sent, total);
+    started.elapsed()
+}
+
+/// The block every upload body is sliced from, made once per process.
+fn upload_block() -> Bytes {
+    static BLOCK_BYTES: std::sync::OnceLock<Bytes> = std::sync::OnceLock::new();
+    BLOCK_BYTES.get_or_init(|| Bytes::from((0..BLOCK).map(|i| (i % 253) as u8).collect::<Vec<u8>>())).clone()
+}
+
+/// One `PUT url` of `len` bytes streamed from `block`, answered with an empty 200.
+async fn put(client: &SharedHttpClient, url: &str, block: Bytes, len: u64) {
+    let connector = client.http_connector(&HttpConnectorSettings::default(), &components());
+    let body = SdkBody::from_body_1_x(SliceBody { block, remaining: len, offset: 0 });
+    let request = http::Request::put(url)
+        .header("content-length", len)
+        .header("content-type", "application/octet-stream")
+        .body(body)
+        .expect("request");
+    let request = HttpRequest::try_from(request).expect("request");
+    let response = connector.call(request).await.unwrap_or_else(|e| panic!("PUT {url}: {e:?}"));
+    assert!(response.status().is_success(), "PUT {url}: {}", response.status());
+    let mut body = response.into_body();
+    while let Some(frame) = std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await {
+        frame.unwrap_or_else(|e| panic!("answer to PUT {url}: {e}"));
+    }
+}
+
+/// CPU seconds (user + system) this process has used so far, every thread included.
+pub fn cpu_seconds() -> f64 {
+    // SAFETY: `getrusage` only writes the `rusage` it is given, which outlives the call.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; RUSAGE_SELF is a valid `who`.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+        return f64::NAN;
+    }
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    secs(usage.ru_utime) + secs(usage.ru_stime)
+}
+
 /// The median of some numbers (upper median for even counts).
 pub fn median(values: &[f64]) -> f64 {
     let mut sorted = values.to_vec();
