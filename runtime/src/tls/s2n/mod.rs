@@ -191,6 +191,7 @@ impl S2nBackend {
         // to hide, and a client that waits half a minute to report an untrusted certificate
         // stalls the SDK's retries, so the delay is off.
         builder.set_max_blinding_delay(0).map_err(config_error)?;
+        builder.set_send_buffer_size(128 << 10).map_err(config_error)?;
         let tickets = Arc::new(TicketStore::default());
         if settings.session_resumption {
             builder.enable_session_tickets(true).map_err(config_error)?;
