@@ -265,9 +265,12 @@ async fn throughput(server: &ServerProcess, direction: Direction, report: &mut R
             .collect();
         let _ = writeln!(md, "| {} | {} |", contender.label(), cells.join(" | "));
     }
-    let t = |scenario: &str, label: &str| medians.get(&(scenario.to_owned(), label.to_owned())).copied().unwrap_or(f64::NAN);
+    let t = |scenario: &str, label: &str| {
+        medians.get(&(scenario.to_owned(), label.to_owned())).copied().unwrap_or(f64::NAN)
+    };
     let _ = write!(md, "\n### Ratios ours / upstream, {what} (median Gb/s; CPU per GiB in brackets, lower is better)\n\n| provider | h1 single | h1 8x8MiB | h2 single | h2 8x8MiB | our h2 / our h1 (single, 8x) |\n|---|---|---|---|---|---|\n");
-    let c = |scenario: &str, label: &str| cpu.get(&(scenario.to_owned(), label.to_owned())).map_or(f64::NAN, |v| median(v));
+    let c =
+        |scenario: &str, label: &str| cpu.get(&(scenario.to_owned(), label.to_owned())).map_or(f64::NAN, |v| median(v));
     for p in PROVIDERS {
         let ours = Contender::Ours(p).label();
         let theirs = Contender::Upstream(p).label();
@@ -403,6 +406,8 @@ fn idle_child(label: &str) {
         // not what an idle connection costs.
         fetch(&client, &format!("https://h0.idle.test:{port}/obj/{bytes}"), None, &mut sink, false).await;
         tokio::time::sleep(Duration::from_millis(100)).await;
+        // SAFETY: malloc_trim only returns free memory to the kernel; no allocation is touched.
+        unsafe { libc::malloc_trim(0) };
         let before = rss_kib().unwrap_or(0);
         let started = Instant::now();
         for i in 1..=count {
@@ -413,10 +418,17 @@ fn idle_child(label: &str) {
         tokio::time::sleep(Duration::from_millis(300)).await;
         (open, before, rss_kib().unwrap_or(0))
     });
+    // What the connections still hold: memory they gave back to the allocator but that glibc
+    // has not returned to the kernel is counted in RSS above and not here.
+    // SAFETY: malloc_trim only returns free memory to the kernel; no allocation is touched.
+    unsafe { libc::malloc_trim(0) };
+    let held = rss_kib().unwrap_or(0);
+    let per_conn = |kib: u64| kib.saturating_sub(before) as f64 / count as f64;
     println!(
-        "IDLE open_ms={:.1} kib_per_conn={:.2}",
+        "IDLE open_ms={:.1} kib_per_conn={:.2} held_kib_per_conn={:.2}",
         open.as_secs_f64() * 1e3,
-        after.saturating_sub(before) as f64 / count as f64
+        per_conn(after),
+        per_conn(held)
     );
     drop(client);
 }
@@ -429,9 +441,10 @@ fn idle(server: &ServerProcess, report: &mut Report) {
     let rounds = env_number("BENCH_IDLE_ROUNDS", 3).max(1) as usize;
     let contenders = selected_ours_and_upstream();
     let mut md = format!(
-        "\n## Idle pooled connections ({count} distinct host names → 127.0.0.1 through each client's DNS resolver override, one GET each, HTTP/1.1; each client in its own process; median (min–max) of {rounds} rounds, interleaved)\n\n| client | response carried | RSS per idle connection (KiB) | time to open them (ms) |\n|---|---|---|---|\n"
+        "\n## Idle pooled connections ({count} distinct host names → 127.0.0.1 through each client's DNS resolver override, one GET each, HTTP/1.1; each client in its own process; median (min–max) of {rounds} rounds, interleaved)\n\n| client | response carried | RSS per idle connection (KiB) | still held when glibc returns what is free (KiB) | time to open them (ms) |\n|---|---|---|---|---|\n"
     );
     let mut per_conn: BTreeMap<(u64, String), Vec<f64>> = BTreeMap::new();
+    let mut held: BTreeMap<(u64, String), Vec<f64>> = BTreeMap::new();
     let sizes = [1024u64, 256 << 10];
     for bytes in sizes {
         let mut open: BTreeMap<String, Vec<f64>> = BTreeMap::new();
@@ -447,22 +460,38 @@ fn idle(server: &ServerProcess, report: &mut Report) {
                     ],
                 );
                 per_conn.entry((bytes, c.label())).or_default().push(field(&out, "kib_per_conn="));
+                held.entry((bytes, c.label())).or_default().push(field(&out, "held_kib_per_conn="));
                 open.entry(c.label()).or_default().push(field(&out, "open_ms="));
             }
         }
         for c in &contenders {
-            let (kib, ms) = (&per_conn[&(bytes, c.label())], &open[&c.label()]);
-            let _ =
-                writeln!(md, "| {} | {} KiB | {} | {} |", c.label(), bytes >> 10, median_range(kib), median_range(ms));
+            let key = (bytes, c.label());
+            let (kib, kept, ms) = (&per_conn[&key], &held[&key], &open[&c.label()]);
+            let _ = writeln!(
+                md,
+                "| {} | {} KiB | {} | {} | {} |",
+                c.label(),
+                bytes >> 10,
+                median_range(kib),
+                median_range(kept),
+                median_range(ms)
+            );
         }
     }
-    md.push_str("\n| provider | RSS per idle connection, ours / upstream: after 1 KiB | after 256 KiB (target ≤ 1.0) |\n|---|---|---|\n");
+    md.push_str("\n| provider | RSS per idle connection, ours / upstream (target ≤ 1.0): after 1 KiB | after 256 KiB | held, after 1 KiB | held, after 256 KiB |\n|---|---|---|---|---|\n");
     for p in PROVIDERS {
-        let ratio = |bytes: u64| {
-            let get = |c: Contender| per_conn.get(&(bytes, c.label())).map_or(f64::NAN, |v| median(v));
+        let ratio = |table: &BTreeMap<(u64, String), Vec<f64>>, bytes: u64| {
+            let get = |c: Contender| table.get(&(bytes, c.label())).map_or(f64::NAN, |v| median(v));
             format!("{:.2}", get(Contender::Ours(p)) / get(Contender::Upstream(p)))
         };
-        let _ = writeln!(md, "| {p} | {} | {} |", ratio(sizes[0]), ratio(sizes[1]));
+        let _ = writeln!(
+            md,
+            "| {p} | {} | {} | {} | {} |",
+            ratio(&per_conn, sizes[0]),
+            ratio(&per_conn, sizes[1]),
+            ratio(&held, sizes[0]),
+            ratio(&held, sizes[1])
+        );
     }
     print!("{md}");
     report.markdown.push_str(&md);
@@ -612,9 +641,12 @@ fn syscalls(server: &ServerProcess, report: &mut Report) {
         "\n## System calls per small call (strace -f -c, {calls} POSTs of 1 KiB → 1 KiB over kept-alive connections, whole client process, start-up and handshakes included)\n\n| client | scenario | read-side / call | write-side / call | epoll_wait + futex / call | all / call | most frequent / call |\n|---|---|---|---|---|---|---|\n"
     );
     for c in &contenders {
-        for (scenario, port, concurrency) in
-            [("h1 c1", server.h1, "1"), ("h1 c64", server.h1, "64"), ("h2 c1", server.h2, "1"), ("h2 c64", server.h2, "64")]
-        {
+        for (scenario, port, concurrency) in [
+            ("h1 c1", server.h1, "1"),
+            ("h1 c64", server.h1, "64"),
+            ("h2 c1", server.h2, "1"),
+            ("h2 c64", server.h2, "64"),
+        ] {
             let url = format!("https://localhost:{}/obj/1024", port.port());
             let envs = [("BENCH_CA", server.ca_pem.clone()), ("BENCH_URL", url), ("BENCH_CALLS", calls.to_string())];
             let Some(n) = strace(&["--calls", &c.label(), concurrency], &envs) else {
@@ -926,7 +958,8 @@ fn chart(report: &Report) -> String {
 struct ServerProcess {
     child: std::process::Child,
     /// The question channel: the server's standard input and the lines it prints.
-    control: std::sync::Mutex<(std::process::ChildStdin, std::io::Lines<std::io::BufReader<std::process::ChildStdout>>)>,
+    control:
+        std::sync::Mutex<(std::process::ChildStdin, std::io::Lines<std::io::BufReader<std::process::ChildStdout>>)>,
     h1: SocketAddr,
     h2: SocketAddr,
     plain: SocketAddr,
@@ -1147,7 +1180,9 @@ fn main() {
     let server = ServerProcess::start();
     let mut report = Report { markdown: String::new(), throughput: BTreeMap::new() };
     let machine = machine_description();
-    println!("# smithy-tls benchmarks\n\nMachine: {machine}; client and server share it, each in a process of its own.");
+    println!(
+        "# smithy-tls benchmarks\n\nMachine: {machine}; client and server share it, each in a process of its own."
+    );
     if wanted("negotiated") {
         // What was negotiated is read from the server's own records, so this one section runs
         // the server in this process; it measures nothing.

@@ -122,6 +122,30 @@ async fn connection_reuse_h2() {
     reuse(Alpn::H2AndHttp1).await;
 }
 
+/// A connection left idle long enough to give its receive buffers back (the read-ahead buffer
+/// at once, s2n-tls's record buffers after 100 ms) carries the next responses byte-exact.
+async fn reuse_after_idle(alpn: Alpn) {
+    let ca = TestCa::new("conformance CA");
+    let server = server(&ca, alpn).await;
+    let client = client_trusting(&ca);
+    for (round, len) in [(0, MIB), (1, 1000), (2, 3 * MIB)] {
+        let response = call(&client, &no_timeouts(), get(&server.url(&format!("/bytes/{len}")))).await.expect("GET");
+        assert_eq!(digest_body(response.into_body()).await, Digest::of_pattern(len), "round {round}");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    assert_eq!(server.accepted(), 1, "the idle connection must be reused");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_idle_past_its_buffer_release_is_reused_intact_http1() {
+    reuse_after_idle(Alpn::Http1Only).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_idle_past_its_buffer_release_is_reused_intact_h2() {
+    reuse_after_idle(Alpn::H2AndHttp1).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http2_can_be_disabled() {
     let ca = TestCa::new("conformance CA");

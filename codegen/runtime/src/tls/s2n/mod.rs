@@ -241,7 +241,7 @@ impl S2nBackend {
             // backend was prepared, with its FIPS security policy. The regular provider never is.
             fips: is_fips(self.provider),
         };
-        Ok((MaybeTlsStream::S2n(Box::new(S2nStream(stream))), info))
+        Ok((MaybeTlsStream::S2n(Box::new(S2nStream::new(stream))), info))
     }
 }
 

@@ -1,20 +1,50 @@
 //! The s2n-tls connection as the HTTP layer reads it.
 
+use std::future::Future as _;
 use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
+use tokio::time::{Instant, Sleep};
 
 use crate::tls::{ReadAhead, Transport};
 
-/// An s2n-tls stream whose reads hand over every record s2n-tls already holds.
+/// How long a connection must have had nothing to read before s2n-tls's record buffers are
+/// given back. Releasing them at every empty read (between each request and its response)
+/// cost small calls 10-20 %; after this long without data the connection is most likely idle
+/// in a pool, and one release and reallocation per pause of this length costs nothing
+/// measurable.
+const RELEASE_BUFFERS_AFTER: Duration = Duration::from_millis(100);
+
+/// An s2n-tls stream whose reads hand over every record s2n-tls already holds, and which gives
+/// s2n-tls's record buffers back once it has been idle for [`RELEASE_BUFFERS_AFTER`].
 ///
 /// s2n-tls gives out at most one record per read; hyper then sees many small reads, never grows
 /// its buffer, and wakes the body's reader once per record. Each read here drains what is
 /// decrypted into the caller's buffer instead.
-pub(crate) struct S2nStream(pub(super) s2n_tls_tokio::TlsStream<ReadAhead<Transport>>);
+pub(crate) struct S2nStream {
+    inner: s2n_tls_tokio::TlsStream<ReadAhead<Transport>>,
+    idle: IdleRelease,
+}
+
+/// When a stream that found nothing to read gives its buffers back: a timer that runs out
+/// [`RELEASE_BUFFERS_AFTER`] after it was set, checked against a count of the reads that
+/// returned data. A busy connection resets the timer once per period, not once per read (a
+/// reset takes the runtime's timer lock; once per small call that cost 12 % at 64 at once).
+#[derive(Default)]
+struct IdleRelease {
+    /// Made at the first empty read.
+    timer: Option<Pin<Box<Sleep>>>,
+    /// Reads that returned data, ever.
+    reads: u64,
+    /// `reads` when the timer was set.
+    reads_at_set: u64,
+    /// The buffers are released and no data has arrived since.
+    released: bool,
+}
 
 impl std::fmt::Debug for S2nStream {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -25,15 +55,57 @@ impl std::fmt::Debug for S2nStream {
 impl S2nStream {
     /// The TCP socket underneath.
     pub(crate) fn tcp(&self) -> &TcpStream {
-        self.0.get_ref().get_ref().tcp()
+        self.inner.get_ref().get_ref().tcp()
+    }
+
+    pub(super) fn new(inner: s2n_tls_tokio::TlsStream<ReadAhead<Transport>>) -> Self {
+        S2nStream { inner, idle: IdleRelease::default() }
+    }
+
+    /// A read found nothing: check the idle clock, and release s2n-tls's buffers when no read
+    /// has returned data for a whole period (s2n-tls refuses, harmlessly, while it holds unread
+    /// data).
+    fn note_empty_read(&mut self, cx: &mut Context<'_>) {
+        let idle = &mut self.idle;
+        if idle.released {
+            return;
+        }
+        let timer = idle.timer.get_or_insert_with(|| {
+            idle.reads_at_set = idle.reads;
+            Box::pin(tokio::time::sleep(RELEASE_BUFFERS_AFTER))
+        });
+        if timer.as_mut().poll(cx).is_pending() {
+            return;
+        }
+        if idle.reads == idle.reads_at_set {
+            let connection: &mut s2n_tls::connection::Connection = self.inner.as_mut();
+            let _ = connection.release_buffers();
+            idle.released = true;
+        } else {
+            // Data came during the period: a new one starts now.
+            idle.reads_at_set = idle.reads;
+            timer.as_mut().reset(Instant::now() + RELEASE_BUFFERS_AFTER);
+            let _ = timer.as_mut().poll(cx);
+        }
+    }
+
+    /// A read returned data (or the end of the stream).
+    fn note_data(&mut self) {
+        self.idle.reads += 1;
+        self.idle.released = false;
     }
 }
 
 impl AsyncRead for S2nStream {
     fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
-        let mut inner = Pin::new(&mut self.get_mut().0);
+        let this = self.get_mut();
         let start = buf.filled().len();
-        std::task::ready!(inner.as_mut().poll_read(cx, buf))?;
+        if Pin::new(&mut this.inner).poll_read(cx, buf)?.is_pending() {
+            this.note_empty_read(cx);
+            return Poll::Pending;
+        }
+        this.note_data();
+        let mut inner = Pin::new(&mut this.inner);
         if buf.filled().len() == start {
             return Poll::Ready(Ok(())); // end of stream
         }
@@ -51,7 +123,7 @@ impl AsyncRead for S2nStream {
 
 impl AsyncWrite for S2nStream {
     fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.get_mut().0).poll_write(cx, buf)
+        Pin::new(&mut self.get_mut().inner).poll_write(cx, buf)
     }
 
     fn poll_write_vectored(
@@ -59,18 +131,18 @@ impl AsyncWrite for S2nStream {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.get_mut().0).poll_write_vectored(cx, bufs)
+        Pin::new(&mut self.get_mut().inner).poll_write_vectored(cx, bufs)
     }
 
     fn is_write_vectored(&self) -> bool {
-        self.0.is_write_vectored()
+        self.inner.is_write_vectored()
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().0).poll_flush(cx)
+        Pin::new(&mut self.get_mut().inner).poll_flush(cx)
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().0).poll_shutdown(cx)
+        Pin::new(&mut self.get_mut().inner).poll_shutdown(cx)
     }
 }
