@@ -1092,7 +1092,8 @@ async fn run_calls(
 async fn small_calls(server: &ServerProcess, report: &mut Report) {
     let calls = env_number("BENCH_CALLS", 20_000) as usize;
     let rounds = env_number("BENCH_CALL_ROUNDS", 3).max(1) as usize;
-    let contenders = selected_ours_and_upstream();
+    // Plain HTTP (no TLS) over HTTP/1.1 as the ceiling: what a call costs without TLS.
+    let contenders = selected_throughput_contenders();
     let clients: Vec<(Contender, SharedHttpClient)> =
         contenders.iter().map(|c| (*c, c.build(&server.ca_pem))).collect();
     let body = Bytes::from(vec![b'x'; 1024]);
@@ -1108,10 +1109,16 @@ async fn small_calls(server: &ServerProcess, report: &mut Report) {
             continue;
         }
         let url = format!("https://localhost:{}/obj/1024", addr.port());
+        let plain_url = format!("http://{}/obj/1024", server.plain);
         for round in 0..=rounds {
             for (contender, client) in &clients {
+                let url = match contender {
+                    Contender::Plain if addr == server.h2 => continue, // h1 only
+                    Contender::Plain => &plain_url,
+                    _ => &url,
+                };
                 let n = if round == 0 { (concurrency * 20).max(500) } else { calls };
-                let (elapsed, sample) = run_calls(client, &url, &body, n, concurrency).await;
+                let (elapsed, sample) = run_calls(client, url, &body, n, concurrency).await;
                 let rate = n as f64 / elapsed.as_secs_f64();
                 if round == 0 {
                     continue;
@@ -1149,6 +1156,19 @@ async fn small_calls(server: &ServerProcess, report: &mut Report) {
             format!("{:.2}", get(&ours) / get(&theirs))
         };
         let _ = writeln!(md, "| {p} | {} | {} | {} | {} |", rate("h1 c64"), rate("h2 c64"), p99("h1 c1"), p99("h2 c1"));
+    }
+    // The ceiling: plain HTTP / upstream over HTTP/1.1, the most removing TLS cost altogether
+    // could gain.
+    md.push_str("\n| provider | ceiling: plain HTTP / upstream calls/s, h1 c1 | h1 c64 | p99 plain / upstream, h1 c1 |\n|---|---|---|---|\n");
+    let plain = Contender::Plain.label();
+    for p in PROVIDERS {
+        let theirs = Contender::Upstream(p).label();
+        let rate = |s: &str| {
+            let get = |l: &String| rates.get(&(s, l.clone())).map_or(f64::NAN, |v| median(v));
+            format!("{:.2}", get(&plain) / get(&theirs))
+        };
+        let get = |l: &String| latencies.get(&("h1 c1", l.clone())).map_or(f64::NAN, |v| quantile(v, 0.99));
+        let _ = writeln!(md, "| {p} | {} | {} | {:.2} |", rate("h1 c1"), rate("h1 c64"), get(&plain) / get(&theirs));
     }
     print!("{md}");
     report.markdown.push_str(&md);
