@@ -6,11 +6,15 @@
 //! or on tokio's blocking pool at the first connection; when it is quick, inline at the first
 //! connection.
 
+#[cfg(s2n)]
 mod read_ahead;
 #[cfg(rustls)]
 pub(crate) mod rustls;
+#[cfg(rustls)]
+mod rustls_stream;
 #[cfg(s2n)]
 pub(crate) mod s2n;
+#[cfg(s2n)]
 pub(crate) use read_ahead::ReadAhead;
 mod transport;
 pub(crate) use transport::Transport;
@@ -233,7 +237,7 @@ impl LazyTlsBackend {
 pub(crate) enum MaybeTlsStream {
     Plain(Transport),
     #[cfg(rustls)]
-    Rustls(Box<tokio_rustls::client::TlsStream<ReadAhead<Transport>>>),
+    Rustls(Box<rustls_stream::RustlsStream>),
     #[cfg(s2n)]
     S2n(Box<self::s2n::S2nStream>),
 }
@@ -243,7 +247,7 @@ impl MaybeTlsStream {
         match self {
             MaybeTlsStream::Plain(s) => s.tcp(),
             #[cfg(rustls)]
-            MaybeTlsStream::Rustls(s) => s.get_ref().0.get_ref().tcp(),
+            MaybeTlsStream::Rustls(s) => s.tcp(),
             #[cfg(s2n)]
             MaybeTlsStream::S2n(s) => s.tcp(),
         }
