@@ -27,7 +27,6 @@ pub const RUNTIME_FILES: &[(&str, &str)] = &[
     ("src/tls/read_ahead.rs", include_str!("../runtime/src/tls/read_ahead.rs")),
     ("src/tls/transport.rs", include_str!("../runtime/src/tls/transport.rs")),
     ("src/tls/rustls.rs", include_str!("../runtime/src/tls/rustls.rs")),
-    ("src/tls/rustls_stream.rs", include_str!("../runtime/src/tls/rustls_stream.rs")),
     ("src/tls/s2n/chain.rs", include_str!("../runtime/src/tls/s2n/chain.rs")),
     ("src/tls/s2n/key_log.rs", include_str!("../runtime/src/tls/s2n/key_log.rs")),
     ("src/tls/s2n/mod.rs", include_str!("../runtime/src/tls/s2n/mod.rs")),

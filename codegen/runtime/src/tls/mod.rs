@@ -6,15 +6,11 @@
 //! or on tokio's blocking pool at the first connection; when it is quick, inline at the first
 //! connection.
 
-#[cfg(s2n)]
 mod read_ahead;
 #[cfg(rustls)]
 pub(crate) mod rustls;
-#[cfg(rustls)]
-mod rustls_stream;
 #[cfg(s2n)]
 pub(crate) mod s2n;
-#[cfg(s2n)]
 pub(crate) use read_ahead::ReadAhead;
 mod transport;
 pub(crate) use transport::Transport;
@@ -237,7 +233,7 @@ impl LazyTlsBackend {
 pub(crate) enum MaybeTlsStream {
     Plain(Transport),
     #[cfg(rustls)]
-    Rustls(Box<rustls_stream::RustlsStream>),
+    Rustls(Box<tokio_rustls::client::TlsStream<ReadAhead<Transport>>>),
     #[cfg(s2n)]
     S2n(Box<self::s2n::S2nStream>),
 }
@@ -247,7 +243,7 @@ impl MaybeTlsStream {
         match self {
             MaybeTlsStream::Plain(s) => s.tcp(),
             #[cfg(rustls)]
-            MaybeTlsStream::Rustls(s) => s.tcp(),
+            MaybeTlsStream::Rustls(s) => s.get_ref().0.get_ref().tcp(),
             #[cfg(s2n)]
             MaybeTlsStream::S2n(s) => s.tcp(),
         }

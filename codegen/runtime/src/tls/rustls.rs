@@ -6,9 +6,9 @@ use rustls::client::ClientConfig;
 use rustls::crypto::CryptoProvider;
 use rustls::{RootCertStore, SupportedProtocolVersion};
 use rustls_pki_types::ServerName;
+use tokio_rustls::TlsConnector;
 
-use super::rustls_stream::RustlsStream;
-use super::{MaybeTlsStream, TlsInfo, TlsSettings, Transport};
+use super::{MaybeTlsStream, ReadAhead, TlsInfo, TlsSettings, Transport};
 use crate::error::{CertificateProblem, Error, HandshakeFailure, TlsHandshakeError};
 use crate::TlsProvider;
 
@@ -17,7 +17,7 @@ static PROTOCOL_VERSIONS: &[&SupportedProtocolVersion] = &[&rustls::version::TLS
 
 pub(crate) struct RustlsBackend {
     provider: TlsProvider,
-    config: Arc<ClientConfig>,
+    connector: TlsConnector,
 }
 
 impl std::fmt::Debug for RustlsBackend {
@@ -162,7 +162,7 @@ impl RustlsBackend {
                 reason: "rustls would not run this configuration in FIPS mode".to_owned(),
             });
         }
-        Ok(RustlsBackend { provider, config: Arc::new(config) })
+        Ok(RustlsBackend { provider, connector: TlsConnector::from(Arc::new(config)) })
     }
 
     pub(crate) async fn handshake(
@@ -176,9 +176,8 @@ impl RustlsBackend {
             kind: HandshakeFailure::Protocol,
             source: Arc::new(e),
         })?;
-        let stream =
-            RustlsStream::connect(Arc::clone(&self.config), name, tcp).await.map_err(|io| classify(provider, io))?;
-        let conn = stream.connection();
+        let stream = self.connector.connect(name, ReadAhead::new(tcp)).await.map_err(|io| classify(provider, io))?;
+        let (_, conn) = stream.get_ref();
         let info = TlsInfo {
             provider,
             protocol_version: conn.protocol_version().map(|v| format!("{v:?}")).unwrap_or_default(),
@@ -186,7 +185,7 @@ impl RustlsBackend {
             key_exchange_group: conn.negotiated_key_exchange_group().map(|g| format!("{:?}", g.name())),
             alpn: conn.alpn_protocol().map(|p| String::from_utf8_lossy(p).into_owned()),
             resumed: matches!(conn.handshake_kind(), Some(rustls::HandshakeKind::Resumed)),
-            fips: stream.fips(),
+            fips: conn.fips(),
         };
         Ok((MaybeTlsStream::Rustls(Box::new(stream)), info))
     }
