@@ -30,12 +30,14 @@
 //! platform verifier per client configuration), so a broken store is a clear error at every
 //! connection, never a panic.
 //!
-//! Bulk downloads are cheap too: every TLS connection reads the socket up to 64 KiB at a time
-//! once data flows in bulk (one record's worth before that)
-//! and serves the TLS library's record-sized reads from that buffer (16 instead of 65 read calls
-//! per MiB), and s2n-tls connections hand hyper every record s2n-tls already decrypted. Idle
-//! connections are cheap: that buffer is released whenever a read finds nothing to read, so a
-//! connection waiting in the pool does not hold it.
+//! Bulk downloads are cheap too: once data flows in bulk every TLS connection reads the socket
+//! up to 64 KiB at a time (one record's worth at first) and serves the TLS library's
+//! record-sized reads from that buffer (16 instead of 65 read calls per MiB), and s2n-tls
+//! connections hand hyper every record s2n-tls already decrypted. Idle connections are cheap:
+//! before bulk data a connection reads straight into the TLS library and allocates no such
+//! buffer; after, the buffer is released whenever a read finds nothing to read, and s2n-tls's
+//! own record buffers once a connection has had nothing to read for 100 ms, so a connection
+//! waiting in the pool holds neither.
 #![warn(missing_docs, unreachable_pub)]
 // One module has `unsafe` code (tls/s2n/key_log.rs, the C callback s2n-tls needs for
 // SSLKEYLOGFILE); it opts in with `allow`, everything else is refused.

@@ -62,37 +62,46 @@ impl S2nStream {
         S2nStream { inner, idle: IdleRelease::default() }
     }
 
-    /// A read found nothing: check the idle clock, and release s2n-tls's buffers when no read
-    /// has returned data for a whole period (s2n-tls refuses, harmlessly, while it holds unread
-    /// data).
+    /// A read found nothing: release s2n-tls's buffers once no read has returned data for a
+    /// whole period (s2n-tls refuses, harmlessly, while it holds unread data).
     fn note_empty_read(&mut self, cx: &mut Context<'_>) {
-        let idle = &mut self.idle;
-        if idle.released {
-            return;
+        if self.idle.empty_read(cx) {
+            let connection: &mut s2n_tls::connection::Connection = self.inner.as_mut();
+            let _ = connection.release_buffers();
         }
-        let timer = idle.timer.get_or_insert_with(|| {
-            idle.reads_at_set = idle.reads;
+    }
+}
+
+impl IdleRelease {
+    /// A read found nothing: whether the buffers are to be released now, because no read has
+    /// returned data for a whole period. Until then `cx` is woken when the period ends.
+    fn empty_read(&mut self, cx: &mut Context<'_>) -> bool {
+        if self.released {
+            return false;
+        }
+        let (reads, reads_at_set) = (self.reads, &mut self.reads_at_set);
+        let timer = self.timer.get_or_insert_with(|| {
+            *reads_at_set = reads;
             Box::pin(tokio::time::sleep(RELEASE_BUFFERS_AFTER))
         });
         if timer.as_mut().poll(cx).is_pending() {
-            return;
+            return false;
         }
-        if idle.reads == idle.reads_at_set {
-            let connection: &mut s2n_tls::connection::Connection = self.inner.as_mut();
-            let _ = connection.release_buffers();
-            idle.released = true;
-        } else {
-            // Data came during the period: a new one starts now.
-            idle.reads_at_set = idle.reads;
-            timer.as_mut().reset(Instant::now() + RELEASE_BUFFERS_AFTER);
-            let _ = timer.as_mut().poll(cx);
+        if self.reads == self.reads_at_set {
+            self.released = true;
+            return true;
         }
+        // Data came during the period: a new one starts now.
+        self.reads_at_set = self.reads;
+        timer.as_mut().reset(Instant::now() + RELEASE_BUFFERS_AFTER);
+        let _ = timer.as_mut().poll(cx);
+        false
     }
 
     /// A read returned data (or the end of the stream).
-    fn note_data(&mut self) {
-        self.idle.reads += 1;
-        self.idle.released = false;
+    fn data(&mut self) {
+        self.reads += 1;
+        self.released = false;
     }
 }
 
@@ -104,7 +113,7 @@ impl AsyncRead for S2nStream {
             this.note_empty_read(cx);
             return Poll::Pending;
         }
-        this.note_data();
+        this.idle.data();
         let mut inner = Pin::new(&mut this.inner);
         if buf.filled().len() == start {
             return Poll::Ready(Ok(())); // end of stream
@@ -144,5 +153,42 @@ impl AsyncWrite for S2nStream {
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         Pin::new(&mut self.get_mut().inner).poll_shutdown(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Polls `idle` with empty reads until it says to release, as a stream's reader would:
+    /// woken by its timer, never by data.
+    async fn released_within(idle: &mut IdleRelease, limit: Duration) -> bool {
+        let wait = std::future::poll_fn(|cx| if idle.empty_read(cx) { Poll::Ready(()) } else { Poll::Pending });
+        tokio::time::timeout(limit, wait).await.is_ok()
+    }
+
+    #[tokio::test]
+    async fn buffers_go_back_after_a_quiet_period_and_not_before() {
+        let mut idle = IdleRelease::default();
+        let started = std::time::Instant::now();
+        // The timer wakes the reader at the end of the period: no other wake-up is needed.
+        assert!(released_within(&mut idle, Duration::from_secs(5)).await, "never released");
+        assert!(started.elapsed() >= RELEASE_BUFFERS_AFTER, "released after {:?}", started.elapsed());
+        // Released once; more empty reads change nothing until data comes.
+        assert!(!released_within(&mut idle, RELEASE_BUFFERS_AFTER * 2).await, "released twice");
+    }
+
+    #[tokio::test]
+    async fn data_during_the_period_starts_a_new_one() {
+        let mut idle = IdleRelease::default();
+        assert!(!released_within(&mut idle, RELEASE_BUFFERS_AFTER / 2).await, "released too early");
+        idle.data();
+        // The period that saw data ends without a release; a whole quiet one follows first.
+        let started = std::time::Instant::now();
+        assert!(released_within(&mut idle, Duration::from_secs(5)).await, "never released");
+        assert!(started.elapsed() >= RELEASE_BUFFERS_AFTER, "released after {:?}", started.elapsed());
+        // Data after a release makes the next quiet period release again.
+        idle.data();
+        assert!(released_within(&mut idle, Duration::from_secs(5)).await, "not released again");
     }
 }
