@@ -161,6 +161,15 @@ impl Direction {
             Direction::Upload => "upload",
         }
     }
+
+    /// Moves `total` bytes this way between `client` and `base`, `parallel` streams of `part`
+    /// bytes (one stream: one request); how long it took.
+    async fn transfer(self, client: &SharedHttpClient, base: &str, total: u64, parallel: usize, part: u64) -> Duration {
+        match self {
+            Direction::Download => download(client, base, total, parallel, part).await,
+            Direction::Upload => upload(client, base, total, parallel, part).await,
+        }
+    }
 }
 
 /// The throughput scenarios: (name, over h2, streams in parallel).
@@ -203,10 +212,7 @@ async fn throughput(server: &ServerProcess, direction: Direction, report: &mut R
                     (_, true) => format!("https://localhost:{}", server.h2.port()),
                 };
                 let cpu_before = cpu_seconds();
-                let elapsed = match direction {
-                    Direction::Download => download(client, &base, total, parallel, part).await,
-                    Direction::Upload => upload(client, &base, total, parallel, part).await,
-                };
+                let elapsed = direction.transfer(client, &base, total, parallel, part).await;
                 let cpu_per_gib = (cpu_seconds() - cpu_before) / (total as f64 / (1u64 << 30) as f64);
                 let rate = gbps(total, elapsed);
                 if run == 0 {
@@ -239,7 +245,6 @@ async fn throughput(server: &ServerProcess, direction: Direction, report: &mut R
         "\n## Throughput, {what} ({} MiB per run, server in its own process; median (min–max) Gb/s of {runs} runs)\n\n{header}",
         total >> 20
     );
-    let mut medians: BTreeMap<(String, String), f64> = BTreeMap::new();
     for contender in &contenders {
         let cells: Vec<String> = SCENARIOS
             .iter()
@@ -247,9 +252,7 @@ async fn throughput(server: &ServerProcess, direction: Direction, report: &mut R
                 let Some(samples) = results.get(&(s.to_string(), contender.label())) else {
                     return "-".to_owned();
                 };
-                let m = median(samples);
-                medians.insert((s.to_string(), contender.label()), m);
-                report.throughput.insert((direction, s.to_string(), contender.label()), m);
+                report.throughput.insert((direction, s.to_string(), contender.label()), median(samples));
                 median_range(samples)
             })
             .collect();
@@ -265,8 +268,9 @@ async fn throughput(server: &ServerProcess, direction: Direction, report: &mut R
             .collect();
         let _ = writeln!(md, "| {} | {} |", contender.label(), cells.join(" | "));
     }
+    let medians = &report.throughput;
     let t = |scenario: &str, label: &str| {
-        medians.get(&(scenario.to_owned(), label.to_owned())).copied().unwrap_or(f64::NAN)
+        medians.get(&(direction, scenario.to_owned(), label.to_owned())).copied().unwrap_or(f64::NAN)
     };
     let _ = write!(md, "\n### Ratios ours / upstream, {what} (median Gb/s; CPU per GiB in brackets, lower is better)\n\n| provider | h1 single | h1 8x8MiB | h2 single | h2 8x8MiB | our h2 / our h1 (single, 8x) |\n|---|---|---|---|---|---|\n");
     let c =
@@ -497,8 +501,9 @@ fn idle(server: &ServerProcess, report: &mut Report) {
     report.markdown.push_str(&md);
 }
 
-/// Child-process mode: one download of BENCH_MIB from BENCH_BASE with `parallel` streams.
-fn download_child(label: &str, parallel: &str) {
+/// Child-process mode: one download from (or upload to) BENCH_BASE of BENCH_MIB with
+/// `parallel` streams.
+fn transfer_child(direction: Direction, label: &str, parallel: &str) {
     let contender = Contender::parse(label).unwrap_or_else(|| panic!("unknown contender {label}"));
     let ca = std::env::var("BENCH_CA").expect("BENCH_CA");
     let base = std::env::var("BENCH_BASE").expect("BENCH_BASE");
@@ -506,21 +511,9 @@ fn download_child(label: &str, parallel: &str) {
     let parallel: usize = parallel.parse().expect("parallel");
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("tokio");
     let client = contender.build(&ca);
-    let elapsed = runtime.block_on(download(&client, &base, total, parallel, 8 << 20));
-    println!("DOWNLOAD secs={:.3} gbps={:.2}", elapsed.as_secs_f64(), gbps(total, elapsed));
-}
-
-/// Child-process mode: one upload of BENCH_MIB to BENCH_BASE with `parallel` streams.
-fn upload_child(label: &str, parallel: &str) {
-    let contender = Contender::parse(label).unwrap_or_else(|| panic!("unknown contender {label}"));
-    let ca = std::env::var("BENCH_CA").expect("BENCH_CA");
-    let base = std::env::var("BENCH_BASE").expect("BENCH_BASE");
-    let total = env_number("BENCH_MIB", 1024) << 20;
-    let parallel: usize = parallel.parse().expect("parallel");
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("tokio");
-    let client = contender.build(&ca);
-    let elapsed = runtime.block_on(upload(&client, &base, total, parallel, 8 << 20));
-    println!("UPLOAD secs={:.3} gbps={:.2}", elapsed.as_secs_f64(), gbps(total, elapsed));
+    let elapsed = runtime.block_on(direction.transfer(&client, &base, total, parallel, 8 << 20));
+    let tag = direction.name().to_uppercase();
+    println!("{tag} secs={:.3} gbps={:.2}", elapsed.as_secs_f64(), gbps(total, elapsed));
 }
 
 /// Child-process mode: BENCH_CALLS small calls (POST 1 KiB → 1 KiB) to BENCH_URL,
@@ -641,15 +634,10 @@ fn syscalls(server: &ServerProcess, report: &mut Report) {
         "\n## System calls per small call (strace -f -c, {calls} POSTs of 1 KiB → 1 KiB over kept-alive connections, whole client process, start-up and handshakes included)\n\n| client | scenario | read-side / call | write-side / call | epoll_wait + futex / call | all / call | most frequent / call |\n|---|---|---|---|---|---|---|\n"
     );
     for c in &contenders {
-        for (scenario, port, concurrency) in [
-            ("h1 c1", server.h1, "1"),
-            ("h1 c64", server.h1, "64"),
-            ("h2 c1", server.h2, "1"),
-            ("h2 c64", server.h2, "64"),
-        ] {
+        for (scenario, port, concurrency) in server.call_scenarios() {
             let url = format!("https://localhost:{}/obj/1024", port.port());
             let envs = [("BENCH_CA", server.ca_pem.clone()), ("BENCH_URL", url), ("BENCH_CALLS", calls.to_string())];
-            let Some(n) = strace(&["--calls", &c.label(), concurrency], &envs) else {
+            let Some(n) = strace(&["--calls", &c.label(), &concurrency.to_string()], &envs) else {
                 unavailable(&mut md);
                 break;
             };
@@ -742,13 +730,13 @@ async fn new_connections(server: &ServerProcess, report: &mut Report) {
     }
     for _ in 0..rounds {
         for (c, client) in &clients {
-            let (_, resumed_before) = server.handshakes(Port::H1);
+            let (_, resumed_before) = server.h1_handshakes();
             let started = Instant::now();
             for _ in 0..count {
                 fetch(client, &url, None, &mut sink, true).await;
             }
             samples.entry(c.label()).or_default().push(count as f64 / started.elapsed().as_secs_f64());
-            let (_, resumed_after) = server.handshakes(Port::H1);
+            let (_, resumed_after) = server.h1_handshakes();
             *resumed_counts.entry(c.label()).or_default() += resumed_after - resumed_before;
         }
     }
@@ -966,13 +954,6 @@ struct ServerProcess {
     ca_pem: String,
 }
 
-/// One of the server's TLS ports.
-#[derive(Clone, Copy, Debug)]
-enum Port {
-    /// HTTP/1.1 only.
-    H1,
-}
-
 impl ServerProcess {
     fn start() -> ServerProcess {
         let exe = std::env::current_exe().expect("current exe");
@@ -1006,16 +987,21 @@ impl ServerProcess {
         ServerProcess { child, control: std::sync::Mutex::new((stdin, lines)), h1, h2, plain, ca_pem }
     }
 
-    /// How many handshakes the server completed on `port` so far, and how many of them resumed
-    /// a session.
-    fn handshakes(&self, port: Port) -> (usize, usize) {
+    /// How many handshakes the server completed on its HTTP/1.1 port so far, and how many of
+    /// them resumed a session.
+    fn h1_handshakes(&self) -> (usize, usize) {
         use std::io::Write as _;
         let mut control = self.control.lock().expect("server control");
         let (stdin, lines) = &mut *control;
-        writeln!(stdin, "HANDSHAKES {port:?}").and_then(|()| stdin.flush()).expect("ask the server process");
+        writeln!(stdin, "HANDSHAKES H1").and_then(|()| stdin.flush()).expect("ask the server process");
         let answer = lines.next().and_then(Result::ok).expect("the server process answers");
         let number = |key: &str| field(&answer, key) as usize;
         (number("total="), number("resumed="))
+    }
+
+    /// The small-call scenarios: (name, port, calls in flight).
+    fn call_scenarios(&self) -> [(&'static str, SocketAddr, usize); 4] {
+        [("h1 c1", self.h1, 1), ("h1 c64", self.h1, 64), ("h2 c1", self.h2, 1), ("h2 c64", self.h2, 64)]
     }
 }
 
@@ -1027,7 +1013,7 @@ impl Drop for ServerProcess {
 }
 
 /// Child-process mode (`--serve`): the benchmark server, until standard input closes. A line
-/// `HANDSHAKES H1` (or `H2`) on standard input is answered with the port's handshake counts.
+/// `HANDSHAKES H1` on standard input is answered with the HTTP/1.1 port's handshake counts.
 fn serve_child() {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("tokio");
     let server = runtime.block_on(BenchServer::start());
@@ -1036,12 +1022,11 @@ fn serve_child() {
     println!("END");
     for line in std::io::stdin().lines() {
         let Ok(line) = line else { break };
-        let addr = match line.trim() {
-            "HANDSHAKES H1" => server.h1,
-            "HANDSHAKES H2" => server.h2,
+        match line.trim() {
+            "HANDSHAKES H1" => {}
             other => panic!("the server process does not know {other:?}"),
-        };
-        let seen = server.handshakes(addr);
+        }
+        let seen = server.handshakes(server.h1);
         println!("HANDSHAKES total={} resumed={}", seen.len(), seen.iter().filter(|h| h.resumed).count());
     }
     drop(server);
@@ -1097,8 +1082,7 @@ async fn small_calls(server: &ServerProcess, report: &mut Report) {
     let clients: Vec<(Contender, SharedHttpClient)> =
         contenders.iter().map(|c| (*c, c.build(&server.ca_pem))).collect();
     let body = Bytes::from(vec![b'x'; 1024]);
-    let scenarios =
-        [("h1 c1", server.h1, 1), ("h1 c64", server.h1, 64), ("h2 c1", server.h2, 1), ("h2 c64", server.h2, 64)];
+    let scenarios = server.call_scenarios();
     let mut rates: BTreeMap<(&str, String), Vec<f64>> = BTreeMap::new();
     let mut latencies: BTreeMap<(&str, String), Vec<f64>> = BTreeMap::new();
     println!(
@@ -1178,8 +1162,8 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
     if let [flag, label, parallel] = args.as_slice() {
         match flag.as_str() {
-            "--download" => return download_child(label, parallel),
-            "--upload" => return upload_child(label, parallel),
+            "--download" => return transfer_child(Direction::Download, label, parallel),
+            "--upload" => return transfer_child(Direction::Upload, label, parallel),
             "--calls" => return calls_child(label, parallel),
             _ => {}
         }
