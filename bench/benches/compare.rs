@@ -26,8 +26,8 @@ use aws_smithy_http_client::tls;
 use aws_smithy_runtime_api::client::http::SharedHttpClient;
 use smithy_default_tls::{SmithyTlsClient, TlsProvider};
 use smithy_tls_bench::{
-    child, cpu_seconds, download, env_number, fetch, field, machine_description, median, median_range, min_max,
-    peak_rss_kib, post, quantile, rss_kib, upload, BenchServer, Loopback,
+    child, download, env_number, fetch, field, machine_description, median, median_range, min_max, peak_rss_kib, post,
+    quantile, rss_kib, upload, BenchServer, Loopback, Usage,
 };
 
 /// A client under test.
@@ -189,6 +189,7 @@ async fn throughput(server: &ServerProcess, direction: Direction, report: &mut R
         contenders.iter().map(|c| (*c, c.build(&server.ca_pem))).collect();
     let mut results: BTreeMap<(String, String), Vec<f64>> = BTreeMap::new();
     let mut cpu: BTreeMap<(String, String), Vec<f64>> = BTreeMap::new();
+    let mut faults: BTreeMap<(String, String), Vec<f64>> = BTreeMap::new();
     let what = direction.name();
     println!(
         "\n## Throughput, {what}: {} MiB per run, {runs} runs, clients interleaved round-robin, server in its own process",
@@ -211,9 +212,11 @@ async fn throughput(server: &ServerProcess, direction: Direction, report: &mut R
                     (_, false) => format!("https://localhost:{}", server.h1.port()),
                     (_, true) => format!("https://localhost:{}", server.h2.port()),
                 };
-                let cpu_before = cpu_seconds();
+                let before = Usage::now();
                 let elapsed = direction.transfer(client, &base, total, parallel, part).await;
-                let cpu_per_gib = (cpu_seconds() - cpu_before) / (total as f64 / (1u64 << 30) as f64);
+                let used = Usage::now().since(before);
+                let cpu_per_gib = used.cpu_seconds / (total as f64 / (1u64 << 30) as f64);
+                let faults_per_mib = used.minor_faults as f64 / (total >> 20) as f64;
                 let rate = gbps(total, elapsed);
                 if run == 0 {
                     println!(
@@ -224,12 +227,13 @@ async fn throughput(server: &ServerProcess, direction: Direction, report: &mut R
                     continue;
                 }
                 println!(
-                    "{:<28} Run:{run} Secs:{:.3} Gb/s:{rate:.2} CPU s/GiB:{cpu_per_gib:.2}",
+                    "{:<28} Run:{run} Secs:{:.3} Gb/s:{rate:.2} CPU s/GiB:{cpu_per_gib:.2} faults/MiB:{faults_per_mib:.1}",
                     contender.label(),
                     elapsed.as_secs_f64()
                 );
                 results.entry((scenario.to_owned(), contender.label())).or_default().push(rate);
                 cpu.entry((scenario.to_owned(), contender.label())).or_default().push(cpu_per_gib);
+                faults.entry((scenario.to_owned(), contender.label())).or_default().push(faults_per_mib);
             }
             if scenario == "h1 single" && run > 0 {
                 if let Some(secs) = curl.as_ref().and_then(|c| c.download(server, total)) {
@@ -258,16 +262,29 @@ async fn throughput(server: &ServerProcess, direction: Direction, report: &mut R
             .collect();
         let _ = writeln!(md, "| {} | {} |", contender.label(), cells.join(" | "));
     }
+    // One row per client, one median per scenario.
+    let per_scenario = |md: &mut String, samples: &BTreeMap<(String, String), Vec<f64>>, decimals: usize| {
+        for contender in &contenders {
+            let cells: Vec<String> = SCENARIOS
+                .iter()
+                .map(|(s, _, _)| {
+                    samples
+                        .get(&(s.to_string(), contender.label()))
+                        .map_or("-".to_owned(), |v| format!("{:.decimals$}", median(v)))
+                })
+                .collect();
+            let _ = writeln!(md, "| {} | {} |", contender.label(), cells.join(" | "));
+        }
+    };
     let _ = write!(md, "\n### Client CPU seconds per GiB, {what} (median; lower is better)\n\n{header}");
-    for contender in &contenders {
-        let cells: Vec<String> = SCENARIOS
-            .iter()
-            .map(|(s, _, _)| {
-                cpu.get(&(s.to_string(), contender.label())).map_or("-".to_owned(), |v| format!("{:.2}", median(v)))
-            })
-            .collect();
-        let _ = writeln!(md, "| {} | {} |", contender.label(), cells.join(" | "));
-    }
+    per_scenario(&mut md, &cpu, 2);
+    // Fresh pages the kernel had to hand out: the allocator giving memory back and taking it
+    // again (glibc trimming the top of its heap) shows here, as system CPU time above.
+    let _ = write!(
+        md,
+        "\n### Client page faults per MiB, {what} (median; fresh pages the kernel handed out during a run)\n\n{header}"
+    );
+    per_scenario(&mut md, &faults, 1);
     let medians = &report.throughput;
     let t = |scenario: &str, label: &str| {
         medians.get(&(direction, scenario.to_owned(), label.to_owned())).copied().unwrap_or(f64::NAN)

@@ -338,16 +338,39 @@ async fn put(client: &SharedHttpClient, url: &str, block: Bytes, len: u64) {
     }
 }
 
-/// CPU seconds (user + system) this process has used so far, every thread included.
-pub fn cpu_seconds() -> f64 {
-    // SAFETY: `getrusage` only writes the `rusage` it is given, which outlives the call.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: as above; RUSAGE_SELF is a valid `who`.
-    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
-        return f64::NAN;
+/// What this process has used so far, every thread included: CPU time and page faults.
+#[derive(Clone, Copy, Debug)]
+pub struct Usage {
+    /// User + system CPU seconds.
+    pub cpu_seconds: f64,
+    /// Page faults served without I/O: mostly the kernel handing out (and zeroing) fresh
+    /// pages, as it does when the allocator reuses memory it had returned to the kernel.
+    pub minor_faults: u64,
+}
+
+impl Usage {
+    /// The process's usage now (NaN CPU and no faults if `getrusage` fails).
+    pub fn now() -> Usage {
+        // SAFETY: `getrusage` only writes the `rusage` it is given, which outlives the call.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: as above; RUSAGE_SELF is a valid `who`.
+        if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+            return Usage { cpu_seconds: f64::NAN, minor_faults: 0 };
+        }
+        let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+        Usage {
+            cpu_seconds: secs(usage.ru_utime) + secs(usage.ru_stime),
+            minor_faults: u64::try_from(usage.ru_minflt).unwrap_or(0),
+        }
     }
-    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    secs(usage.ru_utime) + secs(usage.ru_stime)
+
+    /// What was used between `earlier` and `self`.
+    pub fn since(self, earlier: Usage) -> Usage {
+        Usage {
+            cpu_seconds: self.cpu_seconds - earlier.cpu_seconds,
+            minor_faults: self.minor_faults.saturating_sub(earlier.minor_faults),
+        }
+    }
 }
 
 /// The median of some numbers (upper median for even counts).
