@@ -63,11 +63,14 @@ impl S2nStream {
     }
 
     /// A read found nothing: release s2n-tls's buffers once no read has returned data for a
-    /// whole period (s2n-tls refuses, harmlessly, while it holds unread data).
+    /// whole period (s2n-tls refuses, harmlessly, while it holds unread data). A TRACE event
+    /// says when it did.
     fn note_empty_read(&mut self, cx: &mut Context<'_>) {
         if self.idle.empty_read(cx) {
             let connection: &mut s2n_tls::connection::Connection = self.inner.as_mut();
-            let _ = connection.release_buffers();
+            if connection.release_buffers().is_ok() {
+                tracing::trace!("idle connection: s2n-tls record buffers released");
+            }
         }
     }
 }
