@@ -249,31 +249,61 @@ pub async fn download(client: &SharedHttpClient, base: &str, total: u64, paralle
         assert_eq!(got, total);
         return elapsed;
     }
-    let parts: Vec<(u64, u64)> =
-        (0..total.div_ceil(part)).map(|i| (i * part, ((i + 1) * part).min(total) - 1)).collect();
-    let queue = Arc::new(Mutex::new(parts.into_iter()));
-    let mut workers = Vec::new();
-    for _ in 0..parallel {
-        let client = client.clone();
-        let url = url.clone();
-        let queue = Arc::clone(&queue);
-        workers.push(tokio::spawn(async move {
-            let mut sink = Vec::with_capacity(part as usize);
-            let mut got = 0;
-            loop {
-                let next = queue.lock().expect("lock").next();
-                let Some((a, b)) = next else { break };
-                got += fetch(&client, &url, Some((a, b)), &mut sink, false).await;
+    let client = client.clone();
+    let got = in_parts(
+        total,
+        part,
+        parallel,
+        || Vec::with_capacity(part as usize),
+        move |mut sink, start, len| {
+            let (client, url) = (client.clone(), url.clone());
+            async move {
+                let got = fetch(&client, &url, Some((start, start + len - 1)), &mut sink, false).await;
+                (sink, got)
             }
-            got
-        }));
-    }
-    let mut got = 0;
-    for w in workers {
-        got += w.await.expect("worker");
-    }
+        },
+    )
+    .await;
     assert_eq!(got, total);
     started.elapsed()
+}
+
+/// Moves `total` bytes as parts of `part` bytes with `parallel` workers, each taking the next
+/// part when it finishes one, as an S3 transfer manager does. A worker starts with `state()`
+/// (a reused buffer, say) and hands it to each part it moves: `move_part(state, start, len)`
+/// gives it back with the bytes it moved. Returns the bytes all parts moved.
+async fn in_parts<S, F, Fut>(total: u64, part: u64, parallel: usize, state: impl Fn() -> S, move_part: F) -> u64
+where
+    S: Send + 'static,
+    F: Fn(S, u64, u64) -> Fut + Clone + Send + 'static,
+    Fut: std::future::Future<Output = (S, u64)> + Send,
+{
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let count = total.div_ceil(part);
+    let next = Arc::new(AtomicU64::new(0));
+    let workers: Vec<_> = (0..parallel.max(1))
+        .map(|_| {
+            let (next, move_part, mut state) = (Arc::clone(&next), move_part.clone(), state());
+            tokio::spawn(async move {
+                let mut moved = 0;
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= count {
+                        break moved;
+                    }
+                    let start = i * part;
+                    let (back, n) = move_part(state, start, part.min(total - start)).await;
+                    state = back;
+                    moved += n;
+                }
+            })
+        })
+        .collect();
+    let mut moved = 0;
+    for worker in workers {
+        moved += worker.await.expect("worker");
+    }
+    moved
 }
 
 /// Uploads `total` bytes to `base` (`scheme://host:port`) the way S3 PutObject / UploadPart do:
@@ -288,28 +318,21 @@ pub async fn upload(client: &SharedHttpClient, base: &str, total: u64, parallel:
         put(client, &url, block, total).await;
         return started.elapsed();
     }
-    let count = total.div_ceil(part);
-    let next = Arc::new(std::sync::atomic::AtomicU64::new(0));
-    let mut workers = Vec::new();
-    for _ in 0..parallel {
-        let (client, url, next, block) = (client.clone(), url.clone(), Arc::clone(&next), block.clone());
-        workers.push(tokio::spawn(async move {
-            let mut sent = 0;
-            loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                if i >= count {
-                    break sent;
-                }
-                let len = part.min(total - i * part);
-                put(&client, &url, block.clone(), len).await;
-                sent += len;
+    let client = client.clone();
+    let sent = in_parts(
+        total,
+        part,
+        parallel,
+        || (),
+        move |(), _start, len| {
+            let (client, url, block) = (client.clone(), url.clone(), block.clone());
+            async move {
+                put(&client, &url, block, len).await;
+                ((), len)
             }
-        }));
-    }
-    let mut sent = 0;
-    for w in workers {
-        sent += w.await.expect("worker");
-    }
+        },
+    )
+    .await;
     assert_eq!(sent, total);
     started.elapsed()
 }
