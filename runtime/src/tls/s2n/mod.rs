@@ -121,10 +121,35 @@ fn check_native_store() -> Result<(), crate::RootsError> {
     Err(crate::RootsError::NativeUnreadable { details: DEFAULTS.iter().map(|p| format!("{p}: not found")).collect() })
 }
 
+/// Initializes s2n-tls once per process, seeding aws-lc's random generator on a second thread
+/// meanwhile.
+///
+/// `s2n_init` first loads the system trust store into s2n-tls's built-in default config (about
+/// 12 ms here; no client of ours uses that config) and only then draws aws-lc's first random
+/// bytes, which seeds aws-lc from CPU-jitter entropy (tens of milliseconds). The seeding is
+/// aws-lc's own process-wide once: started on another thread first, it runs while `s2n_init`
+/// loads the store, and `s2n_init` waits for it instead of starting it. Without a second
+/// thread (spawning failed) it is the same work in a row.
+fn init() {
+    static INIT: std::sync::Once = std::sync::Once::new();
+    INIT.call_once(|| {
+        std::thread::scope(|scope| {
+            let seeding = std::thread::Builder::new()
+                .name("smithy-tls-seed".into())
+                .spawn_scoped(scope, || aws_lc_rs::rand::fill(&mut [0u8; 1]));
+            s2n_tls::init::init();
+            if let Ok(seeding) = seeding {
+                let _ = seeding.join();
+            }
+        });
+    });
+}
+
 impl S2nBackend {
     pub(crate) fn prepare(settings: &TlsSettings) -> Result<Self, Error> {
         let provider = settings.provider;
         let config_error = config_error(provider);
+        init();
         // (Making a builder initializes s2n-tls, which is when it learns its libcrypto's mode.)
         let mut builder = s2n_tls::config::Builder::new();
         // The FIPS provider promises FIPS mode: a libcrypto that is not in it is refused.
