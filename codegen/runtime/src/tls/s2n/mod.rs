@@ -149,8 +149,8 @@ impl S2nBackend {
     pub(crate) fn prepare(settings: &TlsSettings) -> Result<Self, Error> {
         let provider = settings.provider;
         let config_error = config_error(provider);
+        // (Initializing s2n-tls is when it learns its libcrypto's mode.)
         init();
-        // (Making a builder initializes s2n-tls, which is when it learns its libcrypto's mode.)
         let mut builder = s2n_tls::config::Builder::new();
         // The FIPS provider promises FIPS mode: a libcrypto that is not in it is refused.
         if is_fips(provider) && !s2n_tls::init::fips_mode().is_ok_and(|mode| mode.is_enabled()) {
