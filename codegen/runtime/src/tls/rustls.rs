@@ -120,26 +120,29 @@ impl RustlsBackend {
     /// Prepares `settings.provider` (a rustls provider) with its `crypto`.
     pub(crate) fn prepare(settings: &TlsSettings, crypto: CryptoProvider) -> Result<Self, Error> {
         let provider = settings.provider;
-        let tls_error = |e: rustls::Error| Error::TlsConfig { provider, reason: e.to_string() };
-
         let crypto = Arc::new(crypto);
-        // Draw once from the provider's RNG here, on the warm-up thread: aws-lc seeds its DRBG
-        // (CPU-jitter entropy, tens of milliseconds) on first use, and the first handshake
-        // should not be the one to pay for it.
-        let _ = crypto.secure_random.fill(&mut [0u8; 32]);
-        let builder = ClientConfig::builder_with_provider(Arc::clone(&crypto))
-            .with_protocol_versions(PROTOCOL_VERSIONS)
-            .map_err(tls_error)?;
-        // A custom verifier, but still a verifying one: the operating system checks the chain
-        // and the name. (`dangerous()` is rustls's name for any non-webpki verifier.)
-        #[cfg(feature = "platform-verifier")]
-        let builder = if settings.roots == Some(crate::TrustRoots::PlatformVerifier) {
-            builder.dangerous().with_custom_certificate_verifier(Arc::new(platform_verifier(settings, crypto)?))
-        } else {
-            builder.with_root_certificates(root_store(settings)?)
+        // Draw once from the provider's RNG while preparing, on the warm-up thread: aws-lc seeds
+        // its DRBG (CPU-jitter entropy, tens of milliseconds) on first use, and the first
+        // handshake should not be the one to pay for it. When the roots are read from the
+        // system store (milliseconds of reading and parsing), the seeding runs on a second
+        // thread meanwhile instead of before.
+        let seed = || {
+            let _ = crypto.secure_random.fill(&mut [0u8; 32]);
         };
-        #[cfg(not(feature = "platform-verifier"))]
-        let builder = builder.with_root_certificates(root_store(settings)?);
+        let overlap = provider.is_built_on_aws_lc() && settings.roots.is_some_and(crate::TrustRoots::reads_the_store);
+        let builder = std::thread::scope(|scope| {
+            let seeding = overlap
+                .then(|| std::thread::Builder::new().name("smithy-tls-seed".into()).spawn_scoped(scope, seed).ok())
+                .flatten();
+            let builder = Self::config_builder(settings, &crypto);
+            match seeding {
+                Some(seeding) => {
+                    let _ = seeding.join();
+                }
+                None => seed(),
+            }
+            builder
+        })?;
         let mut config = builder.with_no_client_auth();
         config.alpn_protocols = settings.alpn();
         if let Some(path) = super::key_log_file() {
@@ -163,6 +166,32 @@ impl RustlsBackend {
             });
         }
         Ok(RustlsBackend { provider, connector: TlsConnector::from(Arc::new(config)) })
+    }
+
+    /// rustls's configuration up to client authentication: protocol versions, and the roots
+    /// or the platform verifier.
+    fn config_builder(
+        settings: &TlsSettings,
+        crypto: &Arc<CryptoProvider>,
+    ) -> Result<rustls::ConfigBuilder<ClientConfig, rustls::client::WantsClientCert>, Error> {
+        let provider = settings.provider;
+        let tls_error = |e: rustls::Error| Error::TlsConfig { provider, reason: e.to_string() };
+        let builder = ClientConfig::builder_with_provider(Arc::clone(crypto))
+            .with_protocol_versions(PROTOCOL_VERSIONS)
+            .map_err(tls_error)?;
+        // A custom verifier, but still a verifying one: the operating system checks the chain
+        // and the name. (`dangerous()` is rustls's name for any non-webpki verifier.)
+        #[cfg(feature = "platform-verifier")]
+        let builder = if settings.roots == Some(crate::TrustRoots::PlatformVerifier) {
+            builder
+                .dangerous()
+                .with_custom_certificate_verifier(Arc::new(platform_verifier(settings, Arc::clone(crypto))?))
+        } else {
+            builder.with_root_certificates(root_store(settings)?)
+        };
+        #[cfg(not(feature = "platform-verifier"))]
+        let builder = builder.with_root_certificates(root_store(settings)?);
+        Ok(builder)
     }
 
     pub(crate) async fn handshake(
