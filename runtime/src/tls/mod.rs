@@ -77,6 +77,25 @@ pub struct TlsInfo {
     pub fips: bool,
 }
 
+/// Runs `work` here while `seed` runs on a second thread, and returns what `work` returned once
+/// both are done; if no thread can be started, `seed` runs after `work`. `seed` is aws-lc's
+/// first draw from its random generator, which seeds it from CPU-jitter entropy (tens of
+/// milliseconds, once per process): the backends overlap it with the system trust store's
+/// loading instead of doing one after the other.
+fn seeding_meanwhile<T>(seed: impl Fn() + Sync, work: impl FnOnce() -> T) -> T {
+    std::thread::scope(|scope| {
+        let seeding = std::thread::Builder::new().name("smithy-tls-seed".into()).spawn_scoped(scope, &seed);
+        let done = work();
+        match seeding {
+            Ok(seeding) => {
+                let _ = seeding.join();
+            }
+            Err(_) => seed(),
+        }
+        done
+    })
+}
+
 /// `SSLKEYLOGFILE`, when set and not empty: where TLS secrets are logged for debugging (in the
 /// NSS key log format Wireshark reads). Off otherwise.
 fn key_log_file() -> Option<std::path::PathBuf> {

@@ -130,19 +130,12 @@ impl RustlsBackend {
             let _ = crypto.secure_random.fill(&mut [0u8; 32]);
         };
         let overlap = provider.is_built_on_aws_lc() && settings.roots.is_some_and(crate::TrustRoots::reads_the_store);
-        let builder = std::thread::scope(|scope| {
-            let seeding = overlap
-                .then(|| std::thread::Builder::new().name("smithy-tls-seed".into()).spawn_scoped(scope, seed).ok())
-                .flatten();
-            let builder = Self::config_builder(settings, &crypto);
-            match seeding {
-                Some(seeding) => {
-                    let _ = seeding.join();
-                }
-                None => seed(),
-            }
-            builder
-        })?;
+        let builder = if overlap {
+            super::seeding_meanwhile(seed, || Self::config_builder(settings, &crypto))
+        } else {
+            seed();
+            Self::config_builder(settings, &crypto)
+        }?;
         let mut config = builder.with_no_client_auth();
         config.alpn_protocols = settings.alpn();
         if let Some(path) = super::key_log_file() {

@@ -127,21 +127,15 @@ fn check_native_store() -> Result<(), crate::RootsError> {
 /// `s2n_init` first loads the system trust store into s2n-tls's built-in default config (about
 /// 12 ms here; no client of ours uses that config) and only then draws aws-lc's first random
 /// bytes, which seeds aws-lc from CPU-jitter entropy (tens of milliseconds). The seeding is
-/// aws-lc's own process-wide once: started on another thread first, it runs while `s2n_init`
-/// loads the store, and `s2n_init` waits for it instead of starting it. Without a second
-/// thread (spawning failed) it is the same work in a row.
+/// aws-lc's own process-wide once: started on another thread first ([`super::seeding_meanwhile`]),
+/// it runs while `s2n_init` loads the store, and `s2n_init` waits for it instead of starting it.
 fn init() {
     static INIT: std::sync::Once = std::sync::Once::new();
     INIT.call_once(|| {
-        std::thread::scope(|scope| {
-            let seeding = std::thread::Builder::new()
-                .name("smithy-tls-seed".into())
-                .spawn_scoped(scope, || aws_lc_rs::rand::fill(&mut [0u8; 1]));
-            s2n_tls::init::init();
-            if let Ok(seeding) = seeding {
-                let _ = seeding.join();
-            }
-        });
+        let seed = || {
+            let _ = aws_lc_rs::rand::fill(&mut [0u8; 1]);
+        };
+        super::seeding_meanwhile(seed, s2n_tls::init::init);
     });
 }
 
