@@ -22,6 +22,42 @@ use std::path::Path;
 /// # std::fs::remove_dir_all(&from).unwrap(); std::fs::remove_dir_all(&to).unwrap();
 /// ```
 pub fn copy_tree(from: &Path, to: &Path, skip: &[&str]) -> io::Result<()> {
+    replicate(from, to, skip, Make::Copy)
+}
+
+/// Like [`copy_tree`], but each regular file of the new tree is a hard link to the original
+/// (falling back to a copy where linking fails, as across file systems; symbolic links are
+/// copied as [`copy_tree`] copies them). Making a tree of thousands of files this way takes
+/// links instead of bytes, and the links keep the originals' modification times.
+///
+/// Only for a tree whose files are read, or replaced whole (written to a new file that is
+/// then renamed over the old, as smithy-tls writes): a write *into* a linked file changes the
+/// original too. A test that relies on this should check the original afterwards.
+///
+/// ```
+/// let from = std::env::temp_dir().join(format!("link-tree-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(from.join("src")).unwrap();
+/// std::fs::write(from.join("src/lib.rs"), "pub fn f() {}").unwrap();
+/// let to = from.with_extension("linked");
+/// smithy_tls_test_support::fs::link_tree(&from, &to, &[]).unwrap();
+/// // Replacing the linked file (write a new one, rename it over) leaves the original alone.
+/// std::fs::write(to.join("src/lib.rs.new"), "changed").unwrap();
+/// std::fs::rename(to.join("src/lib.rs.new"), to.join("src/lib.rs")).unwrap();
+/// assert_eq!(std::fs::read_to_string(from.join("src/lib.rs")).unwrap(), "pub fn f() {}");
+/// # std::fs::remove_dir_all(&from).unwrap(); std::fs::remove_dir_all(&to).unwrap();
+/// ```
+pub fn link_tree(from: &Path, to: &Path, skip: &[&str]) -> io::Result<()> {
+    replicate(from, to, skip, Make::HardLink)
+}
+
+/// How [`replicate`] makes each file of the new tree.
+#[derive(Clone, Copy)]
+enum Make {
+    Copy,
+    HardLink,
+}
+
+fn replicate(from: &Path, to: &Path, skip: &[&str], make: Make) -> io::Result<()> {
     let context = |what: &str, path: &Path| {
         let path = path.display().to_string();
         let what = what.to_owned();
@@ -35,16 +71,19 @@ pub fn copy_tree(from: &Path, to: &Path, skip: &[&str]) -> io::Result<()> {
             continue;
         }
         let (source, dest) = (entry.path(), to.join(&name));
-        if entry.file_type().map_err(context("inspect", &source))?.is_dir() {
-            copy_tree(&source, &dest, skip)?;
-        } else {
-            std::fs::copy(&source, &dest).map_err(context("copy", &source))?;
-            // Keeping the time only saves rebuilds: a read-only copy keeps the copy's time.
-            let modified =
-                std::fs::metadata(&source).and_then(|m| m.modified()).map_err(context("inspect", &source))?;
-            if let Ok(file) = std::fs::File::options().write(true).open(&dest) {
-                file.set_modified(modified).map_err(context("set the time of", &dest))?;
-            }
+        let kind = entry.file_type().map_err(context("inspect", &source))?;
+        if kind.is_dir() {
+            replicate(&source, &dest, skip, make)?;
+            continue;
+        }
+        if matches!(make, Make::HardLink) && kind.is_file() && std::fs::hard_link(&source, &dest).is_ok() {
+            continue;
+        }
+        std::fs::copy(&source, &dest).map_err(context("copy", &source))?;
+        // Keeping the time only saves rebuilds: a read-only copy keeps the copy's time.
+        let modified = std::fs::metadata(&source).and_then(|m| m.modified()).map_err(context("inspect", &source))?;
+        if let Ok(file) = std::fs::File::options().write(true).open(&dest) {
+            file.set_modified(modified).map_err(context("set the time of", &dest))?;
         }
     }
     Ok(())

@@ -204,12 +204,12 @@ pub fn prepare_variant_tree(root: &Path, preset: Option<&str>) -> SdkTree {
     tree
 }
 
-/// `cargo build -q --release -p e2e-consumer --no-default-features`, plus `extra`, of `tree`
-/// into `target`.
+/// `cargo build -q --release -p e2e-consumer --no-default-features --features s3` (without the
+/// connection report, which needs the runtime crate), plus `extra`, of `tree` into `target`.
 pub fn build_consumer_release(tree: &SdkTree, target: &Path, extra: &[&str]) {
     run(scratch_cargo(&tree.root)
         .env("CARGO_TARGET_DIR", target)
-        .args(["build", "-q", "--release", "-p", "e2e-consumer", "--no-default-features"])
+        .args(["build", "-q", "--release", "-p", "e2e-consumer", "--no-default-features", "--features", "s3"])
         .args(extra));
 }
 

@@ -10,8 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use smithy_tls_codegen::presets;
-use smithy_tls_e2e::support::copy_tree;
-use smithy_tls_e2e::support::fs::tree_files;
+use smithy_tls_e2e::support::fs::{link_tree, tree_files};
 use smithy_tls_e2e::{prepare_sdk_tree, run, scratch_root, smithy_tls_binary, PUBLISHED};
 
 /// The paths whose bytes differ (or exist on one side only).
@@ -42,7 +41,7 @@ fn every_preset_switch_and_revert_on_the_published_crates() {
     for b in &names {
         let tree = root.join(format!("direct-{b}"));
         let _ = std::fs::remove_dir_all(&tree);
-        copy_tree(&pristine, &tree, &[]).expect("copy");
+        link_tree(&pristine, &tree, &[]).expect("link a copy");
         smithy_tls(&binary, &["apply", "--preset", b], &tree);
         let applied = tree_files(&tree);
         assert!(applied.keys().any(|p| p.ends_with("src/default_http_client.rs")), "{b}: nothing wired");
@@ -54,7 +53,7 @@ fn every_preset_switch_and_revert_on_the_published_crates() {
     for a in &names {
         for b in &names {
             let _ = std::fs::remove_dir_all(&tree);
-            copy_tree(&pristine, &tree, &[]).expect("copy");
+            link_tree(&pristine, &tree, &[]).expect("link a copy");
             smithy_tls(&binary, &["apply", "--preset", a], &tree);
             smithy_tls(&binary, &["apply", "--preset", b], &tree);
             let diff = differences(&tree_files(&tree), &direct[b]);
@@ -67,6 +66,10 @@ fn every_preset_switch_and_revert_on_the_published_crates() {
             assert!(again.contains("0 file(s) written"), "{again}");
         }
     }
+    // The copies are hard links to the pristine tree's files (20 copies of ~3,000 files): a
+    // run that wrote into a file instead of replacing it would have changed the pristine too.
+    let diff = differences(&tree_files(&pristine), &untouched);
+    assert!(diff.is_empty(), "a run wrote through a link into the pristine tree: {diff:?}");
     println!("E2E switching: {} ordered preset pairs and their reverts byte-identical", names.len() * names.len());
     let _ = std::fs::remove_dir_all(&root);
 }
