@@ -20,14 +20,27 @@ pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ has a parent").to_path_buf()
 }
 
-/// Where the harness keeps its scratch trees and their build output (inside cargo's target dir,
-/// so CI caches and cleans it like any build output).
-pub fn scratch_root() -> PathBuf {
-    let target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| repo_root().join("target"));
-    target.join("e2e")
+/// The workspace's cargo target dir (`CARGO_TARGET_DIR`, or `target/` in the repository).
+pub fn workspace_target() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| repo_root().join("target"))
 }
 
-/// `cargo` run in the scratch tree `dir`, building into the shared scratch target dir, without
+/// Where the harness keeps its scratch trees (inside cargo's target dir, so CI caches and
+/// cleans it like any build output).
+pub fn scratch_root() -> PathBuf {
+    workspace_target().join("e2e")
+}
+
+/// Where the scratch trees build: the workspace's own target dir. The registry crates they
+/// share with the workspace build (aws-lc-sys, s2n-tls-sys and ring with their CMake and C
+/// builds, tokio, hyper, rustls, ...) come out with the same cargo hashes there, dependencies
+/// being built without debug info on both sides, so a run from a clean clone builds them once
+/// instead of once for the workspace and once for the scratch trees.
+pub fn scratch_target() -> PathBuf {
+    workspace_target()
+}
+
+/// `cargo` run in the scratch tree `dir`, building into [`scratch_target`], without
 /// incremental state and debug info: the scratch trees are built once per run and never
 /// debugged, and those two took 11 of the 12 GiB a full run's scratch builds left on disk (CI
 /// machines can have less free space than that).
@@ -38,10 +51,10 @@ pub fn scratch_cargo(dir: &Path) -> Command {
     cmd
 }
 
-/// Points a command that runs `cargo` on scratch trees (directly or through a script) at the
-/// shared scratch target dir, with no incremental state and no debug info (see [`scratch_cargo`]).
+/// Points a command that runs `cargo` on scratch trees (directly or through a script) at
+/// [`scratch_target`], with no incremental state and no debug info (see [`scratch_cargo`]).
 pub fn lean_scratch_build(cmd: &mut Command) -> &mut Command {
-    cmd.env("CARGO_TARGET_DIR", scratch_root().join("target"))
+    cmd.env("CARGO_TARGET_DIR", scratch_target())
         .env("CARGO_INCREMENTAL", "0")
         .env("CARGO_PROFILE_DEV_DEBUG", "false")
         .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
@@ -78,8 +91,7 @@ pub fn smithy_tls_binary() -> PathBuf {
         "--bin",
         "smithy-tls",
     ]));
-    let target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| repo_root().join("target"));
-    target.join("debug").join("smithy-tls")
+    workspace_target().join("debug").join("smithy-tls")
 }
 
 /// Copies a directory tree, leaving out entries named in `skip` at any depth; fails the test

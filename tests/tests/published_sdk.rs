@@ -12,7 +12,7 @@ use smithy_tls_codegen::model::{CompiledPolicy, LegacyRustls, Provider, Roots, S
 use smithy_tls_codegen::{policy, presets, targets};
 use smithy_tls_e2e::support::{copy_tree, ConnectProxy, ProxyMode, TestCa};
 use smithy_tls_e2e::{
-    prepare_sdk_tree, run, scratch_cargo, scratch_root, smithy_tls_binary, tail, MockAws, MockMetadata,
+    prepare_sdk_tree, run, scratch_cargo, scratch_root, scratch_target, smithy_tls_binary, tail, MockAws, MockMetadata,
     MOCK_ECS_ACCESS_KEY_ID, MOCK_ECS_PATH, MOCK_INSTANCE_ID, MOCK_WEB_IDENTITY_ACCESS_KEY_ID, PUBLISHED,
 };
 
@@ -361,11 +361,11 @@ fn published_sdk_rewritten_built_and_run_per_preset() {
             ]));
         }
         let build_secs = started.elapsed().as_secs_f64();
-        let binary = scratch_root().join("target/debug/e2e-consumer");
+        let binary = scratch_target().join("debug/e2e-consumer");
         let size = std::fs::metadata(&binary).expect("consumer binary").len();
         println!("E2E preset={preset} with_s3={with_s3} build_secs={build_secs:.1} binary_bytes={size}");
         run_consumer(&tree_root, &binary, &compiled, &host, with_s3);
-        run_components(&tree_root, &scratch_root().join("target/debug/components"), preset);
+        run_components(&tree_root, &scratch_target().join("debug/components"), preset);
         run_consumer_through_proxy(&tree_root, &binary, preset);
 
         if !ran_sts_unit_tests {

@@ -6,12 +6,12 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-use smithy_tls_e2e::repo_root;
+use smithy_tls_e2e::{repo_root, workspace_target};
 
 /// The FIPS provider builds in its own target dir (as scripts/test runs its suite), never in
 /// the workspace's, where aws-lc-rs is built without `fips`.
 fn fips_target_dir() -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| repo_root().join("target")).join("fips")
+    workspace_target().join("fips")
 }
 
 /// `cargo check` of the runtime's library with exactly `features`.
