@@ -339,12 +339,16 @@ fn published_sdk_rewritten_built_and_run_per_preset() {
             check_graph(&tree_root, &compiled, target);
         }
 
-        // The rewritten aws-sdk-s3 is compiled and run with the first preset only: apply wires
-        // it in every preset (asserted above, and `check` passes), with a hook that is the
-        // same whatever the preset, while the runtime features that do differ per preset are
-        // compiled and run through STS and aws-config below. (It is the slowest crate to build:
-        // about a minute on two cores, for each preset.)
+        // The rewritten aws-sdk-s3 is compiled and run with the first preset only (it is the
+        // slowest crate to build: about a minute on two cores, for each preset). apply wires it
+        // in every preset (asserted above, and `check` passes); what differs between presets
+        // is its default_http_client module, which is byte for byte STS's (asserted here), and
+        // STS is compiled and run with every preset below.
         let with_s3 = !built_s3;
+        let module = |krate: &str| {
+            std::fs::read(tree_root.join(krate).join("src/default_http_client.rs")).expect("the generated module")
+        };
+        assert!(module("aws-sdk-s3") == module("aws-sdk-sts"), "{preset}: S3's module differs from STS's");
         let started = Instant::now();
         if with_s3 {
             run(cargo(&tree_root).args(["build", "-q", "-p", "e2e-consumer"]));
