@@ -270,8 +270,6 @@ fn published_sdk_rewritten_built_and_run_per_preset() {
     let tree_root = scratch_root().join("sdk");
     let smithy_tls = smithy_tls_binary();
     let host = host_triple();
-    let mut ran_sts_unit_tests = false;
-    let mut built_s3 = false;
     // Resolved and fetched once; each preset then runs on a fresh copy of it.
     let pristine = prepare_sdk_tree(&scratch_root().join("sdk-pristine"), PUBLISHED, &["aws-sdk-sts"], true);
     for required in ["aws-config", "aws-sdk-sts", "aws-sdk-s3", "aws-smithy-runtime", "aws-smithy-runtime-api"] {
@@ -281,7 +279,8 @@ fn published_sdk_rewritten_built_and_run_per_preset() {
             pristine.crates
         );
     }
-    for preset in presets_to_run() {
+    for (index, preset) in presets_to_run().into_iter().enumerate() {
+        let first = index == 0;
         // Each preset on a fresh tree (the same path, files with their published times, so the
         // build cache is reused): what is asserted holds for the preset alone.
         let _ = std::fs::remove_dir_all(&tree_root);
@@ -344,26 +343,18 @@ fn published_sdk_rewritten_built_and_run_per_preset() {
         // in every preset (asserted above, and `check` passes); what differs between presets
         // is its default_http_client module, which is byte for byte STS's (asserted here), and
         // STS is compiled and run with every preset below.
-        let with_s3 = !built_s3;
+        let with_s3 = first;
         let module = |krate: &str| {
             std::fs::read(tree_root.join(krate).join("src/default_http_client.rs")).expect("the generated module")
         };
         assert!(module("aws-sdk-s3") == module("aws-sdk-sts"), "{preset}: S3's module differs from STS's");
         let started = Instant::now();
-        if with_s3 {
-            run(cargo(&tree_root).args(["build", "-q", "-p", "e2e-consumer"]));
-            built_s3 = true;
-        } else {
-            run(cargo(&tree_root).args([
-                "build",
-                "-q",
-                "-p",
-                "e2e-consumer",
-                "--no-default-features",
-                "--features",
-                "report-connections",
-            ]));
+        let mut build = cargo(&tree_root);
+        build.args(["build", "-q", "-p", "e2e-consumer"]);
+        if !with_s3 {
+            build.args(["--no-default-features", "--features", "report-connections"]);
         }
+        run(&mut build);
         let build_secs = started.elapsed().as_secs_f64();
         let binary = scratch_target().join("debug/e2e-consumer");
         let size = std::fs::metadata(&binary).expect("consumer binary").len();
@@ -372,7 +363,7 @@ fn published_sdk_rewritten_built_and_run_per_preset() {
         run_components(&tree_root, &scratch_target().join("debug/components"), preset);
         run_consumer_through_proxy(&tree_root, &binary, preset);
 
-        if !ran_sts_unit_tests {
+        if first {
             let started = Instant::now();
             let out = run(cargo(&tree_root).args(["test", "-q", "-p", "aws-sdk-sts", "--lib"]));
             let summary = String::from_utf8_lossy(&out.stdout);
@@ -381,7 +372,6 @@ fn published_sdk_rewritten_built_and_run_per_preset() {
                 "E2E aws-sdk-sts unit tests after rewrite ({preset}): ok in {:.1}s",
                 started.elapsed().as_secs_f64()
             );
-            ran_sts_unit_tests = true;
         }
     }
 }
