@@ -139,6 +139,25 @@ struct Report {
     markdown: String,
     /// (direction, scenario, contender label) → median Gb/s, for the chart.
     throughput: BTreeMap<(Direction, String, String), f64>,
+    /// The targets chart's groups, in the order the sections measured them.
+    targets: Vec<TargetGroup>,
+}
+
+/// One target of the list as the targets chart shows it: a ratio per provider from this
+/// run, oriented so that above 1 is better for ours (lower-is-better figures are upstream / ours),
+/// and the ratio the target asks for.
+struct TargetGroup {
+    label: &'static str,
+    goal: f64,
+    /// In [`PROVIDERS`]' order; NaN where this run did not measure it.
+    ratios: [f64; 3],
+}
+
+impl Report {
+    /// Adds a group to the targets chart: `ratio(provider)`, above 1 meaning ours is better.
+    fn target(&mut self, label: &'static str, goal: f64, ratio: impl Fn(&'static str) -> f64) {
+        self.targets.push(TargetGroup { label, goal, ratios: PROVIDERS.map(ratio) });
+    }
 }
 
 fn gbps(bytes: u64, elapsed: Duration) -> f64 {
@@ -285,7 +304,7 @@ async fn throughput(server: &ServerProcess, direction: Direction, report: &mut R
         "\n### Client page faults per MiB, {what} (median; fresh pages the kernel handed out during a run)\n\n{header}"
     );
     per_scenario(&mut md, &faults, 1);
-    let medians = &report.throughput;
+    let medians = report.throughput.clone();
     let t = |scenario: &str, label: &str| {
         medians.get(&(direction, scenario.to_owned(), label.to_owned())).copied().unwrap_or(f64::NAN)
     };
@@ -315,6 +334,25 @@ async fn throughput(server: &ServerProcess, direction: Direction, report: &mut R
         let ceilings: Vec<String> =
             SCENARIOS.iter().map(|(s, _, _)| format!("{:.2}", t(s, &plain) / t(s, &theirs))).collect();
         let _ = writeln!(md, "| {p} | {} |", ceilings.join(" | "));
+    }
+    let vs_upstream = |scenario: &'static str| {
+        move |p: &'static str| t(scenario, &Contender::Ours(p).label()) / t(scenario, &Contender::Upstream(p).label())
+    };
+    let h2_over_h1 =
+        |p: &'static str| t("h2 single", &Contender::Ours(p).label()) / t("h1 single", &Contender::Ours(p).label());
+    let (h1_single, h1_parts, h2_parts) =
+        (vs_upstream("h1 single"), vs_upstream("h1 8x8MiB"), vs_upstream("h2 8x8MiB"));
+    match direction {
+        Direction::Download => {
+            report.target("down h1 1 stream", 1.2, h1_single);
+            report.target("down h1 8 streams", 1.2, h1_parts);
+            report.target("down h2/h1 (ours)", 0.9, h2_over_h1);
+        }
+        Direction::Upload => {
+            report.target("up h1 8x8 MiB", 1.2, h1_parts);
+            report.target("up h2 8x8 MiB", 1.2, h2_parts);
+            report.target("up h2/h1 (ours)", 0.9, h2_over_h1);
+        }
     }
     if let (Some(curl), false) = (&curl, curl_rates.is_empty()) {
         let _ = writeln!(
@@ -514,6 +552,15 @@ fn idle(server: &ServerProcess, report: &mut Report) {
             ratio(&held, sizes[1])
         );
     }
+    let smaller = |bytes: u64| {
+        let per_conn = &per_conn;
+        move |p: &'static str| {
+            let get = |c: Contender| per_conn.get(&(bytes, c.label())).map_or(f64::NAN, |v| median(v));
+            get(Contender::Upstream(p)) / get(Contender::Ours(p))
+        }
+    };
+    report.target("idle RSS after 1 KiB", 1.0, smaller(sizes[0]));
+    report.target("idle RSS after 256 KiB", 1.0, smaller(sizes[1]));
     print!("{md}");
     report.markdown.push_str(&md);
 }
@@ -720,10 +767,16 @@ fn cold_start_with_gap(server: &ServerProcess, report: &mut Report, gap_ms: u64)
         );
     }
     md.push_str("\n| provider | ours / upstream (construction + first request, median) |\n|---|---|\n");
+    let total = |label: String| median(&samples[&label].iter().map(|x| x.0 + x.1).collect::<Vec<_>>());
     for p in PROVIDERS {
-        let total = |label: String| median(&samples[&label].iter().map(|x| x.0 + x.1).collect::<Vec<_>>());
         let _ =
             writeln!(md, "| {p} | {:.2} |", total(Contender::Ours(p).label()) / total(Contender::Upstream(p).label()));
+    }
+    // The target (ours ≤ 0.5× upstream) is set with other start-up work before the first request.
+    if gap_ms == 30 {
+        report.target("cold start, 30 ms gap", 2.0, |p| {
+            total(Contender::Upstream(p).label()) / total(Contender::Ours(p).label())
+        });
     }
     print!("{md}");
     report.markdown.push_str(&md);
@@ -787,6 +840,9 @@ async fn new_connections(server: &ServerProcess, report: &mut Report) {
         let (ours, theirs) = (Contender::Ours(p).label(), Contender::Upstream(p).label());
         let _ = writeln!(md, "| {p} | {:.2} | {:.2} |", rates[&ours] / rates[&theirs], cpus[&ours] / cpus[&theirs]);
     }
+    report.target("new connections/s", 1.0, |p| {
+        rates[&Contender::Ours(p).label()] / rates[&Contender::Upstream(p).label()]
+    });
     print!("{md}");
     report.markdown.push_str(&md);
 }
@@ -889,6 +945,106 @@ async fn negotiated(server: &BenchServer, report: &mut Report) {
     }
     print!("{md}");
     report.markdown.push_str(&md);
+}
+
+/// The targets at a glance: one group per target the run measured, a bar per provider with the
+/// ratio this run measured (above 1 = ours better), the target as a black tick across its group
+/// and 1.0 (no difference) as a grey line, as SVG (plotters).
+fn targets_chart(report: &Report) -> String {
+    use plotters::prelude::*;
+    use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+    let colors = [RGBColor(0x1f, 0x77, 0xb4), RGBColor(0x2c, 0xa0, 0x2c), RGBColor(0xd6, 0x27, 0x28)];
+    let groups = &report.targets;
+    let top = groups
+        .iter()
+        .flat_map(|g| g.ratios.iter().copied().chain([g.goal]))
+        .filter(|v| v.is_finite())
+        .fold(1.0, f64::max)
+        * 1.3; // headroom for the legend
+    let (width, height) = (1400, 560);
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
+        root.fill(&WHITE).expect("chart background");
+        let mut chart = ChartBuilder::on(&root)
+            .caption(
+                "Targets: ratio in this run, above 1 = ours better (upstream / ours for time and memory); black tick = target",
+                ("sans-serif", 17),
+            )
+            .margin(12)
+            .x_label_area_size(44)
+            .y_label_area_size(48)
+            .build_cartesian_2d(0.0..groups.len().max(1) as f64, 0.0..top)
+            .expect("chart axes");
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .light_line_style(WHITE)
+            .x_labels(0)
+            .y_desc("ratio")
+            .draw()
+            .expect("chart mesh");
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                vec![(0.0, 1.0), (groups.len() as f64, 1.0)],
+                RGBColor(0x99, 0x99, 0x99).stroke_width(1),
+            )))
+            .expect("no-difference line");
+        // Labels under each group's centre, split over two lines where they are long.
+        let style = TextStyle::from(("sans-serif", 12)).pos(Pos::new(HPos::Center, VPos::Top));
+        for (i, group) in groups.iter().enumerate() {
+            let (x, y) = chart.backend_coord(&(i as f64 + 0.5, 0.0));
+            let (first, second) = split_label(group.label);
+            root.draw(&Text::new(first.to_owned(), (x, y + 6), style.clone())).expect("group label");
+            if !second.is_empty() {
+                root.draw(&Text::new(second.to_owned(), (x, y + 21), style.clone())).expect("group label");
+            }
+        }
+        let bar = 0.8 / PROVIDERS.len() as f64;
+        for (k, provider) in PROVIDERS.iter().enumerate() {
+            let color = colors[k];
+            let bars = groups.iter().enumerate().filter_map(|(i, group)| {
+                let value = group.ratios[k];
+                let x = i as f64 + 0.1 + bar * k as f64;
+                value.is_finite().then(|| Rectangle::new([(x, 0.0), (x + bar * 0.9, value)], color.filled()))
+            });
+            chart
+                .draw_series(bars)
+                .expect("bars")
+                .label(*provider)
+                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], color.filled()));
+        }
+        chart
+            .draw_series(groups.iter().enumerate().map(|(i, group)| {
+                PathElement::new(
+                    vec![(i as f64 + 0.05, group.goal), (i as f64 + 0.95, group.goal)],
+                    BLACK.stroke_width(2),
+                )
+            }))
+            .expect("target ticks");
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .background_style(WHITE.mix(0.9))
+            .border_style(BLACK.mix(0.3))
+            .draw()
+            .expect("legend");
+        root.present().expect("chart");
+    }
+    svg
+}
+
+/// A group label as at most two lines: split at the space nearest the middle.
+fn split_label(label: &str) -> (&str, &str) {
+    if label.len() <= 14 {
+        return (label, "");
+    }
+    let middle = label.len() / 2;
+    match label.char_indices().filter(|(_, c)| *c == ' ').min_by_key(|(i, _)| i.abs_diff(middle)) {
+        Some((i, _)) => (&label[..i], &label[i + 1..]),
+        None => (label, ""),
+    }
 }
 
 /// A grouped bar chart of median throughput, downloads then uploads, one bar per client per
@@ -1167,6 +1323,24 @@ async fn small_calls(server: &ServerProcess, report: &mut Report) {
         };
         let _ = writeln!(md, "| {p} | {} | {} | {} | {} |", rate("h1 c64"), rate("h2 c64"), p99("h1 c1"), p99("h2 c1"));
     }
+    let rate_ratio = |scenario: &'static str| {
+        let rates = &rates;
+        move |p: &'static str| {
+            let get = |c: Contender| rates.get(&(scenario, c.label())).map_or(f64::NAN, |v| median(v));
+            get(Contender::Ours(p)) / get(Contender::Upstream(p))
+        }
+    };
+    let p99_ratio = |scenario: &'static str| {
+        let latencies = &latencies;
+        move |p: &'static str| {
+            let get = |c: Contender| latencies.get(&(scenario, c.label())).map_or(f64::NAN, |v| quantile(v, 0.99));
+            get(Contender::Upstream(p)) / get(Contender::Ours(p))
+        }
+    };
+    report.target("calls h1 64 at once", 1.15, rate_ratio("h1 c64"));
+    report.target("calls h2 64 at once", 1.15, rate_ratio("h2 c64"));
+    report.target("p99 h1 1 at a time", 1.0 / 0.9, p99_ratio("h1 c1"));
+    report.target("p99 h2 1 at a time", 1.0 / 0.9, p99_ratio("h2 c1"));
     // The ceiling: plain HTTP / upstream over HTTP/1.1, the most removing TLS cost altogether
     // could gain.
     md.push_str("\n| provider | ceiling: plain HTTP / upstream calls/s, h1 c1 | h1 c64 | p99 plain / upstream, h1 c1 |\n|---|---|---|---|\n");
@@ -1208,7 +1382,7 @@ fn main() {
     let wanted = |section: &str| args.is_empty() || args.iter().any(|a| a == section);
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("tokio");
     let server = ServerProcess::start();
-    let mut report = Report { markdown: String::new(), throughput: BTreeMap::new() };
+    let mut report = Report { markdown: String::new(), throughput: BTreeMap::new(), targets: Vec::new() };
     let machine = machine_description();
     println!(
         "# smithy-tls benchmarks\n\nMachine: {machine}; client and server share it, each in a process of its own."
@@ -1274,5 +1448,6 @@ fn main() {
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("mkdir {}: {e}", dir.display()));
     std::fs::write(dir.join("results.md"), format!("{header}{}", report.markdown)).expect("write results.md");
     std::fs::write(dir.join("throughput.svg"), chart(&report)).expect("write chart");
+    std::fs::write(dir.join("targets.svg"), targets_chart(&report)).expect("write targets chart");
     println!("\nwrote {}", dir.display());
 }
