@@ -208,6 +208,7 @@ async fn throughput(server: &ServerProcess, direction: Direction, report: &mut R
         contenders.iter().map(|c| (*c, c.build(&server.ca_pem))).collect();
     let mut results: BTreeMap<(String, String), Vec<f64>> = BTreeMap::new();
     let mut cpu: BTreeMap<(String, String), Vec<f64>> = BTreeMap::new();
+    let mut server_cpu: BTreeMap<(String, String), Vec<f64>> = BTreeMap::new();
     let mut faults: BTreeMap<(String, String), Vec<f64>> = BTreeMap::new();
     let what = direction.name();
     println!(
@@ -231,10 +232,11 @@ async fn throughput(server: &ServerProcess, direction: Direction, report: &mut R
                     (_, false) => format!("https://localhost:{}", server.h1.port()),
                     (_, true) => format!("https://localhost:{}", server.h2.port()),
                 };
-                let before = Usage::now();
+                let (before, server_before) = (Usage::now(), server.cpu_seconds());
                 let elapsed = direction.transfer(client, &base, total, parallel, part).await;
-                let used = Usage::now().since(before);
-                let cpu_per_gib = used.cpu_seconds / (total as f64 / (1u64 << 30) as f64);
+                let (used, server_used) = (Usage::now().since(before), server.cpu_seconds() - server_before);
+                let gib = total as f64 / (1u64 << 30) as f64;
+                let cpu_per_gib = used.cpu_seconds / gib;
                 let faults_per_mib = used.minor_faults as f64 / (total >> 20) as f64;
                 let rate = gbps(total, elapsed);
                 if run == 0 {
@@ -246,12 +248,14 @@ async fn throughput(server: &ServerProcess, direction: Direction, report: &mut R
                     continue;
                 }
                 println!(
-                    "{:<28} Run:{run} Secs:{:.3} Gb/s:{rate:.2} CPU s/GiB:{cpu_per_gib:.2} faults/MiB:{faults_per_mib:.1}",
+                    "{:<28} Run:{run} Secs:{:.3} Gb/s:{rate:.2} CPU s/GiB:{cpu_per_gib:.2} server CPU s/GiB:{:.2} faults/MiB:{faults_per_mib:.1}",
                     contender.label(),
-                    elapsed.as_secs_f64()
+                    elapsed.as_secs_f64(),
+                    server_used / gib
                 );
                 results.entry((scenario.to_owned(), contender.label())).or_default().push(rate);
                 cpu.entry((scenario.to_owned(), contender.label())).or_default().push(cpu_per_gib);
+                server_cpu.entry((scenario.to_owned(), contender.label())).or_default().push(server_used / gib);
                 faults.entry((scenario.to_owned(), contender.label())).or_default().push(faults_per_mib);
             }
             if scenario == "h1 single" && run > 0 {
@@ -297,6 +301,10 @@ async fn throughput(server: &ServerProcess, direction: Direction, report: &mut R
     };
     let _ = write!(md, "\n### Client CPU seconds per GiB, {what} (median; lower is better)\n\n{header}");
     per_scenario(&mut md, &cpu, 2);
+    // The server shares the two cores: what it spends on each client's transfer is what no
+    // client-side saving can take back.
+    let _ = write!(md, "\n### Server CPU seconds per GiB, {what}, serving each client (median; the same server code for all)\n\n{header}");
+    per_scenario(&mut md, &server_cpu, 2);
     // Fresh pages the kernel had to hand out: the allocator giving memory back and taking it
     // again (glibc trimming the top of its heap) shows here, as system CPU time above.
     let _ = write!(
@@ -324,6 +332,37 @@ async fn throughput(server: &ServerProcess, direction: Direction, report: &mut R
             t("h2 8x8MiB", &ours) / t("h1 8x8MiB", &ours)
         );
         let _ = writeln!(md, "| {p} | {} | {h2_vs_h1} |", ratios.join(" | "));
+    }
+    // With client and server on the same two cores, a transfer that keeps both busy goes as fast
+    // as their CPU per GiB together allows: a client-side gain of 1.2× needs the client's CPU per
+    // GiB to fall to (upstream's client + server) / 1.2 − the server's for ours.
+    let median_of = |map: &BTreeMap<(String, String), Vec<f64>>, s: &str, label: &str| {
+        map.get(&(s.to_owned(), label.to_owned())).map_or(f64::NAN, |v| median(v))
+    };
+    let _ = write!(md, "\n### What 1.2× upstream would take, {what}: cores busy (client + server CPU per GiB × GiB/s), and the client CPU per GiB that would reach 1.2× if the two cores are the limit\n\n| provider | scenario | cores busy, ours | upstream | client CPU s/GiB, ours | for 1.2× |\n|---|---|---|---|---|---|\n");
+    for p in PROVIDERS {
+        // The scenarios the targets name: h1 downloads, 8 × 8 MiB uploads.
+        let scenarios = match direction {
+            Direction::Download => ["h1 single", "h1 8x8MiB"],
+            Direction::Upload => ["h1 8x8MiB", "h2 8x8MiB"],
+        };
+        for scenario in scenarios {
+            let (ours, theirs) = (Contender::Ours(p).label(), Contender::Upstream(p).label());
+            let busy = |label: &str| {
+                (median_of(&cpu, scenario, label) + median_of(&server_cpu, scenario, label)) * t(scenario, label) * 1e9
+                    / 8.0
+                    / (1u64 << 30) as f64
+            };
+            let needed = (median_of(&cpu, scenario, &theirs) + median_of(&server_cpu, scenario, &theirs)) / 1.2
+                - median_of(&server_cpu, scenario, &ours);
+            let _ = writeln!(
+                md,
+                "| {p} | {scenario} | {:.2} | {:.2} | {:.2} | {needed:.2} |",
+                busy(&ours),
+                busy(&theirs),
+                median_of(&cpu, scenario, &ours)
+            );
+        }
     }
     // The ceiling: no client can beat plain HTTP from the same server, so plain / upstream is the
     // largest "ours / upstream" ratio any TLS client could reach in this run.
@@ -1181,6 +1220,16 @@ impl ServerProcess {
         (number("total="), number("resumed="))
     }
 
+    /// The server process's CPU seconds (user + system) so far, from its own `getrusage`.
+    fn cpu_seconds(&self) -> f64 {
+        use std::io::Write as _;
+        let mut control = self.control.lock().expect("server control");
+        let (stdin, lines) = &mut *control;
+        writeln!(stdin, "CPU").and_then(|()| stdin.flush()).expect("ask the server process");
+        let answer = lines.next().and_then(Result::ok).expect("the server process answers");
+        field(&answer, "seconds=")
+    }
+
     /// The small-call scenarios: (name, port, calls in flight).
     fn call_scenarios(&self) -> [(&'static str, SocketAddr, usize); 4] {
         [("h1 c1", self.h1, 1), ("h1 c64", self.h1, 64), ("h2 c1", self.h2, 1), ("h2 c64", self.h2, 64)]
@@ -1195,7 +1244,8 @@ impl Drop for ServerProcess {
 }
 
 /// Child-process mode (`--serve`): the benchmark server, until standard input closes. A line
-/// `HANDSHAKES H1` on standard input is answered with the HTTP/1.1 port's handshake counts.
+/// `HANDSHAKES H1` on standard input is answered with the HTTP/1.1 port's handshake counts, a
+/// line `CPU` with the CPU seconds the process has used.
 fn serve_child() {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("tokio");
     let server = runtime.block_on(BenchServer::start());
@@ -1205,11 +1255,13 @@ fn serve_child() {
     for line in std::io::stdin().lines() {
         let Ok(line) = line else { break };
         match line.trim() {
-            "HANDSHAKES H1" => {}
+            "HANDSHAKES H1" => {
+                let seen = server.handshakes(server.h1);
+                println!("HANDSHAKES total={} resumed={}", seen.len(), seen.iter().filter(|h| h.resumed).count());
+            }
+            "CPU" => println!("CPU seconds={:.6}", Usage::now().cpu_seconds),
             other => panic!("the server process does not know {other:?}"),
         }
-        let seen = server.handshakes(server.h1);
-        println!("HANDSHAKES total={} resumed={}", seen.len(), seen.iter().filter(|h| h.resumed).count());
     }
     drop(server);
 }
@@ -1267,6 +1319,7 @@ async fn small_calls(server: &ServerProcess, report: &mut Report) {
     let scenarios = server.call_scenarios();
     let mut rates: BTreeMap<(&str, String), Vec<f64>> = BTreeMap::new();
     let mut latencies: BTreeMap<(&str, String), Vec<f64>> = BTreeMap::new();
+    let mut cpu_per_call: BTreeMap<(&str, String), Vec<(f64, f64)>> = BTreeMap::new();
     println!(
         "\n## Small calls: POST 1 KiB → 1 KiB, {calls} calls per round, {rounds} rounds, server in its own process"
     );
@@ -1284,30 +1337,40 @@ async fn small_calls(server: &ServerProcess, report: &mut Report) {
                     _ => &url,
                 };
                 let n = if round == 0 { (concurrency * 20).max(500) } else { calls };
+                let (before, server_before) = (Usage::now(), server.cpu_seconds());
                 let (elapsed, sample) = run_calls(client, url, &body, n, concurrency).await;
+                let (used, server_used) = (Usage::now().since(before), server.cpu_seconds() - server_before);
                 let rate = n as f64 / elapsed.as_secs_f64();
                 if round == 0 {
                     continue;
                 }
-                println!("{:<20} {scenario} round {round}: {rate:.0} calls/s", contender.label());
+                let (client_us, server_us) = (used.cpu_seconds * 1e6 / n as f64, server_used * 1e6 / n as f64);
+                println!(
+                    "{:<20} {scenario} round {round}: {rate:.0} calls/s, CPU per call: client {client_us:.1} µs, server {server_us:.1} µs",
+                    contender.label()
+                );
+                cpu_per_call.entry((scenario, contender.label())).or_default().push((client_us, server_us));
                 rates.entry((scenario, contender.label())).or_default().push(rate);
                 latencies.entry((scenario, contender.label())).or_default().extend(sample);
             }
         }
     }
     let mut md = format!(
-        "\n## Small calls (POST 1 KiB → 1 KiB, keep-alive, server in its own process; {calls} calls per round, median (min–max) of {rounds} rounds, clients interleaved; latency quantiles over every counted call)\n\n| client | scenario | calls/s | p50 µs | p99 µs | p99.9 µs |\n|---|---|---|---|---|---|\n"
+        "\n## Small calls (POST 1 KiB → 1 KiB, keep-alive, server in its own process; {calls} calls per round, median (min–max) of {rounds} rounds, clients interleaved; latency quantiles over every counted call)\n\n| client | scenario | calls/s | p50 µs | p99 µs | p99.9 µs | client CPU per call µs | server CPU per call µs |\n|---|---|---|---|---|---|---|---|\n"
     );
+    let cpu = &cpu_per_call;
     for ((scenario, label), samples) in &rates {
         let lat = &latencies[&(*scenario, label.clone())];
         let (low, high) = min_max(samples);
         let _ = writeln!(
             md,
-            "| {label} | {scenario} | {:.0} ({low:.0}–{high:.0}) | {:.0} | {:.0} | {:.0} |",
+            "| {label} | {scenario} | {:.0} ({low:.0}–{high:.0}) | {:.0} | {:.0} | {:.0} | {:.1} | {:.1} |",
             median(samples),
             quantile(lat, 0.5),
             quantile(lat, 0.99),
-            quantile(lat, 0.999)
+            quantile(lat, 0.999),
+            median(&cpu[&(*scenario, label.clone())].iter().map(|c| c.0).collect::<Vec<_>>()),
+            median(&cpu[&(*scenario, label.clone())].iter().map(|c| c.1).collect::<Vec<_>>())
         );
     }
     md.push_str("\n| provider | calls/s ours/upstream, h1 c64 (target ≥ 1.15) | h2 c64 | p99 ours/upstream, h1 c1 (target ≤ 0.9) | h2 c1 |\n|---|---|---|---|---|\n");
