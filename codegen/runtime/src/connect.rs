@@ -35,8 +35,9 @@ pub struct ConnectionInfo {
     pub remote_addr: Option<SocketAddr>,
     /// The local address.
     pub local_addr: Option<SocketAddr>,
-    /// What TLS negotiated; `None` for plain `http://` connections.
-    pub tls: Option<TlsInfo>,
+    /// What TLS negotiated; `None` for plain `http://` connections. Shared: every response the
+    /// connection carries gets a copy of this `ConnectionInfo`, and copying it allocates nothing.
+    pub tls: Option<Arc<TlsInfo>>,
     /// The proxy (`host:port`) the connection goes through: a `CONNECT` tunnel for `https://`
     /// origins, request forwarding for `http://` ones.
     pub proxy: Option<String>,
@@ -195,7 +196,7 @@ impl Service<Uri> for TlsConnectService {
                         resumed = info.resumed,
                         "TLS connection established"
                     );
-                    (stream, Some(info))
+                    (stream, Some(Arc::new(info)))
                 }
                 None => (MaybeTlsStream::Plain(transport), None),
             };
