@@ -118,6 +118,14 @@ fn selected_throughput_contenders() -> Vec<Contender> {
     throughput_contenders().into_iter().filter(|c| env_selects("BENCH_ONLY", &c.label())).collect()
 }
 
+/// `items` in order starting at the `round`-th (wrapping): rounds that interleave the clients
+/// start one client further on each time, so that no client always runs first or right after
+/// the same other one (a place in the order can carry an effect of its own: the state the
+/// previous client left in the server, or a periodic stall of the machine).
+fn rotated<T>(items: &[T], round: usize) -> impl Iterator<Item = &T> {
+    items.iter().cycle().skip(round % items.len().max(1)).take(items.len())
+}
+
 /// Whether the comma-separated substrings in environment variable `var` select `name`: unset or
 /// empty selects everything, else `name` must contain one of them.
 fn env_selects(var: &str, name: &str) -> bool {
@@ -226,7 +234,7 @@ async fn throughput(server: &ServerProcess, direction: Direction, report: &mut R
         // Run 0 warms every client up (connections, pools, allocator, page faults) and is not
         // counted: whichever client went first would otherwise pay for it.
         for run in 0..=runs {
-            for (contender, client) in &clients {
+            for (contender, client) in rotated(&clients, run as usize) {
                 let base = match (contender, h2) {
                     (Contender::Plain, _) => format!("http://{}", server.plain),
                     (_, false) => format!("https://localhost:{}", server.h1.port()),
@@ -546,8 +554,8 @@ fn idle(server: &ServerProcess, report: &mut Report) {
     let sizes = [1024u64, 256 << 10];
     for bytes in sizes {
         let mut open: BTreeMap<String, Vec<f64>> = BTreeMap::new();
-        for _ in 0..rounds {
-            for c in &contenders {
+        for round in 0..rounds {
+            for c in rotated(&contenders, round) {
                 let out = child(
                     &["--idle", &c.label()],
                     &[
@@ -773,8 +781,8 @@ fn cold_start_with_gap(server: &ServerProcess, report: &mut Report, gap_ms: u64)
     let contenders: Vec<Contender> = ours_and_upstream().collect();
     let mut samples: BTreeMap<String, Vec<(f64, f64, f64)>> = BTreeMap::new();
     println!("\n## Cold start: fresh process, build client, {gap_ms} ms of other start-up work, one request ({runs} runs each, interleaved)");
-    for _ in 0..runs {
-        for c in &contenders {
+    for run in 0..runs {
+        for c in rotated(&contenders, run as usize) {
             let started = Instant::now();
             let out = child(
                 &["--cold-start", &c.label()],
@@ -842,7 +850,7 @@ async fn new_connections(server: &ServerProcess, report: &mut Report) {
         fetch(client, &url, None, &mut sink, true).await; // warm: first full handshake
     }
     for round in 0..rounds {
-        for (c, client) in clients.iter().cycle().skip(round % clients.len()).take(clients.len()) {
+        for (c, client) in rotated(&clients, round) {
             let (_, resumed_before) = server.h1_handshakes();
             let usage = Usage::now();
             let started = Instant::now();
@@ -1330,7 +1338,7 @@ async fn small_calls(server: &ServerProcess, report: &mut Report) {
         let url = format!("https://localhost:{}/obj/1024", addr.port());
         let plain_url = format!("http://{}/obj/1024", server.plain);
         for round in 0..=rounds {
-            for (contender, client) in &clients {
+            for (contender, client) in rotated(&clients, round) {
                 let url = match contender {
                     Contender::Plain if addr == server.h2 => continue, // h1 only
                     Contender::Plain => &plain_url,
