@@ -994,12 +994,119 @@ async fn negotiated(server: &BenchServer, report: &mut Report) {
     report.markdown.push_str(&md);
 }
 
+/// A grouped bar chart, as SVG (plotters; text is left to the viewer's sans-serif font): one
+/// group per x position, labelled under its centre, one bar per series in each group, an optional
+/// reference line, a legend.
+struct GroupedBars<'a> {
+    size: (u32, u32),
+    caption: &'a str,
+    caption_font: u32,
+    y_desc: &'a str,
+    y_max: f64,
+    /// Each group's label: one line, or two when the second is not empty.
+    groups: Vec<(String, String)>,
+    label_font: u32,
+    /// Pixels between the axis and a group label's first line.
+    label_gap: i32,
+    /// Room under the axis for the group labels.
+    label_area: u32,
+    /// (name, colour, value per group; a value that is not finite draws no bar).
+    series: Vec<(String, plotters::style::RGBColor, Vec<f64>)>,
+    /// How much of a group's width its bars take, centred.
+    fill: f64,
+    /// A value drawn as a thin grey line across the chart, under the bars.
+    reference: Option<f64>,
+    legend: plotters::chart::SeriesLabelPosition,
+}
+
+/// The drawing area and coordinates a [`GroupedBars`] overlay draws in.
+type BarChart<'a, 'b> = plotters::chart::ChartContext<
+    'a,
+    plotters::backend::SVGBackend<'b>,
+    plotters::coord::cartesian::Cartesian2d<
+        plotters::coord::types::RangedCoordf64,
+        plotters::coord::types::RangedCoordf64,
+    >,
+>;
+
+impl GroupedBars<'_> {
+    /// The chart; `overlay` draws whatever else it shows (lines, ticks) in its coordinates, over
+    /// the bars and under the legend.
+    fn svg(self, overlay: impl FnOnce(&mut BarChart<'_, '_>)) -> String {
+        use plotters::prelude::*;
+        use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+        let mut svg = String::new();
+        {
+            let root = SVGBackend::with_string(&mut svg, self.size).into_drawing_area();
+            root.fill(&WHITE).expect("chart background");
+            let mut chart = ChartBuilder::on(&root)
+                .caption(self.caption, ("sans-serif", self.caption_font))
+                .margin(12)
+                .x_label_area_size(self.label_area)
+                .y_label_area_size(48)
+                .build_cartesian_2d(0.0..self.groups.len().max(1) as f64, 0.0..self.y_max)
+                .expect("chart axes");
+            chart
+                .configure_mesh()
+                .disable_x_mesh()
+                .light_line_style(WHITE)
+                .x_labels(0)
+                .y_desc(self.y_desc)
+                .draw()
+                .expect("chart mesh");
+            if let Some(value) = self.reference {
+                chart
+                    .draw_series(std::iter::once(PathElement::new(
+                        vec![(0.0, value), (self.groups.len() as f64, value)],
+                        RGBColor(0x99, 0x99, 0x99).stroke_width(1),
+                    )))
+                    .expect("reference line");
+            }
+            // Group names under each group's centre (plotters' own labels go at round numbers).
+            let style = TextStyle::from(("sans-serif", self.label_font)).pos(Pos::new(HPos::Center, VPos::Top));
+            let gap = self.label_gap;
+            for (g, (first, second)) in self.groups.iter().enumerate() {
+                let (x, y) = chart.backend_coord(&(g as f64 + 0.5, 0.0));
+                root.draw(&Text::new(first.clone(), (x, y + gap), style.clone())).expect("group label");
+                if !second.is_empty() {
+                    let below = y + gap + self.label_font as i32 + 3;
+                    root.draw(&Text::new(second.clone(), (x, below), style.clone())).expect("group label");
+                }
+            }
+            let bar = self.fill / self.series.len().max(1) as f64;
+            let start = (1.0 - self.fill) / 2.0;
+            for (i, (name, color, values)) in self.series.iter().enumerate() {
+                let color = *color;
+                let bars = values.iter().enumerate().filter(|(_, v)| v.is_finite()).map(|(g, value)| {
+                    let x = g as f64 + start + bar * i as f64;
+                    Rectangle::new([(x, 0.0), (x + bar * 0.9, *value)], color.filled())
+                });
+                chart
+                    .draw_series(bars)
+                    .expect("bars")
+                    .label(name.as_str())
+                    .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], color.filled()));
+            }
+            overlay(&mut chart);
+            chart
+                .configure_series_labels()
+                .position(self.legend)
+                .background_style(WHITE.mix(0.9))
+                .border_style(BLACK.mix(0.3))
+                .draw()
+                .expect("legend");
+            root.present().expect("chart");
+        }
+        svg
+    }
+}
+
 /// The targets at a glance: one group per target the run measured, a bar per provider with the
 /// ratio this run measured (above 1 = ours better), the target as a black tick across its group
-/// and 1.0 (no difference) as a grey line, as SVG (plotters).
+/// and 1.0 (no difference) as a grey line.
 fn targets_chart(report: &Report) -> String {
     use plotters::prelude::*;
-    use plotters::style::text_anchor::{HPos, Pos, VPos};
 
     let colors = [RGBColor(0x1f, 0x77, 0xb4), RGBColor(0x2c, 0xa0, 0x2c), RGBColor(0xd6, 0x27, 0x28)];
     let groups = &report.targets;
@@ -1009,59 +1116,32 @@ fn targets_chart(report: &Report) -> String {
         .filter(|v| v.is_finite())
         .fold(1.0, f64::max)
         * 1.3; // headroom for the legend
-    let (width, height) = (1400, 560);
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
-        root.fill(&WHITE).expect("chart background");
-        let mut chart = ChartBuilder::on(&root)
-            .caption(
-                "Targets: ratio in this run, above 1 = ours better (upstream / ours for time and memory); black tick = target",
-                ("sans-serif", 17),
-            )
-            .margin(12)
-            .x_label_area_size(44)
-            .y_label_area_size(48)
-            .build_cartesian_2d(0.0..groups.len().max(1) as f64, 0.0..top)
-            .expect("chart axes");
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .light_line_style(WHITE)
-            .x_labels(0)
-            .y_desc("ratio")
-            .draw()
-            .expect("chart mesh");
-        chart
-            .draw_series(std::iter::once(PathElement::new(
-                vec![(0.0, 1.0), (groups.len() as f64, 1.0)],
-                RGBColor(0x99, 0x99, 0x99).stroke_width(1),
-            )))
-            .expect("no-difference line");
-        // Labels under each group's centre, split over two lines where they are long.
-        let style = TextStyle::from(("sans-serif", 12)).pos(Pos::new(HPos::Center, VPos::Top));
-        for (i, group) in groups.iter().enumerate() {
-            let (x, y) = chart.backend_coord(&(i as f64 + 0.5, 0.0));
-            let (first, second) = split_label(group.label);
-            root.draw(&Text::new(first.to_owned(), (x, y + 6), style.clone())).expect("group label");
-            if !second.is_empty() {
-                root.draw(&Text::new(second.to_owned(), (x, y + 21), style.clone())).expect("group label");
-            }
-        }
-        let bar = 0.8 / PROVIDERS.len() as f64;
-        for (k, provider) in PROVIDERS.iter().enumerate() {
-            let color = colors[k];
-            let bars = groups.iter().enumerate().filter_map(|(i, group)| {
-                let value = group.ratios[k];
-                let x = i as f64 + 0.1 + bar * k as f64;
-                value.is_finite().then(|| Rectangle::new([(x, 0.0), (x + bar * 0.9, value)], color.filled()))
-            });
-            chart
-                .draw_series(bars)
-                .expect("bars")
-                .label(*provider)
-                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], color.filled()));
-        }
+    let chart = GroupedBars {
+        size: (1400, 560),
+        caption: "Targets: ratio in this run, above 1 = ours better (upstream / ours for time and memory); black tick = target",
+        caption_font: 17,
+        y_desc: "ratio",
+        y_max: top,
+        groups: groups
+            .iter()
+            .map(|g| {
+                let (first, second) = split_label(g.label);
+                (first.to_owned(), second.to_owned())
+            })
+            .collect(),
+        label_font: 12,
+        label_gap: 6,
+        label_area: 44,
+        series: PROVIDERS
+            .iter()
+            .enumerate()
+            .map(|(k, p)| (p.to_string(), colors[k], groups.iter().map(|g| g.ratios[k]).collect()))
+            .collect(),
+        fill: 0.8,
+        reference: Some(1.0),
+        legend: SeriesLabelPosition::UpperRight,
+    };
+    chart.svg(|chart| {
         chart
             .draw_series(groups.iter().enumerate().map(|(i, group)| {
                 PathElement::new(
@@ -1070,16 +1150,7 @@ fn targets_chart(report: &Report) -> String {
                 )
             }))
             .expect("target ticks");
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK.mix(0.3))
-            .draw()
-            .expect("legend");
-        root.present().expect("chart");
-    }
-    svg
+    })
 }
 
 /// A group label as at most two lines: split at the space nearest the middle.
@@ -1095,16 +1166,14 @@ fn split_label(label: &str) -> (&str, &str) {
 }
 
 /// A grouped bar chart of median throughput, downloads then uploads, one bar per client per
-/// scenario, as SVG (plotters; text is left to the viewer's sans-serif font).
+/// scenario.
 fn chart(report: &Report) -> String {
     use plotters::prelude::*;
-    use plotters::style::text_anchor::{HPos, Pos, VPos};
 
     let groups: Vec<(Direction, &str)> = [Direction::Download, Direction::Upload]
         .into_iter()
         .flat_map(|d| SCENARIOS.iter().map(move |(s, _, _)| (d, *s)))
         .collect();
-    let labels: Vec<String> = throughput_contenders().iter().map(|c| c.label()).collect();
     let colors = [
         RGBColor(0x1f, 0x77, 0xb4),
         RGBColor(0xae, 0xc7, 0xe8),
@@ -1115,56 +1184,43 @@ fn chart(report: &Report) -> String {
         RGBColor(0x7f, 0x7f, 0x7f),
     ];
     let max = report.throughput.values().copied().filter(|v| v.is_finite()).fold(1.0, f64::max) * 1.45; // headroom for the legend
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (1200, 520)).into_drawing_area();
-        root.fill(&WHITE).expect("chart background");
-        let mut chart = ChartBuilder::on(&root)
-            .caption("Median throughput, Gb/s (higher is better; server in its own process)", ("sans-serif", 18))
-            .margin(12)
-            .x_label_area_size(36)
-            .y_label_area_size(48)
-            .build_cartesian_2d(0.0..groups.len() as f64, 0.0..max)
-            .expect("chart axes");
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .light_line_style(WHITE)
-            .x_labels(0)
-            .y_desc("Gb/s")
-            .draw()
-            .expect("chart mesh");
-        // Group names under each group's centre (plotters' own labels go at round numbers).
-        let style = TextStyle::from(("sans-serif", 13)).pos(Pos::new(HPos::Center, VPos::Top));
-        for (g, (direction, scenario)) in groups.iter().enumerate() {
-            let (x, y) = chart.backend_coord(&(g as f64 + 0.5, 0.0));
-            root.draw(&Text::new(format!("{} {scenario}", direction.name()), (x, y + 8), style.clone()))
-                .expect("group label");
-        }
-        let bar = 0.9 / labels.len() as f64;
-        for (i, label) in labels.iter().enumerate() {
-            let color = colors[i % colors.len()];
-            let bars = groups.iter().enumerate().filter_map(|(g, (direction, scenario))| {
-                let value = *report.throughput.get(&(*direction, scenario.to_string(), label.clone()))?;
-                let x = g as f64 + 0.05 + bar * i as f64;
-                Some(Rectangle::new([(x, 0.0), (x + bar * 0.9, value)], color.filled()))
-            });
-            chart
-                .draw_series(bars)
-                .expect("bars")
-                .label(label.as_str())
-                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], color.filled()));
-        }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK.mix(0.3))
-            .draw()
-            .expect("legend");
-        root.present().expect("chart");
+    let series = throughput_contenders()
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let label = c.label();
+            let values = groups
+                .iter()
+                .map(|(direction, scenario)| {
+                    report
+                        .throughput
+                        .get(&(*direction, scenario.to_string(), label.clone()))
+                        .copied()
+                        .unwrap_or(f64::NAN)
+                })
+                .collect();
+            (label, colors[i % colors.len()], values)
+        })
+        .collect();
+    GroupedBars {
+        size: (1200, 520),
+        caption: "Median throughput, Gb/s (higher is better; server in its own process)",
+        caption_font: 18,
+        y_desc: "Gb/s",
+        y_max: max,
+        groups: groups
+            .iter()
+            .map(|(direction, scenario)| (format!("{} {scenario}", direction.name()), String::new()))
+            .collect(),
+        label_font: 13,
+        label_gap: 8,
+        label_area: 36,
+        series,
+        fill: 0.9,
+        reference: None,
+        legend: SeriesLabelPosition::UpperLeft,
     }
-    svg
+    .svg(|_| {})
 }
 
 /// The benchmark server in a process of its own, as S3 or DynamoDB is to an SDK: this executable
@@ -1381,49 +1437,36 @@ async fn small_calls(server: &ServerProcess, report: &mut Report) {
             median(&cpu[&(*scenario, label.clone())].iter().map(|c| c.1).collect::<Vec<_>>())
         );
     }
+    // Per scenario and client: the median round's calls/s, and p99 over every counted call.
+    let rate = |scenario: &str, c: Contender| rates.get(&(scenario, c.label())).map_or(f64::NAN, |v| median(v));
+    let p99 =
+        |scenario: &str, c: Contender| latencies.get(&(scenario, c.label())).map_or(f64::NAN, |v| quantile(v, 0.99));
     md.push_str("\n| provider | calls/s ours/upstream, h1 c64 (target ≥ 1.15) | h2 c64 | p99 ours/upstream, h1 c1 (target ≤ 0.9) | h2 c1 |\n|---|---|---|---|---|\n");
     for p in PROVIDERS {
-        let (ours, theirs) = (Contender::Ours(p).label(), Contender::Upstream(p).label());
-        let rate = |s: &str| {
-            let get = |l: &String| rates.get(&(s, l.clone())).map_or(f64::NAN, |v| median(v));
-            format!("{:.2}", get(&ours) / get(&theirs))
-        };
-        let p99 = |s: &str| {
-            let get = |l: &String| latencies.get(&(s, l.clone())).map_or(f64::NAN, |v| quantile(v, 0.99));
-            format!("{:.2}", get(&ours) / get(&theirs))
-        };
-        let _ = writeln!(md, "| {p} | {} | {} | {} | {} |", rate("h1 c64"), rate("h2 c64"), p99("h1 c1"), p99("h2 c1"));
+        let (ours, theirs) = (Contender::Ours(p), Contender::Upstream(p));
+        let rates = |s: &str| format!("{:.2}", rate(s, ours) / rate(s, theirs));
+        let p99s = |s: &str| format!("{:.2}", p99(s, ours) / p99(s, theirs));
+        let _ =
+            writeln!(md, "| {p} | {} | {} | {} | {} |", rates("h1 c64"), rates("h2 c64"), p99s("h1 c1"), p99s("h2 c1"));
     }
-    let rate_ratio = |scenario: &'static str| {
-        let rates = &rates;
-        move |p: &'static str| {
-            let get = |c: Contender| rates.get(&(scenario, c.label())).map_or(f64::NAN, |v| median(v));
-            get(Contender::Ours(p)) / get(Contender::Upstream(p))
-        }
-    };
-    let p99_ratio = |scenario: &'static str| {
-        let latencies = &latencies;
-        move |p: &'static str| {
-            let get = |c: Contender| latencies.get(&(scenario, c.label())).map_or(f64::NAN, |v| quantile(v, 0.99));
-            get(Contender::Upstream(p)) / get(Contender::Ours(p))
-        }
-    };
-    report.target("calls h1 64 at once", 1.15, rate_ratio("h1 c64"));
-    report.target("calls h2 64 at once", 1.15, rate_ratio("h2 c64"));
-    report.target("p99 h1 1 at a time", 1.0 / 0.9, p99_ratio("h1 c1"));
-    report.target("p99 h2 1 at a time", 1.0 / 0.9, p99_ratio("h2 c1"));
+    let faster = |s: &'static str| move |p: &'static str| rate(s, Contender::Ours(p)) / rate(s, Contender::Upstream(p));
+    let sooner = |s: &'static str| move |p: &'static str| p99(s, Contender::Upstream(p)) / p99(s, Contender::Ours(p));
+    report.target("calls h1 64 at once", 1.15, faster("h1 c64"));
+    report.target("calls h2 64 at once", 1.15, faster("h2 c64"));
+    report.target("p99 h1 1 at a time", 1.0 / 0.9, sooner("h1 c1"));
+    report.target("p99 h2 1 at a time", 1.0 / 0.9, sooner("h2 c1"));
     // The ceiling: plain HTTP / upstream over HTTP/1.1, the most removing TLS cost altogether
     // could gain.
     md.push_str("\n| provider | ceiling: plain HTTP / upstream calls/s, h1 c1 | h1 c64 | p99 plain / upstream, h1 c1 |\n|---|---|---|---|\n");
-    let plain = Contender::Plain.label();
     for p in PROVIDERS {
-        let theirs = Contender::Upstream(p).label();
-        let rate = |s: &str| {
-            let get = |l: &String| rates.get(&(s, l.clone())).map_or(f64::NAN, |v| median(v));
-            format!("{:.2}", get(&plain) / get(&theirs))
-        };
-        let get = |l: &String| latencies.get(&("h1 c1", l.clone())).map_or(f64::NAN, |v| quantile(v, 0.99));
-        let _ = writeln!(md, "| {p} | {} | {} | {:.2} |", rate("h1 c1"), rate("h1 c64"), get(&plain) / get(&theirs));
+        let theirs = Contender::Upstream(p);
+        let _ = writeln!(
+            md,
+            "| {p} | {:.2} | {:.2} | {:.2} |",
+            rate("h1 c1", Contender::Plain) / rate("h1 c1", theirs),
+            rate("h1 c64", Contender::Plain) / rate("h1 c64", theirs),
+            p99("h1 c1", Contender::Plain) / p99("h1 c1", theirs)
+        );
     }
     print!("{md}");
     report.markdown.push_str(&md);
