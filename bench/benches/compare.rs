@@ -320,13 +320,14 @@ async fn throughput(server: &ServerProcess, direction: Direction, report: &mut R
         "\n### Client page faults per MiB, {what} (median; fresh pages the kernel handed out during a run)\n\n{header}"
     );
     per_scenario(&mut md, &faults, 1);
-    let medians = report.throughput.clone();
-    let t = |scenario: &str, label: &str| {
-        medians.get(&(direction, scenario.to_owned(), label.to_owned())).copied().unwrap_or(f64::NAN)
+    // The median of one client's runs in one scenario, from any of the tables above (Gb/s,
+    // client or server CPU per GiB).
+    let median_of = |map: &BTreeMap<(String, String), Vec<f64>>, s: &str, label: &str| {
+        map.get(&(s.to_owned(), label.to_owned())).map_or(f64::NAN, |v| median(v))
     };
+    let t = |scenario: &str, label: &str| median_of(&results, scenario, label);
     let _ = write!(md, "\n### Ratios ours / upstream, {what} (median Gb/s; CPU per GiB in brackets, lower is better)\n\n| provider | h1 single | h1 8x8MiB | h2 single | h2 8x8MiB | our h2 / our h1 (single, 8x) |\n|---|---|---|---|---|---|\n");
-    let c =
-        |scenario: &str, label: &str| cpu.get(&(scenario.to_owned(), label.to_owned())).map_or(f64::NAN, |v| median(v));
+    let c = |scenario: &str, label: &str| median_of(&cpu, scenario, label);
     for p in PROVIDERS {
         let ours = Contender::Ours(p).label();
         let theirs = Contender::Upstream(p).label();
@@ -344,9 +345,6 @@ async fn throughput(server: &ServerProcess, direction: Direction, report: &mut R
     // With client and server on the same two cores, a transfer that keeps both busy goes as fast
     // as their CPU per GiB together allows: a client-side gain of 1.2× needs the client's CPU per
     // GiB to fall to (upstream's client + server) / 1.2 − the server's for ours.
-    let median_of = |map: &BTreeMap<(String, String), Vec<f64>>, s: &str, label: &str| {
-        map.get(&(s.to_owned(), label.to_owned())).map_or(f64::NAN, |v| median(v))
-    };
     let _ = write!(md, "\n### What 1.2× upstream would take, {what}: cores busy (client + server CPU per GiB × GiB/s), and the client CPU per GiB that would reach 1.2× if the two cores are the limit\n\n| provider | scenario | cores busy, ours | upstream | client CPU s/GiB, ours | for 1.2× |\n|---|---|---|---|---|---|\n");
     for p in PROVIDERS {
         // The scenarios the targets name: h1 downloads, 8 × 8 MiB uploads.
