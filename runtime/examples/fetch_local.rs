@@ -35,8 +35,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             digest.len,
             tls.protocol_version,
             tls.cipher_suite,
-            tls.key_exchange_group.as_deref().unwrap_or("?"),
-            tls.alpn.as_deref().unwrap_or("-"),
+            tls.key_exchange_group.unwrap_or("?"),
+            tls.alpn.unwrap_or("-"),
             construction,
             elapsed,
         );

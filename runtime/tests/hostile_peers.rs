@@ -243,7 +243,7 @@ async fn run(provider: TlsProvider, peer: &Peer) -> Result<(), String> {
     let result = call(&client, &settings(Some(std::time::Duration::from_secs(10)), None), get(&running.url)).await;
     match (expect, result) {
         (Expect::Ok(version), Ok(response)) => {
-            let tls = response.extension::<ConnectionInfo>().and_then(|i| i.tls.clone()).ok_or("no TLS info")?;
+            let tls = response.extension::<ConnectionInfo>().and_then(|i| i.tls).ok_or("no TLS info")?;
             let digest = digest_body(response.into_body()).await;
             if digest.len == 0 {
                 return Err("no body".to_owned());

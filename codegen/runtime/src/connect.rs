@@ -6,7 +6,7 @@ use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -35,9 +35,8 @@ pub struct ConnectionInfo {
     pub remote_addr: Option<SocketAddr>,
     /// The local address.
     pub local_addr: Option<SocketAddr>,
-    /// What TLS negotiated; `None` for plain `http://` connections. Shared: every response the
-    /// connection carries gets a copy of this `ConnectionInfo`, and copying it allocates nothing.
-    pub tls: Option<Arc<TlsInfo>>,
+    /// What TLS negotiated; `None` for plain `http://` connections.
+    pub tls: Option<TlsInfo>,
     /// The proxy (`host:port`) the connection goes through: a `CONNECT` tunnel for `https://`
     /// origins, request forwarding for `http://` ones.
     pub proxy: Option<String>,
@@ -182,10 +181,10 @@ impl Service<Uri> for TlsConnectService {
                     let (stream, info) = backend.handshake(&server_name, transport).await?;
                     span.record("handshake_ms", millis(handshake_started.elapsed()));
                     span.record("provider", info.provider.name());
-                    span.record("version", info.protocol_version.as_str());
-                    span.record("cipher", info.cipher_suite.as_str());
-                    span.record("group", info.key_exchange_group.as_deref());
-                    span.record("alpn", info.alpn.as_deref());
+                    span.record("version", info.protocol_version);
+                    span.record("cipher", info.cipher_suite);
+                    span.record("group", info.key_exchange_group);
+                    span.record("alpn", info.alpn);
                     span.record("resumed", info.resumed);
                     tracing::debug!(
                         provider = %info.provider,
@@ -196,7 +195,7 @@ impl Service<Uri> for TlsConnectService {
                         resumed = info.resumed,
                         "TLS connection established"
                     );
-                    (stream, Some(Arc::new(info)))
+                    (stream, Some(info))
                 }
                 None => (MaybeTlsStream::Plain(transport), None),
             };
@@ -209,7 +208,7 @@ impl Service<Uri> for TlsConnectService {
                 connected_at: std::time::SystemTime::now(),
                 connect_duration: started.elapsed(),
             };
-            Ok(ConnectedStream { io: TokioIo::new(stream), info, _slot: slot })
+            Ok(ConnectedStream::new(stream, info, slot))
         };
         let connect = tracing::Instrument::instrument(connect, span);
         match self.connect_timeout {
@@ -238,24 +237,40 @@ pin_project_lite::pin_project! {
     pub(crate) struct ConnectedStream {
         #[pin]
         io: TokioIo<MaybeTlsStream>,
-        info: ConnectionInfo,
+        // What `connected` hands hyper-util. It asks once, right after connecting, and keeps
+        // the answer with the pooled connection; the stream gives its copy away then, so the
+        // connection's task (which owns the stream for the connection's life) does not carry a
+        // second one while the connection sits idle.
+        info: Mutex<Option<Box<ConnectionInfo>>>,
+        // The flags of `connected`, kept for any later call.
+        h2: bool,
+        forwarded: bool,
         // The connection's place among its host's (`Builder::max_connections_per_host`),
         // freed when the connection is dropped.
         _slot: Option<HostSlot>,
     }
 }
 
-impl Connection for ConnectedStream {
-    fn connected(&self) -> Connected {
-        let h2 = self.info.tls.as_ref().and_then(|t| t.alpn.as_deref()).map(str::as_bytes) == Some(ALPN_H2);
+impl ConnectedStream {
+    fn new(stream: MaybeTlsStream, info: ConnectionInfo, slot: Option<HostSlot>) -> ConnectedStream {
+        let h2 = info.tls.and_then(|t| t.alpn).map(str::as_bytes) == Some(ALPN_H2);
         // A forwarding proxy (plain `http://` origin) gets absolute-form request lines; a tunnel
         // carries origin-form requests like a direct connection.
-        let forwarded = self.info.proxy.is_some() && self.info.tls.is_none();
-        let connected = Connected::new().proxy(forwarded).extra(self.info.clone());
-        if h2 {
-            connected.negotiated_h2()
-        } else {
-            connected
+        let forwarded = info.proxy.is_some() && info.tls.is_none();
+        ConnectedStream { io: TokioIo::new(stream), info: Mutex::new(Some(Box::new(info))), h2, forwarded, _slot: slot }
+    }
+}
+
+impl Connection for ConnectedStream {
+    /// The first call carries the [`ConnectionInfo`] (hyper-util attaches it to every response
+    /// of the connection); later calls, which hyper-util does not make, carry the same flags
+    /// without it.
+    fn connected(&self) -> Connected {
+        let connected = Connected::new().proxy(self.forwarded);
+        let connected = if self.h2 { connected.negotiated_h2() } else { connected };
+        match self.info.lock().unwrap_or_else(PoisonError::into_inner).take() {
+            Some(info) => connected.extra(*info),
+            None => connected,
         }
     }
 }
@@ -293,5 +308,81 @@ impl hyper::rt::Write for ConnectedStream {
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
         self.project().io.poll_write_vectored(cx, bufs)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn stream_with(info: ConnectionInfo) -> ConnectedStream {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let tcp = tokio::net::TcpStream::connect(listener.local_addr().expect("addr")).await.expect("connect");
+        ConnectedStream::new(MaybeTlsStream::Plain(Transport::Tcp(tcp)), info, None)
+    }
+
+    fn info(tls: Option<TlsInfo>, proxy: Option<&str>) -> ConnectionInfo {
+        ConnectionInfo {
+            id: 7,
+            remote_addr: None,
+            local_addr: None,
+            tls,
+            proxy: proxy.map(str::to_owned),
+            connected_at: std::time::SystemTime::UNIX_EPOCH,
+            connect_duration: Duration::from_millis(3),
+        }
+    }
+
+    fn extras(connected: &Connected) -> Option<ConnectionInfo> {
+        let mut extensions = http::Extensions::new();
+        connected.get_extras(&mut extensions);
+        extensions.remove::<ConnectionInfo>()
+    }
+
+    #[tokio::test]
+    async fn the_info_goes_to_hyper_util_once_and_the_flags_stay() {
+        let tls = TlsInfo {
+            provider: crate::TlsProvider::ALL[0],
+            protocol_version: "TLSv1_3",
+            cipher_suite: "TLS13_AES_128_GCM_SHA256",
+            key_exchange_group: Some("X25519"),
+            alpn: Some("h2"),
+            resumed: false,
+            fips: false,
+        };
+        let stream = stream_with(info(Some(tls), None)).await;
+        let first = stream.connected();
+        assert_eq!(extras(&first), Some(info(Some(tls), None)));
+        assert!(first.is_negotiated_h2());
+        let second = stream.connected();
+        assert_eq!(extras(&second), None, "given away with the first answer");
+        assert!(second.is_negotiated_h2(), "the flags stay");
+    }
+
+    #[tokio::test]
+    async fn a_forwarding_proxy_is_flagged_and_a_tunnel_is_not() {
+        let forwarded = stream_with(info(None, Some("proxy.test:3128"))).await.connected();
+        assert!(forwarded.is_proxied());
+        assert!(!forwarded.is_negotiated_h2());
+        let tls = TlsInfo {
+            provider: crate::TlsProvider::ALL[0],
+            protocol_version: "TLSv1_3",
+            cipher_suite: "TLS13_AES_128_GCM_SHA256",
+            key_exchange_group: None,
+            alpn: Some("http/1.1"),
+            resumed: true,
+            fips: false,
+        };
+        let tunnelled = stream_with(info(Some(tls), Some("proxy.test:3128"))).await.connected();
+        assert!(!tunnelled.is_proxied());
+        assert!(!tunnelled.is_negotiated_h2());
+    }
+
+    #[test]
+    fn an_idle_connection_carries_no_second_copy_of_its_info() {
+        // The stream lives in the connection's task for as long as the connection does: every
+        // byte of it sits on each idle pooled connection. The info (136 bytes) is not among them.
+        let size = std::mem::size_of::<ConnectedStream>();
+        assert!(size < std::mem::size_of::<ConnectionInfo>(), "ConnectedStream is {size} bytes");
     }
 }

@@ -35,7 +35,7 @@ mod proxies {
             let info = response.extension::<ConnectionInfo>().cloned().expect("connection info");
             assert_eq!(info.proxy.as_deref(), Some(proxy.addr.to_string().as_str()));
             let tls = info.tls.expect("TLS to the origin");
-            assert_eq!((tls.provider, tls.alpn.as_deref()), (PROVIDER, Some(expect_alpn)));
+            assert_eq!((tls.provider, tls.alpn), (PROVIDER, Some(expect_alpn)));
             assert_eq!(digest_body(response.into_body()).await, Digest::of_pattern(100_000));
             // Give the pool the moment in which it takes the connection back.
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
@@ -207,7 +207,7 @@ mod proxies {
             let info = response.extension::<ConnectionInfo>().cloned().expect("connection info");
             assert_eq!(info.proxy, Some(format!("localhost:{}", proxy.addr.port())));
             let tls = info.tls.expect("TLS to the origin");
-            assert_eq!((tls.provider, tls.alpn.as_deref()), (PROVIDER, Some(expect_alpn)));
+            assert_eq!((tls.provider, tls.alpn), (PROVIDER, Some(expect_alpn)));
             assert_eq!(digest_body(response.into_body()).await, Digest::of_pattern(100_000));
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }

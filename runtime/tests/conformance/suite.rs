@@ -38,7 +38,7 @@ async fn get_and_check(alpn: Alpn, len: u64, expect_alpn: &str) {
     let info = response.extension::<ConnectionInfo>().cloned().expect("connection info in extensions");
     let tls = info.tls.expect("TLS info");
     assert_eq!(tls.provider, PROVIDER);
-    assert_eq!(tls.alpn.as_deref(), Some(expect_alpn));
+    assert_eq!(tls.alpn, Some(expect_alpn));
     // FIPS mode is on exactly with the FIPS provider.
     assert_eq!(tls.fips, PROVIDER.name().ends_with("-fips"), "{tls:?}");
     let digest = digest_body(response.into_body()).await;
@@ -273,7 +273,7 @@ async fn a_refused_servers_session_is_never_resumed() {
     let mut resumed = Vec::new();
     for _ in 0..2 {
         let response = call(&client, &no_timeouts(), get(&sound.url())).await.expect("GET from the sound peer");
-        let tls = response.extension::<ConnectionInfo>().and_then(|i| i.tls.clone()).expect("TLS info");
+        let tls = response.extension::<ConnectionInfo>().and_then(|i| i.tls).expect("TLS info");
         assert_eq!(tls.protocol_version, if PROVIDER.name().starts_with("s2n-tls") { "TLS12" } else { "TLSv1_2" });
         resumed.push(tls.resumed);
         digest_body(response.into_body()).await;

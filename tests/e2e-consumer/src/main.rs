@@ -34,9 +34,9 @@ impl Intercept for ReportConnection {
                     self.0,
                     info.id,
                     tls.map_or("none", |t| t.provider.name()),
-                    tls.map_or("-", |t| t.protocol_version.as_str()),
-                    tls.and_then(|t| t.key_exchange_group.as_deref()).unwrap_or("-"),
-                    tls.and_then(|t| t.alpn.as_deref()).unwrap_or("-"),
+                    tls.map_or("-", |t| t.protocol_version),
+                    tls.and_then(|t| t.key_exchange_group).unwrap_or("-"),
+                    tls.and_then(|t| t.alpn).unwrap_or("-"),
                 );
             }
             None => println!("CONN service={} id=? provider=unknown", self.0),

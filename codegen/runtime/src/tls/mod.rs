@@ -6,6 +6,7 @@
 //! or on tokio's blocking pool at the first connection; when it is quick, inline at the first
 //! connection.
 
+mod names;
 mod read_ahead;
 #[cfg(rustls)]
 pub(crate) mod rustls;
@@ -55,19 +56,36 @@ impl TlsSettings {
 
 /// What was negotiated on a TLS connection. Attached to each connection, returned in the
 /// extensions of every response it carried, and logged at debug level.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// `Copy`: its names are the TLS library's own constants, so carrying it costs no allocation.
+///
+/// ```
+/// use smithy_default_tls::ConnectionInfo;
+///
+/// // What a response's connection negotiated, from the response's extensions.
+/// fn describe(info: &ConnectionInfo) -> String {
+///     match info.tls {
+///         Some(tls) => format!("{} {} via {}", tls.protocol_version, tls.cipher_suite, tls.provider),
+///         None => "plain HTTP".to_owned(),
+///     }
+/// }
+/// # let _ = describe;
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct TlsInfo {
     /// The provider that ran the handshake.
     pub provider: TlsProvider,
-    /// The protocol version, e.g. `TLSv1_3`.
-    pub protocol_version: String,
-    /// The cipher suite, e.g. `TLS13_AES_256_GCM_SHA384`.
-    pub cipher_suite: String,
+    /// The protocol version as the provider names it, e.g. `TLSv1_3` (rustls) or `TLS13`
+    /// (s2n-tls).
+    pub protocol_version: &'static str,
+    /// The cipher suite as the provider names it, e.g. `TLS13_AES_256_GCM_SHA384` (rustls) or
+    /// `TLS_AES_256_GCM_SHA384` (s2n-tls).
+    pub cipher_suite: &'static str,
     /// The key exchange group, e.g. `X25519MLKEM768`, when known.
-    pub key_exchange_group: Option<String>,
+    pub key_exchange_group: Option<&'static str>,
     /// The application protocol agreed through ALPN (`h2` or `http/1.1`), if any.
-    pub alpn: Option<String>,
+    pub alpn: Option<&'static str>,
     /// Whether the session was resumed from an earlier one.
     pub resumed: bool,
     /// Whether the connection ran in FIPS mode: FIPS-validated cryptography and the TLS

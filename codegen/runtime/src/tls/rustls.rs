@@ -8,7 +8,7 @@ use rustls::{RootCertStore, SupportedProtocolVersion};
 use rustls_pki_types::ServerName;
 use tokio_rustls::TlsConnector;
 
-use super::{MaybeTlsStream, ReadAhead, TlsInfo, TlsSettings, Transport};
+use super::{names, MaybeTlsStream, ReadAhead, TlsInfo, TlsSettings, Transport};
 use crate::error::{CertificateProblem, Error, HandshakeFailure, TlsHandshakeError};
 use crate::TlsProvider;
 
@@ -202,10 +202,20 @@ impl RustlsBackend {
         let (_, conn) = stream.get_ref();
         let info = TlsInfo {
             provider,
-            protocol_version: conn.protocol_version().map(|v| format!("{v:?}")).unwrap_or_default(),
-            cipher_suite: conn.negotiated_cipher_suite().map(|s| format!("{:?}", s.suite())).unwrap_or_default(),
-            key_exchange_group: conn.negotiated_key_exchange_group().map(|g| format!("{:?}", g.name())),
-            alpn: conn.alpn_protocol().map(|p| String::from_utf8_lossy(p).into_owned()),
+            // rustls names every value it can negotiate; `Debug` spells the same name, and an
+            // unknown one as `Type(0x..)`.
+            protocol_version: conn
+                .protocol_version()
+                .map_or("", |v| v.as_str().unwrap_or_else(|| names::intern(&format!("{v:?}")))),
+            cipher_suite: conn.negotiated_cipher_suite().map_or("", |s| {
+                let suite = s.suite();
+                suite.as_str().unwrap_or_else(|| names::intern(&format!("{suite:?}")))
+            }),
+            key_exchange_group: conn.negotiated_key_exchange_group().map(|g| {
+                let group = g.name();
+                group.as_str().unwrap_or_else(|| names::intern(&format!("{group:?}")))
+            }),
+            alpn: conn.alpn_protocol().map(names::alpn),
             resumed: matches!(conn.handshake_kind(), Some(rustls::HandshakeKind::Resumed)),
             fips: conn.fips(),
         };

@@ -27,7 +27,7 @@ use s2n_tls::security::Policy;
 
 use self::tickets::{TicketGate, TicketSink, TicketStore};
 use super::read_ahead::FirstByte;
-use super::{MaybeTlsStream, ReadAhead, TlsInfo, TlsSettings, Transport};
+use super::{names, MaybeTlsStream, ReadAhead, TlsInfo, TlsSettings, Transport};
 use crate::error::{CertificateProblem, Error, HandshakeFailure, TlsHandshakeError};
 use crate::TlsProvider;
 
@@ -235,10 +235,12 @@ impl S2nBackend {
         gate.approve();
         let info = TlsInfo {
             provider: self.provider,
-            protocol_version: conn.actual_protocol_version().map(|v| format!("{v:?}")).unwrap_or_default(),
-            cipher_suite: conn.cipher_suite().map(str::to_owned).unwrap_or_default(),
-            key_exchange_group: conn.selected_key_exchange_group().map(str::to_owned),
-            alpn: conn.application_protocol().map(|p| String::from_utf8_lossy(p).into_owned()),
+            // The names come out of s2n-tls's own tables (borrowed from the connection, hence
+            // interned: one copy per name for the process).
+            protocol_version: conn.actual_protocol_version().map_or("", |v| names::intern(&format!("{v:?}"))),
+            cipher_suite: conn.cipher_suite().map_or("", names::intern),
+            key_exchange_group: conn.selected_key_exchange_group().map(names::intern),
+            alpn: conn.application_protocol().map(names::alpn),
             resumed: conn.resumed(),
             // FIPS mode: the FIPS provider, whose libcrypto was checked to be in it when the
             // backend was prepared, with its FIPS security policy. The regular provider never is.
