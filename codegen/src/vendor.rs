@@ -24,6 +24,7 @@ pub const RUNTIME_FILES: &[(&str, &str)] = &[
     ("src/roots.rs", include_str!("../runtime/src/roots.rs")),
     ("src/shared.rs", include_str!("../runtime/src/shared.rs")),
     ("src/tls/mod.rs", include_str!("../runtime/src/tls/mod.rs")),
+    ("src/tls/names.rs", include_str!("../runtime/src/tls/names.rs")),
     ("src/tls/read_ahead.rs", include_str!("../runtime/src/tls/read_ahead.rs")),
     ("src/tls/transport.rs", include_str!("../runtime/src/tls/transport.rs")),
     ("src/tls/rustls.rs", include_str!("../runtime/src/tls/rustls.rs")),
