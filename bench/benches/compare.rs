@@ -640,6 +640,33 @@ fn calls_child(label: &str, concurrency: &str) {
     println!("CALLS secs={:.3}", elapsed.as_secs_f64());
 }
 
+/// Child-process mode: BENCH_CONNECTIONS sequential requests to BENCH_URL, each on a new
+/// connection (`connection: close`), after one to warm up: one client alone in a process, for
+/// `perf` and `strace` (the `new-connections` section runs every client in one process).
+fn connections_child(label: &str) {
+    let contender = Contender::parse(label).unwrap_or_else(|| panic!("unknown contender {label}"));
+    let ca = std::env::var("BENCH_CA").expect("BENCH_CA");
+    let url = std::env::var("BENCH_URL").expect("BENCH_URL");
+    let count = env_number("BENCH_CONNECTIONS", 200);
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("tokio");
+    let client = contender.build(&ca);
+    let mut sink = Vec::new();
+    let (elapsed, cpu) = runtime.block_on(async {
+        fetch(&client, &url, None, &mut sink, true).await;
+        let usage = Usage::now();
+        let started = Instant::now();
+        for _ in 0..count {
+            fetch(&client, &url, None, &mut sink, true).await;
+        }
+        (started.elapsed(), Usage::now().since(usage).cpu_seconds)
+    });
+    println!(
+        "CONNECTIONS per_sec={:.0} cpu_us_per_request={:.0}",
+        count as f64 / elapsed.as_secs_f64(),
+        cpu * 1e6 / count as f64
+    );
+}
+
 /// System calls of one child process run, as `strace -f -c` counts them.
 struct SyscallCounts {
     /// read, recvfrom, readv, recvmsg.
@@ -1488,6 +1515,7 @@ fn main() {
             "--cold-start" => return cold_start_child(label),
             "--rss" => return rss_child(label),
             "--idle" => return idle_child(label),
+            "--connections" => return connections_child(label),
             _ => {}
         }
     }
