@@ -26,8 +26,8 @@ use aws_smithy_http_client::tls;
 use aws_smithy_runtime_api::client::http::SharedHttpClient;
 use smithy_default_tls::{SmithyTlsClient, TlsProvider};
 use smithy_tls_bench::{
-    child, download, env_number, fetch, field, machine_description, median, median_range, min_max, peak_rss_kib, post,
-    quantile, rss_kib, upload, BenchServer, Loopback, Usage,
+    child, download, env_number, fetch, field, heap_in_use, machine_description, median, median_range, min_max,
+    peak_rss_kib, post, quantile, rss_kib, upload, BenchServer, Loopback, Usage,
 };
 
 /// A client under test.
@@ -512,7 +512,7 @@ fn idle_child(label: &str) {
         tokio::time::sleep(Duration::from_millis(100)).await;
         // SAFETY: malloc_trim only returns free memory to the kernel; no allocation is touched.
         unsafe { libc::malloc_trim(0) };
-        let before = rss_kib().unwrap_or(0);
+        let before = (rss_kib().unwrap_or(0), heap_in_use());
         let started = Instant::now();
         for i in 1..=count {
             fetch(&client, &format!("https://h{i}.idle.test:{port}/obj/{bytes}"), None, &mut sink, false).await;
@@ -520,18 +520,19 @@ fn idle_child(label: &str) {
         let open = started.elapsed();
         // Let every connection go back to its pool and settle there.
         tokio::time::sleep(Duration::from_millis(300)).await;
-        (open, before, rss_kib().unwrap_or(0))
+        (open, before, (rss_kib().unwrap_or(0), heap_in_use()))
     });
     // What the connections still hold: memory they gave back to the allocator but that glibc
     // has not returned to the kernel is counted in RSS above and not here.
     // SAFETY: malloc_trim only returns free memory to the kernel; no allocation is touched.
     unsafe { libc::malloc_trim(0) };
     let held = rss_kib().unwrap_or(0);
-    let per_conn = |kib: u64| kib.saturating_sub(before) as f64 / count as f64;
+    let per_conn = |kib: u64| kib.saturating_sub(before.0) as f64 / count as f64;
+    let heap_per_conn = after.1.saturating_sub(before.1) as f64 / 1024.0 / count as f64;
     println!(
-        "IDLE open_ms={:.1} kib_per_conn={:.2} held_kib_per_conn={:.2}",
+        "IDLE open_ms={:.1} kib_per_conn={:.2} held_kib_per_conn={:.2} heap_kib_per_conn={heap_per_conn:.3}",
         open.as_secs_f64() * 1e3,
-        per_conn(after),
+        per_conn(after.0),
         per_conn(held)
     );
     drop(client);
@@ -545,10 +546,11 @@ fn idle(server: &ServerProcess, report: &mut Report) {
     let rounds = env_number("BENCH_IDLE_ROUNDS", 3).max(1) as usize;
     let contenders = selected_ours_and_upstream();
     let mut md = format!(
-        "\n## Idle pooled connections ({count} distinct host names → 127.0.0.1 through each client's DNS resolver override, one GET each, HTTP/1.1; each client in its own process; median (min–max) of {rounds} rounds, interleaved)\n\n| client | response carried | RSS per idle connection (KiB) | still held when glibc returns what is free (KiB) | time to open them (ms) |\n|---|---|---|---|---|\n"
+        "\n## Idle pooled connections ({count} distinct host names → 127.0.0.1 through each client's DNS resolver override, one GET each, HTTP/1.1; each client in its own process; median (min–max) of {rounds} rounds, interleaved)\n\n| client | response carried | RSS per idle connection (KiB) | still held when glibc returns what is free (KiB) | heap in use per idle connection (KiB) | time to open them (ms) |\n|---|---|---|---|---|---|\n"
     );
     let mut per_conn: BTreeMap<(u64, String), Vec<f64>> = BTreeMap::new();
     let mut held: BTreeMap<(u64, String), Vec<f64>> = BTreeMap::new();
+    let mut heap: BTreeMap<(u64, String), Vec<f64>> = BTreeMap::new();
     let sizes = [1024u64, 256 << 10];
     for bytes in sizes {
         let mut open: BTreeMap<String, Vec<f64>> = BTreeMap::new();
@@ -565,6 +567,7 @@ fn idle(server: &ServerProcess, report: &mut Report) {
                 );
                 per_conn.entry((bytes, c.label())).or_default().push(field(&out, "kib_per_conn="));
                 held.entry((bytes, c.label())).or_default().push(field(&out, "held_kib_per_conn="));
+                heap.entry((bytes, c.label())).or_default().push(field(&out, "heap_kib_per_conn="));
                 open.entry(c.label()).or_default().push(field(&out, "open_ms="));
             }
         }
@@ -573,28 +576,33 @@ fn idle(server: &ServerProcess, report: &mut Report) {
             let (kib, kept, ms) = (&per_conn[&key], &held[&key], &open[&c.label()]);
             let _ = writeln!(
                 md,
-                "| {} | {} KiB | {} | {} | {} |",
+                "| {} | {} KiB | {} | {} | {} | {} |",
                 c.label(),
                 bytes >> 10,
                 median_range(kib),
                 median_range(kept),
+                median_range(&heap[&key]),
                 median_range(ms)
             );
         }
     }
-    md.push_str("\n| provider | RSS per idle connection, ours / upstream (target ≤ 1.0): after 1 KiB | after 256 KiB | held, after 1 KiB | held, after 256 KiB |\n|---|---|---|---|---|\n");
+    md.push_str("\n| provider | RSS per idle connection, ours / upstream (target ≤ 1.0): after 1 KiB | after 256 KiB | held, after 1 KiB | held, after 256 KiB | heap, after 1 KiB | heap, after 256 KiB |\n|---|---|---|---|---|---|---|\n");
     for p in PROVIDERS {
-        let ratio = |table: &BTreeMap<(u64, String), Vec<f64>>, bytes: u64| {
+        let ratio_to = |table: &BTreeMap<(u64, String), Vec<f64>>, bytes: u64, digits: usize| {
             let get = |c: Contender| table.get(&(bytes, c.label())).map_or(f64::NAN, |v| median(v));
-            format!("{:.2}", get(Contender::Ours(p)) / get(Contender::Upstream(p)))
+            format!("{:.digits$}", get(Contender::Ours(p)) / get(Contender::Upstream(p)))
         };
+        let ratio = |table: &BTreeMap<(u64, String), Vec<f64>>, bytes: u64| ratio_to(table, bytes, 2);
         let _ = writeln!(
             md,
-            "| {p} | {} | {} | {} | {} |",
+            "| {p} | {} | {} | {} | {} | {} | {} |",
             ratio(&per_conn, sizes[0]),
             ratio(&per_conn, sizes[1]),
             ratio(&held, sizes[0]),
-            ratio(&held, sizes[1])
+            ratio(&held, sizes[1]),
+            // Heap is exact to the byte: a third digit tells what RSS cannot.
+            ratio_to(&heap, sizes[0], 3),
+            ratio_to(&heap, sizes[1], 3)
         );
     }
     let smaller = |bytes: u64| {

@@ -457,6 +457,15 @@ pub fn rss_kib() -> Option<u64> {
     status_kib("VmRSS:")
 }
 
+/// Bytes of heap this process holds: glibc's in-use chunks in every arena plus its mmap'd
+/// chunks (`mallinfo2`). Unlike RSS it does not depend on which pages those bytes happen to
+/// touch, so it tells two clients' holdings apart where RSS moves by a page here and there.
+pub fn heap_in_use() -> u64 {
+    // SAFETY: mallinfo2 only reads the allocator's statistics.
+    let info = unsafe { libc::mallinfo2() };
+    (info.uordblks + info.hblkhd) as u64
+}
+
 /// The `key` line (e.g. `VmRSS:`) of /proc/self/status, in KiB.
 fn status_kib(key: &str) -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
