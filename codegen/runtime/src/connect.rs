@@ -22,7 +22,7 @@ use crate::dns::Resolver;
 use crate::error::{ConnectTimeout, ProxyError, ProxyFailure};
 use crate::limits::{HostLimits, HostSlot};
 use crate::proxy::ProxyConfig;
-use crate::tls::{LazyTlsBackend, MaybeTlsStream, TlsInfo, Transport, ALPN_H2};
+use crate::tls::{LazyTlsBackend, MaybeTlsStream, TlsInfo, Transport};
 
 /// Facts about one connection, attached to every response it carried (in the response
 /// extensions) so that callers can see which connection and which TLS stack served them.
@@ -253,7 +253,7 @@ pin_project_lite::pin_project! {
 
 impl ConnectedStream {
     fn new(stream: MaybeTlsStream, info: ConnectionInfo, slot: Option<HostSlot>) -> ConnectedStream {
-        let h2 = info.tls.and_then(|t| t.alpn).map(str::as_bytes) == Some(ALPN_H2);
+        let h2 = info.tls.and_then(|t| t.alpn) == Some("h2");
         // A forwarding proxy (plain `http://` origin) gets absolute-form request lines; a tunnel
         // carries origin-form requests like a direct connection.
         let forwarded = info.proxy.is_some() && info.tls.is_none();
@@ -381,7 +381,7 @@ mod tests {
     #[test]
     fn an_idle_connection_carries_no_second_copy_of_its_info() {
         // The stream lives in the connection's task for as long as the connection does: every
-        // byte of it sits on each idle pooled connection. The info (136 bytes) is not among them.
+        // byte of it sits on each idle pooled connection. Its copy of the info is not among them.
         let size = std::mem::size_of::<ConnectedStream>();
         assert!(size < std::mem::size_of::<ConnectionInfo>(), "ConnectedStream is {size} bytes");
     }

@@ -215,7 +215,9 @@ impl RustlsBackend {
                 let group = g.name();
                 group.as_str().unwrap_or_else(|| names::intern(&format!("{group:?}")))
             }),
-            alpn: conn.alpn_protocol().map(names::alpn),
+            // rustls refuses a protocol we did not offer (`SelectedUnofferedApplicationProtocol`),
+            // and we offer only the two `names::alpn` knows.
+            alpn: conn.alpn_protocol().and_then(names::alpn),
             resumed: matches!(conn.handshake_kind(), Some(rustls::HandshakeKind::Resumed)),
             fips: conn.fips(),
         };

@@ -57,7 +57,8 @@ impl TlsSettings {
 /// What was negotiated on a TLS connection. Attached to each connection, returned in the
 /// extensions of every response it carried, and logged at debug level.
 ///
-/// `Copy`: its names are the TLS library's own constants, so carrying it costs no allocation.
+/// `Copy`: its names are constants (the TLS library's, or for s2n-tls, which lends them per
+/// connection, one copy each for the process), so carrying it costs no allocation.
 ///
 /// ```
 /// use smithy_default_tls::ConnectionInfo;
@@ -84,7 +85,8 @@ pub struct TlsInfo {
     pub cipher_suite: &'static str,
     /// The key exchange group, e.g. `X25519MLKEM768`, when known.
     pub key_exchange_group: Option<&'static str>,
-    /// The application protocol agreed through ALPN (`h2` or `http/1.1`), if any.
+    /// The application protocol agreed through ALPN (`h2` or `http/1.1`), if any: a server
+    /// that selects one the client did not offer fails the handshake, with every provider.
     pub alpn: Option<&'static str>,
     /// Whether the session was resumed from an earlier one.
     pub resumed: bool,

@@ -1,18 +1,19 @@
 //! The names in [`TlsInfo`](super::TlsInfo) as `&'static str`, so that it is `Copy` and every
-//! connection and response can carry it without allocating.
+//! connection and response can carry it without allocating: constants where the set is ours
+//! (ALPN), the library's own otherwise, copied once per process where it only lends them.
 
 use std::collections::BTreeSet;
 use std::sync::{Mutex, PoisonError};
 
 use super::{ALPN_H2, ALPN_HTTP11};
 
-/// The ALPN protocol as text. A peer can only pick one of those we offered (both libraries
-/// refuse anything else), so the answer is one of two constants; other bytes are interned.
-pub(crate) fn alpn(protocol: &[u8]) -> &'static str {
+/// The ALPN protocol as text: one of the two we offer, or `None` for any other bytes (which a
+/// backend must refuse: rustls does itself, s2n-tls's backend checks).
+pub(crate) fn alpn(protocol: &[u8]) -> Option<&'static str> {
     match protocol {
-        ALPN_H2 => "h2",
-        ALPN_HTTP11 => "http/1.1",
-        other => intern(&String::from_utf8_lossy(other)),
+        ALPN_H2 => Some("h2"),
+        ALPN_HTTP11 => Some("http/1.1"),
+        _ => None,
     }
 }
 
@@ -47,9 +48,11 @@ mod tests {
     }
 
     #[test]
-    fn the_offered_protocols_are_constants() {
-        assert_eq!(alpn(b"h2"), "h2");
-        assert_eq!(alpn(b"http/1.1"), "http/1.1");
-        assert_eq!(alpn(b"spdy/\xff"), "spdy/\u{fffd}");
+    fn only_the_offered_protocols_have_names() {
+        assert_eq!(alpn(b"h2"), Some("h2"));
+        assert_eq!(alpn(b"http/1.1"), Some("http/1.1"));
+        assert_eq!(alpn(b"spdy/3"), None);
+        assert_eq!(alpn(b"h2\0"), None);
+        assert_eq!(alpn(b""), None);
     }
 }

@@ -43,6 +43,8 @@ pub(crate) struct S2nBackend {
     provider: TlsProvider,
     config: s2n_tls::config::Config,
     tickets: Arc<TicketStore>,
+    /// The ALPN protocols offered: s2n-tls takes whatever the server selects, offered or not.
+    offered_alpn: Vec<Vec<u8>>,
 }
 
 impl std::fmt::Debug for S2nBackend {
@@ -201,7 +203,7 @@ impl S2nBackend {
             builder.set_session_ticket_callback(TicketSink).map_err(config_error)?;
         }
         let config = builder.build().map_err(config_error)?;
-        Ok(S2nBackend { provider, config, tickets })
+        Ok(S2nBackend { provider, config, tickets, offered_alpn: settings.alpn() })
     }
 
     pub(crate) async fn handshake(
@@ -232,15 +234,16 @@ impl S2nBackend {
         if !conn.resumed() {
             check_peer_chain(self.provider, conn)?;
         }
+        let alpn = selected_alpn(self.provider, conn.application_protocol(), &self.offered_alpn)?;
         gate.approve();
         let info = TlsInfo {
             provider: self.provider,
-            // The names come out of s2n-tls's own tables (borrowed from the connection, hence
-            // interned: one copy per name for the process).
-            protocol_version: conn.actual_protocol_version().map_or("", |v| names::intern(&format!("{v:?}"))),
+            protocol_version: conn.actual_protocol_version().map_or("", version_name),
+            // The names come out of s2n-tls's own tables of suites and groups (borrowed from the
+            // connection, hence interned: one copy per name for the process), never from the peer.
             cipher_suite: conn.cipher_suite().map_or("", names::intern),
             key_exchange_group: conn.selected_key_exchange_group().map(names::intern),
-            alpn: conn.application_protocol().map(names::alpn),
+            alpn,
             resumed: conn.resumed(),
             // FIPS mode: the FIPS provider, whose libcrypto was checked to be in it when the
             // backend was prepared, with its FIPS security policy. The regular provider never is.
@@ -263,6 +266,49 @@ fn not_tls(provider: TlsProvider, first_byte: &FirstByte) -> Option<TlsHandshake
         kind: HandshakeFailure::Protocol,
         source: Arc::new(std::io::Error::new(std::io::ErrorKind::InvalidData, message)),
     })
+}
+
+/// s2n-tls's name of a protocol version (its `Debug` spelling).
+fn version_name(version: s2n_tls::enums::Version) -> &'static str {
+    use s2n_tls::enums::Version;
+    match version {
+        Version::SSLV2 => "SSLV2",
+        Version::SSLV3 => "SSLV3",
+        Version::TLS10 => "TLS10",
+        Version::TLS11 => "TLS11",
+        Version::TLS12 => "TLS12",
+        Version::TLS13 => "TLS13",
+        other => names::intern(&format!("{other:?}")),
+    }
+}
+
+/// The ALPN protocol the server selected, refused unless it is one we offered (RFC 7301: the
+/// client aborts on any other): s2n-tls accepts whatever the server names, and hyper would
+/// speak h2 to a server that picked `h2` from a client offering only HTTP/1.1.
+fn selected_alpn(
+    provider: TlsProvider,
+    selected: Option<&[u8]>,
+    offered: &[Vec<u8>],
+) -> Result<Option<&'static str>, TlsHandshakeError> {
+    let Some(selected) = selected else { return Ok(None) };
+    match names::alpn(selected).filter(|_| offered.iter().any(|p| p == selected)) {
+        Some(name) => Ok(Some(name)),
+        None => {
+            let shown = String::from_utf8_lossy(&selected[..selected.len().min(64)]).into_owned();
+            let offered: Vec<String> = offered.iter().map(|p| String::from_utf8_lossy(p).into_owned()).collect();
+            Err(TlsHandshakeError {
+                provider,
+                kind: HandshakeFailure::Protocol,
+                source: Arc::new(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!(
+                        "the server selected the application protocol {shown:?}, which was not offered ({})",
+                        offered.join(", ")
+                    ),
+                )),
+            })
+        }
+    }
 }
 
 /// Applies [`chain`]'s rules to the chain s2n-tls validated. Dropping the stream on refusal
@@ -314,6 +360,37 @@ impl std::error::Error for S2nError {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    const PROVIDER: TlsProvider = TlsProvider::ALL[0];
+
+    #[test]
+    fn the_server_may_select_only_an_offered_protocol() {
+        let both = [b"h2".to_vec(), b"http/1.1".to_vec()];
+        let http11_only = [b"http/1.1".to_vec()];
+        assert_eq!(selected_alpn(PROVIDER, None, &both).ok(), Some(None));
+        assert_eq!(selected_alpn(PROVIDER, Some(b"h2"), &both).ok(), Some(Some("h2")));
+        assert_eq!(selected_alpn(PROVIDER, Some(b"http/1.1"), &http11_only).ok(), Some(Some("http/1.1")));
+        // h2 from a client that offered HTTP/1.1 only: hyper would speak the wrong protocol.
+        let refused = selected_alpn(PROVIDER, Some(b"h2"), &http11_only).expect_err("not offered");
+        assert_eq!(refused.kind, HandshakeFailure::Protocol);
+        let message = refused.source.to_string();
+        assert!(message.contains("\"h2\", which was not offered (http/1.1)"), "{message}");
+        // Anything else, whatever the offer: refused, and nothing of it is kept.
+        for unknown in [&b"spdy/3"[..], b"", b"h2\xff", &[b'x'; 255][..]] {
+            assert!(selected_alpn(PROVIDER, Some(unknown), &both).is_err(), "{unknown:?}");
+        }
+    }
+
+    #[test]
+    fn version_names_are_s2n_tls_s_own() {
+        use s2n_tls::enums::Version;
+        for version in [Version::SSLV2, Version::SSLV3, Version::TLS10, Version::TLS11, Version::TLS12, Version::TLS13]
+        {
+            assert_eq!(version_name(version), format!("{version:?}"));
+        }
+    }
+
     #[test]
     fn der_becomes_pem_in_64_character_lines_that_decode_back() {
         use base64::Engine as _;
