@@ -495,7 +495,8 @@ fn rss_child(label: &str) {
 
 /// Child-process mode (`--idle LABEL`): BENCH_IDLE_CONNECTIONS pooled connections, one per
 /// distinct host name (`h<i>.idle.test`, resolved to 127.0.0.1), each having carried one GET of
-/// BENCH_IDLE_BYTES; prints how long opening them took and the resident memory each added.
+/// BENCH_IDLE_BYTES; prints how long opening them took and what each added: resident memory,
+/// the same once glibc has returned what is free, and heap in use.
 fn idle_child(label: &str) {
     let contender = Contender::parse(label).unwrap_or_else(|| panic!("unknown contender {label}"));
     let ca = std::env::var("BENCH_CA").expect("BENCH_CA");
@@ -528,7 +529,10 @@ fn idle_child(label: &str) {
     unsafe { libc::malloc_trim(0) };
     let held = rss_kib().unwrap_or(0);
     let per_conn = |kib: u64| kib.saturating_sub(before.0) as f64 / count as f64;
-    let heap_per_conn = after.1.saturating_sub(before.1) as f64 / 1024.0 / count as f64;
+    let heap_per_conn = match (before.1, after.1) {
+        (Some(before), Some(after)) => after.saturating_sub(before) as f64 / 1024.0 / count as f64,
+        _ => f64::NAN,
+    };
     println!(
         "IDLE open_ms={:.1} kib_per_conn={:.2} held_kib_per_conn={:.2} heap_kib_per_conn={heap_per_conn:.3}",
         open.as_secs_f64() * 1e3,

@@ -460,10 +460,18 @@ pub fn rss_kib() -> Option<u64> {
 /// Bytes of heap this process holds: glibc's in-use chunks in every arena plus its mmap'd
 /// chunks (`mallinfo2`). Unlike RSS it does not depend on which pages those bytes happen to
 /// touch, so it tells two clients' holdings apart where RSS moves by a page here and there.
-pub fn heap_in_use() -> u64 {
-    // SAFETY: mallinfo2 only reads the allocator's statistics.
-    let info = unsafe { libc::mallinfo2() };
-    (info.uordblks + info.hblkhd) as u64
+/// `None` without glibc.
+pub fn heap_in_use() -> Option<u64> {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // SAFETY: mallinfo2 only reads the allocator's statistics.
+        let info = unsafe { libc::mallinfo2() };
+        Some((info.uordblks + info.hblkhd) as u64)
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    {
+        None
+    }
 }
 
 /// The `key` line (e.g. `VmRSS:`) of /proc/self/status, in KiB.
