@@ -22,6 +22,11 @@ fn fips_target_dir() -> PathBuf {
 /// different for each, so every FIPS check without s2n-tls built the module (a CMake build of
 /// a minute and a half) a second time. The runtime's own dependencies are untouched.
 fn check_runtime(features: &str) -> Output {
+    check_command(features, "short").output().expect("run cargo check")
+}
+
+/// The `cargo check` of [`check_runtime`], printing messages in `format`.
+fn check_command(features: &str, format: &str) -> Command {
     let mut cmd = Command::new(env!("CARGO"));
     cmd.current_dir(repo_root()).args(["check", "-p", "smithy-default-tls"]);
     if features.contains("fips") {
@@ -33,8 +38,25 @@ fn check_runtime(features: &str) -> Output {
     } else {
         cmd.args(["--lib", "--no-default-features", "--features", features]);
     }
-    cmd.args(["--message-format", "short"]);
-    cmd.output().expect("run cargo check")
+    cmd.args(["--message-format", format]);
+    cmd
+}
+
+/// Where the FIPS module's build script ran in a check of `features` (a FIPS build): its out
+/// dir, which differs whenever the module was built from a different build-time graph.
+fn fips_module_out_dir(features: &str) -> String {
+    let out = check_command(features, "json").output().expect("run cargo check");
+    assert!(out.status.success(), "{features}: does not build:\n{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let dirs: Vec<String> = stdout
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|m| m["reason"] == "build-script-executed")
+        .filter(|m| m["package_id"].as_str().is_some_and(|id| id.contains("aws-lc-fips-sys")))
+        .filter_map(|m| m["out_dir"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(dirs.len(), 1, "{features}: expected one build of aws-lc-fips-sys, cargo reported {dirs:?}");
+    dirs.into_iter().next().unwrap_or_default()
 }
 
 /// Whether this host can build the FIPS module (aws-lc-fips-sys: Linux x86_64/aarch64).
@@ -89,4 +111,18 @@ fn the_fips_provider_refuses_to_share_a_build_with_another_provider() {
     // The two FIPS providers may share a build: both use the FIPS module.
     let out = check_runtime("rustls-aws-lc-fips,s2n-tls-fips,webpki");
     assert!(out.status.success(), "both FIPS providers build together:\n{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn every_fips_check_shares_one_build_of_the_fips_module() {
+    if !FIPS_HOST {
+        eprintln!("SKIPPING: aws-lc-fips-sys builds on Linux x86_64/aarch64 only");
+        return;
+    }
+    // With s2n-tls in the graph and without it: if they differ (a dependency update that moves
+    // bindgen to another syn, say, which smithy-tls-fips-host-features does not reach), every
+    // clean run builds the FIPS module twice again.
+    let with_s2n = fips_module_out_dir("s2n-tls-fips,webpki");
+    let without = fips_module_out_dir("rustls-aws-lc-fips,webpki");
+    assert_eq!(with_s2n, without, "the FIPS checks build the FIPS module twice");
 }

@@ -8,3 +8,7 @@
 //!
 //! It is a proc-macro crate only so that its dependencies count as build-time ones, like
 //! bindgen's; it defines no macro and nothing depends on it.
+//!
+//! The syn it names is the one bindgen resolves to (2.x today, while bindgen accepts up to
+//! 3.x); `every_fips_check_shares_one_build_of_the_fips_module` in runtime_features fails when
+//! the two builds drift apart again.
