@@ -282,8 +282,8 @@ fn version_name(version: s2n_tls::enums::Version) -> &'static str {
     }
 }
 
-/// The ALPN protocol the server selected, refused unless it is one we offered (RFC 7301: the
-/// client aborts on any other): s2n-tls accepts whatever the server names, and hyper would
+/// The ALPN protocol the server selected, refused unless it is one we offered (as rustls and
+/// Go's TLS abort on any other): s2n-tls accepts whatever the server names, and hyper would
 /// speak h2 to a server that picked `h2` from a client offering only HTTP/1.1.
 fn selected_alpn(
     provider: TlsProvider,
