@@ -17,6 +17,11 @@ pub(crate) fn alpn(protocol: &[u8]) -> Option<&'static str> {
     }
 }
 
+/// `known`, the library's own name for `value`, or else `value`'s `Debug` spelling, interned.
+pub(crate) fn known_or_debug(known: Option<&'static str>, value: &dyn std::fmt::Debug) -> &'static str {
+    known.unwrap_or_else(|| intern(&format!("{value:?}")))
+}
+
 /// `name` with a `'static` lifetime: the first time a name is seen it is copied once, for the
 /// life of the process, and later calls return that copy.
 ///

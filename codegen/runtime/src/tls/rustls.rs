@@ -204,17 +204,13 @@ impl RustlsBackend {
             provider,
             // rustls names every value it can negotiate; `Debug` spells the same name, and an
             // unknown one as `Type(0x..)`.
-            protocol_version: conn
-                .protocol_version()
-                .map_or("", |v| v.as_str().unwrap_or_else(|| names::intern(&format!("{v:?}")))),
-            cipher_suite: conn.negotiated_cipher_suite().map_or("", |s| {
-                let suite = s.suite();
-                suite.as_str().unwrap_or_else(|| names::intern(&format!("{suite:?}")))
-            }),
-            key_exchange_group: conn.negotiated_key_exchange_group().map(|g| {
-                let group = g.name();
-                group.as_str().unwrap_or_else(|| names::intern(&format!("{group:?}")))
-            }),
+            protocol_version: conn.protocol_version().map_or("", |v| names::known_or_debug(v.as_str(), &v)),
+            cipher_suite: conn
+                .negotiated_cipher_suite()
+                .map_or("", |s| names::known_or_debug(s.suite().as_str(), &s.suite())),
+            key_exchange_group: conn
+                .negotiated_key_exchange_group()
+                .map(|g| names::known_or_debug(g.name().as_str(), &g.name())),
             // rustls refuses a protocol we did not offer (`SelectedUnofferedApplicationProtocol`),
             // and we offer only the two `names::alpn` knows.
             alpn: conn.alpn_protocol().and_then(names::alpn),

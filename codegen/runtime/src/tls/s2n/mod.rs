@@ -278,7 +278,7 @@ fn version_name(version: s2n_tls::enums::Version) -> &'static str {
         Version::TLS11 => "TLS11",
         Version::TLS12 => "TLS12",
         Version::TLS13 => "TLS13",
-        other => names::intern(&format!("{other:?}")),
+        other => names::known_or_debug(None, &other),
     }
 }
 
