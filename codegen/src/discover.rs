@@ -29,6 +29,10 @@ pub struct DiscoveredCrate {
     pub rel_dir: PathBuf,
     /// What it is.
     pub kind: CrateKind,
+    /// Package name → directory (`dir` joined with the manifest's `path`) of every `[dependencies]`
+    /// entry written with a `path`: the sibling crates of an SDK repository it builds against.
+    #[serde(skip)]
+    pub path_dependencies: std::collections::BTreeMap<String, PathBuf>,
 }
 
 /// A crate the tool leaves untouched, and why.
@@ -171,6 +175,8 @@ pub fn discover(root: &Path, runtime_package: &str) -> Result<Discovery, Discove
             Err(e) => return Err(e.into()),
         };
         let name = facts.package_name.clone();
+        let path_dependencies =
+            facts.path_dependencies.iter().map(|(package, path)| (package.clone(), dir.join(path))).collect();
         let skip = |reason: &str, unsupported: bool| SkippedCrate {
             name: name.clone(),
             dir: dir.clone(),
@@ -193,16 +199,17 @@ pub fn discover(root: &Path, runtime_package: &str) -> Result<Discovery, Discove
                 continue;
             }
             match serves_vintage(&facts, &dir) {
-                Ok(()) => crates.push(DiscoveredCrate { name, dir, rel_dir, kind: CrateKind::AwsConfig }),
+                Ok(()) => {
+                    crates.push(DiscoveredCrate { name, dir, rel_dir, kind: CrateKind::AwsConfig, path_dependencies })
+                }
                 Err(reason) => skipped.push(skip(&reason, true)),
             }
             continue;
         }
         // Generated clients carry `[package.metadata.smithy]`; older ones (2023) depend on
         // aws-smithy-client instead of aws-smithy-runtime.
-        let looks_like_client = facts.smithy_runtime_key.is_some()
-            || text.contains("[package.metadata.smithy]")
-            || text.contains("aws-smithy-client");
+        let looks_like_client =
+            facts.smithy_runtime_key.is_some() || facts.smithy_metadata || facts.legacy_smithy_client;
         let config_rs = dir.join("src/config.rs");
         if !config_rs.is_file() {
             // Runtime crates (aws-types, aws-runtime, aws-smithy-*) carry the same metadata but
@@ -225,7 +232,13 @@ pub fn discover(root: &Path, runtime_package: &str) -> Result<Discovery, Discove
         let has_anchor = has_service_config_anchor(&config_rs, &config).unwrap_or(looks_like_client);
         match has_anchor {
             true => match serves_vintage(&facts, &dir) {
-                Ok(()) => crates.push(DiscoveredCrate { name, dir, rel_dir, kind: CrateKind::GeneratedClient }),
+                Ok(()) => crates.push(DiscoveredCrate {
+                    name,
+                    dir,
+                    rel_dir,
+                    kind: CrateKind::GeneratedClient,
+                    path_dependencies,
+                }),
                 Err(reason) => skipped.push(skip(&reason, true)),
             },
             false if looks_like_client => skipped.push(skip(
@@ -357,7 +370,9 @@ mod tests {
 
     #[test]
     fn a_path_dependency_is_judged_by_the_sibling_crate_version() {
-        for (version, wired) in [("1.20.0", true), ("1.9.0", false), ("0.57.2", false)] {
+        // Exact sibling versions at any patch: smithy-rs's in-repo builds name the runtime crates so.
+        let cases = [("1.20.0", true), ("1.19.3", true), ("1.20.7", true), ("1.9.0", false), ("0.57.2", false)];
+        for (version, wired) in cases {
             let root = tree_with(ANCHORED, "aws-smithy-runtime-api = { path = \"../aws-smithy-runtime-api\" }");
             let sibling = root.path().join("aws-smithy-runtime-api");
             std::fs::create_dir_all(&sibling).unwrap();
@@ -369,5 +384,20 @@ mod tests {
             let found = discover(root.path(), "smithy-default-tls").unwrap();
             assert_eq!(found.crates.len(), usize::from(wired), "{version}: {found:#?}");
         }
+    }
+
+    #[test]
+    fn smithy_names_in_comments_do_not_make_a_crate_a_client() {
+        let root = tempfile::tempdir().expect("temp dir");
+        let dir = root.path().join("aws-sdk-notes");
+        std::fs::create_dir_all(dir.join("src")).expect("mkdir");
+        let manifest = "# Not [package.metadata.smithy]; no aws-smithy-client either.\n\
+                        [package]\nname = \"aws-sdk-notes\"\nversion = \"1.0.0\"\n";
+        std::fs::write(dir.join("Cargo.toml"), manifest).expect("manifest");
+        std::fs::write(dir.join("src/lib.rs"), "").expect("lib.rs");
+        let found = discover(root.path(), "smithy-default-tls").expect("discovers");
+        assert_eq!(found.skipped.len(), 1, "{found:#?}");
+        assert_eq!(found.skipped[0].reason, "not a generated client");
+        assert!(!found.skipped[0].unsupported, "{found:#?}");
     }
 }

@@ -347,16 +347,17 @@ fn revert_crate(dir: &Path, kind: CrateKind) -> Result<(Vec<FileChange>, Vec<Str
 /// when `dir` already holds a runtime crate (its manifest names the shipped package), the
 /// removal of every Rust source under `src/` the shipped crate does not have (left by the
 /// runtime an earlier smithy-tls placed there; a linked `src/` is not followed). Other files of
-/// the directory are left alone.
+/// the directory are left alone. The manifest names the tree's own copies of the runtime's
+/// dependencies by path (`siblings`, see [`crate::vendor::sibling_paths`]).
 ///
 /// # Errors
 /// [`PlanError::Io`] when a file cannot be read.
-pub fn plan_vendored_runtime(dir: &Path) -> Result<Vec<FileChange>, PlanError> {
-    let shipped = crate::vendor::runtime_files(dir);
+pub fn plan_vendored_runtime(dir: &Path, siblings: &crate::vendor::SiblingPaths) -> Result<Vec<FileChange>, PlanError> {
+    let shipped = crate::vendor::runtime_files(dir, siblings);
     let mut changes = Vec::new();
     for (path, text) in &shipped {
         let existing = read_optional(path)?;
-        changes.extend(change(path.clone(), existing, (*text).to_owned()));
+        changes.extend(change(path.clone(), existing, text.clone().into_owned()));
     }
     // Only in a runtime crate (the shipped package's name in the manifest already there): the
     // sources of any other crate the path might point at are not the tool's to remove.

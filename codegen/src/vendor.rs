@@ -3,6 +3,8 @@
 //! generated code was made for where the policy's `[runtime] path` points, and every tree pairs
 //! the two.
 
+use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// `(path inside the crate, contents)` of every file of the runtime crate as shipped: its
@@ -35,9 +37,200 @@ pub const RUNTIME_FILES: &[(&str, &str)] = &[
     ("src/tls/s2n/tickets.rs", include_str!("../runtime/src/tls/s2n/tickets.rs")),
 ];
 
-/// The runtime crate's files to write under `dir`, with their contents.
-pub fn runtime_files(dir: &Path) -> Vec<(PathBuf, &'static str)> {
-    RUNTIME_FILES.iter().map(|(path, text)| (dir.join(path), *text)).collect()
+/// Where the placed runtime crate finds the crates it shares with the tree: package name → `path`
+/// relative to the runtime crate's directory (forward slashes), for each of its dependencies
+/// that the tree's crates name by `path`. Empty for a tree built against the registry.
+pub type SiblingPaths = BTreeMap<String, String>;
+
+/// The runtime crate's files to write under `dir`, with their contents; its manifest names the
+/// `siblings` by path (see [`runtime_manifest`]).
+pub fn runtime_files(dir: &Path, siblings: &SiblingPaths) -> Vec<(PathBuf, Cow<'static, str>)> {
+    RUNTIME_FILES
+        .iter()
+        .map(|(path, text)| {
+            let text = if *path == "Cargo.toml" { runtime_manifest(siblings) } else { Cow::Borrowed(*text) };
+            (dir.join(path), text)
+        })
+        .collect()
+}
+
+/// The shipped runtime manifest, with a `path` added to each dependency in `siblings` (its
+/// version requirement kept): in a tree whose crates name aws-smithy-runtime-api and its
+/// companions by path, a registry copy beside the tree's own would be a second crate, and the
+/// `SharedHttpClient` the generated code receives a different type (E0308).
+///
+/// ```
+/// use smithy_tls_codegen::vendor::{runtime_manifest, SiblingPaths};
+/// let siblings = SiblingPaths::from([("aws-smithy-types".to_owned(), "../aws-smithy-types".to_owned())]);
+/// let manifest = runtime_manifest(&siblings);
+/// assert!(manifest.contains("aws-smithy-types = { path = \"../aws-smithy-types\", version = "));
+/// assert!(!runtime_manifest(&SiblingPaths::new()).contains("path ="));
+/// ```
+pub fn runtime_manifest(siblings: &SiblingPaths) -> Cow<'static, str> {
+    let shipped = RUNTIME_FILES.iter().find(|(path, _)| *path == "Cargo.toml").map_or("", |(_, text)| *text);
+    if siblings.is_empty() {
+        return Cow::Borrowed(shipped);
+    }
+    let mut doc = shipped_manifest().clone();
+    let Some(dependencies) = doc.get_mut("dependencies").and_then(toml_edit::Item::as_table_like_mut) else {
+        return Cow::Borrowed(shipped);
+    };
+    for (package, path) in siblings {
+        let Some(item) = dependencies.get_mut(package) else { continue };
+        let mut entry = toml_edit::InlineTable::new();
+        entry.insert("path", path.as_str().into());
+        match item.as_value() {
+            Some(toml_edit::Value::String(version)) => {
+                entry.insert("version", version.value().as_str().into());
+            }
+            Some(toml_edit::Value::InlineTable(table)) => {
+                for (key, value) in table.iter().filter(|(key, _)| *key != "path") {
+                    entry.insert(key, value.clone());
+                }
+            }
+            _ => continue,
+        }
+        // Decor of the first and last keys as the shipped entry had them (one space inside braces).
+        entry.fmt();
+        *item = toml_edit::Item::Value(toml_edit::Value::InlineTable(entry).decorated(" ", ""));
+    }
+    Cow::Owned(doc.to_string())
+}
+
+/// Why the runtime crate cannot build against the tree's own copies of its dependencies.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SiblingError {
+    /// Two crates of the tree name the same package at different paths.
+    #[error("the tree's crates name `{package}` at two paths, {} and {}: point them at one copy", .first.display(), .second.display())]
+    TwoPaths {
+        /// The package.
+        package: String,
+        /// One directory named.
+        first: PathBuf,
+        /// The other.
+        second: PathBuf,
+    },
+    /// The sibling's version is one the runtime's requirement excludes, or cannot be read.
+    #[error(
+        "{}: `{package}` {found}, where the runtime crate needs `{requirement}`: upgrade the tree's `{package}`",
+        .manifest.display()
+    )]
+    Version {
+        /// The package.
+        package: String,
+        /// The sibling's manifest.
+        manifest: PathBuf,
+        /// What was found there (`version x.y.z`, or why none could be read).
+        found: String,
+        /// The runtime's requirement.
+        requirement: String,
+    },
+}
+
+/// The [`SiblingPaths`] of a runtime crate placed at `runtime_dir`, from the `path` dependencies
+/// of the tree's wired crates (package name → directory, as `discover` resolves them). A
+/// package of the runtime's `[dependencies]` that some crate names by path is taken from that
+/// directory; its version must meet the runtime's requirement.
+///
+/// # Errors
+/// [`SiblingError`] when crates disagree on a package's directory, or its version does not fit.
+pub fn sibling_paths<'a>(
+    runtime_dir: &Path,
+    crates: impl IntoIterator<Item = &'a BTreeMap<String, PathBuf>>,
+) -> Result<SiblingPaths, SiblingError> {
+    let Some(dependencies) = shipped_manifest().get("dependencies").and_then(toml_edit::Item::as_table_like) else {
+        return Ok(SiblingPaths::new());
+    };
+    let mut found: BTreeMap<&str, PathBuf> = BTreeMap::new();
+    for paths in crates {
+        for (package, dir) in paths {
+            let Some((key, _)) = dependencies.iter().find(|(key, _)| key == package) else { continue };
+            let dir = normalize(dir);
+            match found.get(key) {
+                Some(first) if *first != dir => {
+                    return Err(SiblingError::TwoPaths { package: package.clone(), first: first.clone(), second: dir })
+                }
+                _ => {
+                    found.insert(key, dir);
+                }
+            }
+        }
+    }
+    let runtime_dir = normalize(runtime_dir);
+    let mut out = SiblingPaths::new();
+    for (package, dir) in found {
+        let requirement = dependencies
+            .get(package)
+            .and_then(|item| item.as_str().or_else(|| item.get("version")?.as_str()))
+            .unwrap_or("*");
+        let manifest = dir.join("Cargo.toml");
+        let text = match crate::read::read_text(&manifest) {
+            // Named but absent (a tree that does not build as it stands): the registry serves the
+            // runtime, as it would without the path.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            other => other,
+        };
+        let version = text
+            .map_err(|e| format!("cannot be read ({e})"))
+            .and_then(|text| text.parse::<toml_edit::DocumentMut>().map_err(|e| format!("is not valid TOML ({e})")))
+            .and_then(|doc| {
+                crate::manifest::package_str(&doc, "version")
+                    .map(str::to_owned)
+                    .ok_or_else(|| "has no package.version".to_owned())
+            });
+        let fits = |version: &str| {
+            semver::VersionReq::parse(requirement)
+                .ok()
+                .zip(semver::Version::parse(version).ok())
+                .is_some_and(|(req, version)| req.matches(&version))
+        };
+        match version {
+            Ok(version) if fits(&version) => {
+                out.insert(package.to_owned(), relative(&runtime_dir, &dir));
+            }
+            found => {
+                return Err(SiblingError::Version {
+                    package: package.to_owned(),
+                    manifest,
+                    found: found.map_or_else(|why| format!("whose manifest {why}"), |v| format!("version {v}")),
+                    requirement: requirement.to_owned(),
+                })
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// `path` with `.` dropped and each `..` taking back the component before it (lexically: the
+/// tree's paths are compared as written, not through links).
+fn normalize(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir if matches!(out.components().next_back(), Some(Component::Normal(_))) => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// The path from directory `from` to `to` (both normalized), with `/` separators.
+fn relative(from: &Path, to: &Path) -> String {
+    let from: Vec<_> = from.components().collect();
+    let to: Vec<_> = to.components().collect();
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut parts: Vec<String> = vec!["..".to_owned(); from.len() - common];
+    parts.extend(to[common..].iter().map(|c| c.as_os_str().to_string_lossy().into_owned()));
+    if parts.is_empty() {
+        ".".to_owned()
+    } else {
+        parts.join("/")
+    }
 }
 
 /// The manifest of the runtime crate shipped here, parsed once.
@@ -94,6 +287,56 @@ mod tests {
             }
         }
         files
+    }
+
+    #[test]
+    fn siblings_named_by_path_are_found_relative_to_the_runtime_and_checked() {
+        let tree = tempfile::tempdir().expect("temp dir");
+        let root = tree.path();
+        let write = |dir: &str, version: &str| {
+            std::fs::create_dir_all(root.join(dir)).unwrap();
+            let manifest = format!("[package]\nname = \"{dir}\"\nversion = \"{version}\"\n");
+            std::fs::write(root.join(dir).join("Cargo.toml"), manifest).unwrap();
+        };
+        write("aws-smithy-runtime-api", "1.19.3");
+        write("aws-smithy-types", "1.3.6");
+        let sts = BTreeMap::from([
+            ("aws-smithy-runtime-api".to_owned(), root.join("sdk/sts/../../aws-smithy-runtime-api")),
+            ("aws-smithy-types".to_owned(), root.join("sdk/sts/./../../aws-smithy-types")),
+            ("aws-sigv4".to_owned(), root.join("aws-sigv4")), // not a dependency of the runtime
+        ]);
+        let s3 = BTreeMap::from([("aws-smithy-types".to_owned(), root.join("aws-smithy-types"))]);
+        let found = super::sibling_paths(&root.join("vendor/smithy-default-tls"), [&sts, &s3]).unwrap();
+        assert_eq!(
+            found,
+            BTreeMap::from([
+                ("aws-smithy-runtime-api".to_owned(), "../../aws-smithy-runtime-api".to_owned()),
+                ("aws-smithy-types".to_owned(), "../../aws-smithy-types".to_owned()),
+            ])
+        );
+        let manifest = super::runtime_manifest(&found);
+        let doc: toml_edit::DocumentMut = manifest.parse().expect("valid TOML");
+        assert_eq!(
+            doc["dependencies"]["aws-smithy-runtime-api"]["path"].as_str(),
+            Some("../../aws-smithy-runtime-api")
+        );
+        assert_eq!(doc["dependencies"]["aws-smithy-runtime-api"]["version"].as_str(), Some("1.19.0"));
+        assert!(doc["dependencies"]["aws-smithy-async"].get("path").is_none());
+
+        let elsewhere = BTreeMap::from([("aws-smithy-types".to_owned(), root.join("other/aws-smithy-types"))]);
+        let err = super::sibling_paths(&root.join("rt"), [&s3, &elsewhere]).unwrap_err();
+        assert!(matches!(err, super::SiblingError::TwoPaths { .. }), "{err}");
+        write("aws-smithy-async", "1.1.0"); // the runtime needs 1.2 or later
+        let old = BTreeMap::from([("aws-smithy-async".to_owned(), root.join("aws-smithy-async"))]);
+        let err = super::sibling_paths(&root.join("rt"), [&old]).unwrap_err().to_string();
+        assert!(err.contains("version 1.1.0") && err.contains("`1.2`"), "{err}");
+        let missing = BTreeMap::from([("aws-smithy-async".to_owned(), root.join("nowhere"))]);
+        assert_eq!(super::sibling_paths(&root.join("rt"), [&missing]), Ok(BTreeMap::new()));
+        std::fs::create_dir_all(root.join("broken")).unwrap();
+        std::fs::write(root.join("broken/Cargo.toml"), "[package\n").unwrap();
+        let broken = BTreeMap::from([("aws-smithy-async".to_owned(), root.join("broken"))]);
+        let err = super::sibling_paths(&root.join("rt"), [&broken]).unwrap_err().to_string();
+        assert!(err.contains("is not valid TOML"), "{err}");
     }
 
     #[test]

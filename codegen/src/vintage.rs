@@ -56,16 +56,31 @@ pub fn check_requirement(requirement: &str) -> Result<(), String> {
     ))
 }
 
-/// Whether some 1.x version at or after [`min_runtime_api`] satisfies `req` (cargo would then
-/// resolve both the crate and the runtime to it). Checks the minimum and the start and a late
-/// patch of every later minor release up to 1.999, which covers caret, tilde, exact, wildcard and
-/// range requirements.
+/// Whether some release in the runtime's range — [`min_runtime_api`] up to the next major — satisfies
+/// `req` (cargo would then resolve both the crate and the runtime to it). Decided exactly, not by
+/// sampling: over releases, each comparator matches one interval of versions, so the versions
+/// `req` matches form one interval too, and the least of them in the runtime's range is the floor
+/// or the lower bound of one comparator; every such bound is a comparator's own version or one of
+/// its neighbours (next patch, next minor, next major). Pre-releases never count: the runtime's
+/// requirement excludes them, so cargo cannot pick one for both.
 fn serves(req: &VersionReq) -> bool {
     let min = min_runtime_api();
-    std::iter::once(min.clone())
-        .chain((min.minor..1000).flat_map(|minor| [Version::new(1, minor, 0), Version::new(1, minor, 999)]))
-        .filter(|v| v >= min)
-        .any(|v| req.matches(&v))
+    let ceiling = Version::new(min.major + 1, 0, 0);
+    candidates(req, min).filter(|v| v >= min && *v < ceiling).any(|v| req.matches(&v))
+}
+
+/// The releases at which the versions `req` matches can begin: the floor, and each comparator's
+/// version (missing parts as 0, pre-release dropped) with its next patch, minor and major.
+fn candidates<'a>(req: &'a VersionReq, min: &Version) -> impl Iterator<Item = Version> + 'a {
+    std::iter::once(min.clone()).chain(req.comparators.iter().flat_map(|c| {
+        let (major, minor, patch) = (c.major, c.minor.unwrap_or(0), c.patch.unwrap_or(0));
+        [
+            Version::new(major, minor, patch),
+            Version::new(major, minor, patch + 1),
+            Version::new(major, minor + 1, 0),
+            Version::new(major + 1, 0, 0),
+        ]
+    }))
 }
 
 #[cfg(test)]
@@ -83,6 +98,79 @@ mod tests {
         let old = check_requirement("0.57.1").unwrap_err();
         assert!(old.contains("before 1.x") && old.contains("1.19.0") && old.contains("upgrade the SDK"), "{old}");
         assert!(check_requirement("not a version").unwrap_err().contains("not a version requirement"));
+    }
+
+    #[test]
+    fn exact_requirements_paths_and_ranges_at_any_patch_are_served() {
+        // Each admits a served version only at a patch other than .0 or .999 of its minor.
+        for served in ["=1.19.3", "=1.21.11", "=1.20.7", ">=1.19.5, <1.19.7", ">1.19.998, <1.20.0", "~1.19.4"] {
+            assert!(check_requirement(served).is_ok(), "{served}");
+        }
+        for refused in ["=1.18.9", ">=1.18.5, <1.19.0", "=1.20.0-beta.1", ">=2.0.0-alpha, <2.0.0", "=2.0.0"] {
+            assert!(check_requirement(refused).is_err(), "{refused}");
+        }
+    }
+
+    /// The versions a brute-force search tries: every release of 0.0–0.3, 1.0–1.26 (patches up
+    /// to 13) and 2.0–2.1, which holds every comparator below, its neighbours and the floor.
+    fn grid() -> Vec<Version> {
+        let mut out = Vec::new();
+        for minor in 0..=3 {
+            out.extend((0..=3).map(|patch| Version::new(0, minor, patch)));
+        }
+        for minor in 0..=26 {
+            out.extend((0..=13).map(|patch| Version::new(1, minor, patch)));
+        }
+        out.extend([Version::new(2, 0, 0), Version::new(2, 1, 0)]);
+        out
+    }
+
+    /// One comparator of every kind cargo accepts (exact, caret, tilde, bare, greater, less,
+    /// wildcards) on versions around the floor, with and without minor and patch, and pre-releases.
+    fn comparators() -> Vec<String> {
+        let versions = [
+            "1",
+            "0",
+            "2",
+            "1.18",
+            "1.19",
+            "1.20",
+            "1.18.9",
+            "1.19.0",
+            "1.19.3",
+            "1.19.12",
+            "1.20.7",
+            "1.21.11",
+            "0.57.1",
+            "1.19.5-beta.1",
+            "1.20.0-rc.1",
+            "2.0.0-alpha",
+        ];
+        let mut out: Vec<String> = ["*", "1.*", "1.19.*", "1.20.*", "0.*", "1.19.x", "2.*"].map(str::to_owned).to_vec();
+        for op in ["=", ">", ">=", "<", "<=", "~", "^", ""] {
+            out.extend(versions.iter().map(|v| format!("{op}{v}")));
+        }
+        out
+    }
+
+    #[test]
+    fn serves_agrees_with_a_brute_force_search_for_every_comparator_kind_and_pair() {
+        let grid = grid();
+        let min = min_runtime_api();
+        let ceiling = Version::new(min.major + 1, 0, 0);
+        let in_range: Vec<&Version> = grid.iter().filter(|v| *v >= min && **v < ceiling).collect();
+        let comparators = comparators();
+        let mut checked = 0;
+        for (i, a) in comparators.iter().enumerate() {
+            for b in comparators[i..].iter().map(Some).chain([None]) {
+                let text = b.map_or_else(|| a.clone(), |b| format!("{a}, {b}"));
+                let Ok(req) = VersionReq::parse(&text) else { continue };
+                let expected = in_range.iter().any(|v| req.matches(v));
+                assert_eq!(serves(&req), expected, "`{text}`");
+                checked += 1;
+            }
+        }
+        assert!(checked > 9_000, "only {checked} requirements parsed");
     }
 
     #[test]

@@ -246,3 +246,56 @@ fn vendor_runtime_removes_no_source_of_a_crate_that_is_not_a_runtime() {
     smithy_tls(&["apply", "--vendor-runtime"], &tree);
     assert_eq!(std::fs::read_to_string(dir.join("src/mine.rs")).unwrap(), "// the team's code\n");
 }
+
+/// A tree laid out as smithy-rs's in-repo builds write one: the service crate names
+/// aws-smithy-runtime-api and aws-smithy-async by `path` only, the siblings at patch versions
+/// other than .0. The vintage gate serves it, and the placed runtime names the same siblings by
+/// path (a registry copy beside them would be a second aws-smithy-runtime-api).
+#[test]
+fn an_in_repo_tree_with_path_only_siblings_is_wired_and_the_runtime_names_them() {
+    let root = tempfile::tempdir().unwrap();
+    let tree = root.path().join("tree");
+    let service = tree.join("sdk/alpha");
+    smithy_tls_test_support::copy_tree(&fixtures().join("dotted-tables"), &service, &[]).unwrap();
+    let manifest = std::fs::read_to_string(service.join("Cargo.toml")).unwrap();
+    let manifest = manifest
+        .replace(
+            "[dependencies.aws-smithy-async]\nversion = \"1.2\"",
+            "[dependencies.aws-smithy-async]\npath = \"../../rust-runtime/aws-smithy-async\"",
+        )
+        .replace(
+            "[dependencies.aws-smithy-runtime-api]\nversion = \"1.7\"",
+            "[dependencies.aws-smithy-runtime-api]\npath = \"../../rust-runtime/aws-smithy-runtime-api\"",
+        );
+    assert_eq!(manifest.matches("rust-runtime").count(), 2, "the fixture's dependency lines moved:\n{manifest}");
+    std::fs::write(service.join("Cargo.toml"), manifest).unwrap();
+    for (name, version) in [("aws-smithy-runtime-api", "1.19.3"), ("aws-smithy-async", "1.2.7")] {
+        let dir = tree.join("rust-runtime").join(name);
+        std::fs::create_dir_all(dir.join("src")).unwrap();
+        std::fs::write(dir.join("Cargo.toml"), format!("[package]\nname = \"{name}\"\nversion = \"{version}\"\n"))
+            .unwrap();
+        std::fs::write(dir.join("src/lib.rs"), "").unwrap();
+    }
+    let policy = root.path().join("policy.toml");
+    let preset =
+        presets::preset("portable").unwrap().text.replace("path = \"smithy-default-tls\"", "path = \"vendor/rt\"");
+    std::fs::write(&policy, preset).unwrap();
+    let out = smithy_tls(&["apply", "--strict", "--vendor-runtime", "--policy", policy.to_str().unwrap()], &tree);
+    assert!(service.join("src/default_http_client.rs").exists(), "not wired:\n{out}");
+    let runtime = std::fs::read_to_string(tree.join("vendor/rt/Cargo.toml")).unwrap();
+    let doc: toml_edit::DocumentMut = runtime.parse().unwrap();
+    let dependencies = &doc["dependencies"];
+    assert_eq!(
+        dependencies["aws-smithy-runtime-api"]["path"].as_str(),
+        Some("../../rust-runtime/aws-smithy-runtime-api")
+    );
+    assert_eq!(dependencies["aws-smithy-async"]["path"].as_str(), Some("../../rust-runtime/aws-smithy-async"));
+    assert!(dependencies["aws-smithy-types"].get("path").is_none(), "not a sibling here:\n{runtime}");
+    smithy_tls(&["check", "--vendor-runtime", "--policy", policy.to_str().unwrap()], &tree);
+    // The gate still refuses a sibling the runtime cannot serve.
+    let api = tree.join("rust-runtime/aws-smithy-runtime-api/Cargo.toml");
+    std::fs::write(&api, "[package]\nname = \"aws-smithy-runtime-api\"\nversion = \"1.18.9\"\n").unwrap();
+    let (code, out) = smithy_tls_status(&["check", "--strict", "--policy", policy.to_str().unwrap()], &tree);
+    assert_eq!(code, Some(2), "{out}");
+    assert!(out.contains("`=1.18.9`") && out.contains("1.19.0"), "{out}");
+}

@@ -82,7 +82,7 @@ fn rewrite(command: RewriteCommand, args: &RewriteArgs, progress: bool) -> Resul
             diagnostics: errors.iter().map(crate::plan::PlanError::diagnostic).collect(),
         })?;
         if command != RewriteCommand::Revert && !planned.crates.is_empty() {
-            pair_with_runtime(&compiled, dir, args.vendor_runtime, &mut planned)?;
+            pair_with_runtime(&compiled, &discovery, args.vendor_runtime, &mut planned)?;
         }
         plans.push((dir.clone(), planned));
     }
@@ -188,10 +188,11 @@ fn file_stat(root: &Path, change: &FileChange) -> FileStat {
 /// path`; without, the crate there must be the policy's package at a matching version.
 fn pair_with_runtime(
     compiled: &crate::model::CompiledPolicy,
-    root: &std::path::Path,
+    discovery: &crate::discover::Discovery,
     vendor: bool,
     plan: &mut Plan,
 ) -> Result<(), Failure> {
+    let root = &discovery.root;
     let runtime = &compiled.policy.runtime;
     let Some(path) = &runtime.path else {
         if vendor {
@@ -211,7 +212,16 @@ fn pair_with_runtime(
                  runtime meets, or place the runtime crate yourself and run without --vendor-runtime",
             ));
         }
-        plan.vendored = crate::plan::plan_vendored_runtime(&dir).map_err(|e| Failure::new(e.to_string()))?;
+        let wired = discovery.crates.iter().map(|found| &found.path_dependencies);
+        let siblings = crate::vendor::sibling_paths(&dir, wired).map_err(|problem| {
+            runtime_failure(
+                &dir,
+                format!("--vendor-runtime cannot build against the tree's own runtime crates: {problem}"),
+                "the placed runtime crate depends by path on the copies of aws-smithy-runtime-api and its companions \
+                 that the tree's crates name by path, so both use one copy",
+            )
+        })?;
+        plan.vendored = crate::plan::plan_vendored_runtime(&dir, &siblings).map_err(|e| Failure::new(e.to_string()))?;
         return Ok(());
     }
     match crate::plan::check_runtime_crate(&dir, &runtime.package, &runtime.version) {

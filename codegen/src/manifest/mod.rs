@@ -69,6 +69,15 @@ pub struct ManifestFacts {
     pub smithy_runtime_key: Option<String>,
     /// How `[dependencies]` asks for aws-smithy-runtime-api, if it does.
     pub runtime_api: Option<RuntimeApiDependency>,
+    /// Whether the manifest has a `[package.metadata.smithy]` table (what smithy-rs writes into
+    /// every generated crate).
+    pub smithy_metadata: bool,
+    /// Whether `[dependencies]` names `aws-smithy-client` (by key, or renamed with `package`):
+    /// the client crate of smithy-rs releases before the orchestrator (2023).
+    pub legacy_smithy_client: bool,
+    /// Package name → `path` of every `[dependencies]` entry written with one (sibling crates of
+    /// an SDK repository), as the manifest writes it.
+    pub path_dependencies: std::collections::BTreeMap<String, String>,
 }
 
 /// A crate's dependency on aws-smithy-runtime-api, as its manifest writes it.
@@ -181,10 +190,38 @@ pub fn inspect_manifest(path: &Path, original: &str) -> Result<ManifestFacts, Ma
     if let Some(item) = root.get("features") {
         source.features_table(item)?;
     }
+    let legacy_smithy_client = dependency_entries(root).any(|(package, _)| package == LEGACY_SMITHY_CLIENT);
+    let path_dependencies = dependency_entries(root)
+        .filter_map(|(package, item)| {
+            let path = item.as_table_like()?.get("path")?.as_str()?;
+            Some((package.to_owned(), path.to_owned()))
+        })
+        .collect();
     Ok(ManifestFacts {
         package_name,
         smithy_runtime_key: smithy_runtime_key(root),
         runtime_api: runtime_api_dependency(root),
+        smithy_metadata: root
+            .get("package")
+            .and_then(Item::as_table_like)
+            .and_then(|package| package.get("metadata"))
+            .and_then(Item::as_table_like)
+            .is_some_and(|metadata| metadata.contains_key("smithy")),
+        legacy_smithy_client,
+        path_dependencies,
+    })
+}
+
+/// The client crate of smithy-rs releases before the orchestrator.
+const LEGACY_SMITHY_CLIENT: &str = "aws-smithy-client";
+
+/// Every `[dependencies]` entry as (package name, entry): the key, or the `package` it renames.
+fn dependency_entries(root: &Table) -> impl Iterator<Item = (&str, &Item)> {
+    root.get("dependencies").and_then(Item::as_table_like).into_iter().flat_map(|dependencies| {
+        dependencies.iter().map(|(key, item)| {
+            let renamed = item.as_table_like().and_then(|dep| dep.get("package")).and_then(Item::as_str);
+            (renamed.unwrap_or(key), item)
+        })
     })
 }
 
@@ -339,12 +376,7 @@ fn smithy_runtime_key(root: &Table) -> Option<String> {
 
 /// The `[dependencies]` entry for aws-smithy-runtime-api (by key, or renamed with `package`).
 fn runtime_api_dependency(root: &Table) -> Option<RuntimeApiDependency> {
-    let dependencies = root.get("dependencies")?.as_table_like()?;
-    let package = crate::vintage::RUNTIME_API;
-    let (_, item) = dependencies.iter().find(|(key, item)| {
-        let renamed = item.as_table_like().and_then(|dep| dep.get("package")).and_then(Item::as_str);
-        renamed.unwrap_or(key) == package
-    })?;
+    let (_, item) = dependency_entries(root).find(|(package, _)| *package == crate::vintage::RUNTIME_API)?;
     let field =
         |name: &str| item.as_table_like().and_then(|dep| dep.get(name)).and_then(Item::as_str).map(str::to_owned);
     Some(RuntimeApiDependency {

@@ -510,6 +510,9 @@ fn inspect_reports_facts() {
             package_name: "example-sdk-widgets".to_owned(),
             smithy_runtime_key: Some("aws-smithy-runtime".to_owned()),
             runtime_api: None,
+            smithy_metadata: false,
+            legacy_smithy_client: false,
+            path_dependencies: std::collections::BTreeMap::new(),
         }
     );
     let facts = inspect_manifest(Path::new("no_features.toml"), NO_FEATURES).expect("inspects");
@@ -535,6 +538,27 @@ fn the_runtime_api_dependency_is_read_in_every_spelling() {
         api(None, Some("../aws-smithy-runtime-api"))
     );
     assert_eq!(dependency("aws-smithy-types = \"1\""), None);
+}
+
+#[test]
+fn smithy_markers_are_read_from_the_document_not_its_text() {
+    let facts = |text: &str| inspect_manifest(Path::new("Cargo.toml"), text).expect("inspects");
+    // In comments and strings only: neither counts.
+    let commented = "# [package.metadata.smithy] aws-smithy-client\n[package]\nname = \"x\"\n\
+                     description = \"not aws-smithy-client\"\n\n[dependencies]\n# aws-smithy-client = \"0.55\"\n";
+    let found = facts(commented);
+    assert!(!found.smithy_metadata && !found.legacy_smithy_client, "{found:?}");
+    let real = "[package]\nname = \"x\"\n\n[package.metadata.smithy]\ncodegen-version = \"a\"\n\n[dependencies]\n\
+                client = { package = \"aws-smithy-client\", version = \"0.55\" }\n\
+                aws-smithy-types = { path = \"../aws-smithy-types\", version = \"1.3\" }\n";
+    let found = facts(real);
+    assert!(found.smithy_metadata && found.legacy_smithy_client, "{found:?}");
+    assert_eq!(
+        found.path_dependencies,
+        std::collections::BTreeMap::from([("aws-smithy-types".to_owned(), "../aws-smithy-types".to_owned())])
+    );
+    // Dotted metadata tables count as well.
+    assert!(facts("[package]\nname = \"x\"\nmetadata.smithy.codegen-version = \"a\"\n").smithy_metadata);
 }
 
 #[test]
