@@ -1,41 +1,39 @@
-//! The runtime crate's sources, shipped inside the generator (`codegen/runtime/`, a copy of
-//! `runtime/` kept equal by a test), so `apply --vendor-runtime` can put the runtime the
-//! generated code was made for where the policy's `[runtime] path` points, and every tree pairs
-//! the two.
+//! The runtime crate shipped inside the generator, so `apply --vendor-runtime` can put the
+//! runtime the generated code was made for where the policy's `[runtime] path` points, and every
+//! tree pairs the two. `codegen/runtime/` links to the repository's `runtime/` (its manifest as
+//! `Cargo.toml.in`: cargo package leaves out a directory holding a `Cargo.toml`); build.rs lists
+//! the sources found there.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// `(path inside the crate, contents)` of every file of the runtime crate as shipped: its
-/// manifest (without dev-dependencies), build script and sources.
-pub const RUNTIME_FILES: &[(&str, &str)] = &[
-    ("Cargo.toml", include_str!("../runtime/Cargo.toml.in")),
-    ("build.rs", include_str!("../runtime/build.rs")),
-    // The runtime's own formatting settings, so formatting the tree it is placed in (cargo fmt,
-    // rustfmt over every file) leaves it as shipped and `check --vendor-runtime` green.
-    ("rustfmt.toml", include_str!("../runtime/rustfmt.toml")),
-    ("src/client.rs", include_str!("../runtime/src/client.rs")),
-    ("src/connect.rs", include_str!("../runtime/src/connect.rs")),
-    ("src/dns.rs", include_str!("../runtime/src/dns.rs")),
-    ("src/error.rs", include_str!("../runtime/src/error.rs")),
-    ("src/lib.rs", include_str!("../runtime/src/lib.rs")),
-    ("src/limits.rs", include_str!("../runtime/src/limits.rs")),
-    ("src/provider.rs", include_str!("../runtime/src/provider.rs")),
-    ("src/proxy.rs", include_str!("../runtime/src/proxy.rs")),
-    ("src/roots.rs", include_str!("../runtime/src/roots.rs")),
-    ("src/shared.rs", include_str!("../runtime/src/shared.rs")),
-    ("src/tls/mod.rs", include_str!("../runtime/src/tls/mod.rs")),
-    ("src/tls/names.rs", include_str!("../runtime/src/tls/names.rs")),
-    ("src/tls/read_ahead.rs", include_str!("../runtime/src/tls/read_ahead.rs")),
-    ("src/tls/transport.rs", include_str!("../runtime/src/tls/transport.rs")),
-    ("src/tls/rustls.rs", include_str!("../runtime/src/tls/rustls.rs")),
-    ("src/tls/s2n/chain.rs", include_str!("../runtime/src/tls/s2n/chain.rs")),
-    ("src/tls/s2n/key_log.rs", include_str!("../runtime/src/tls/s2n/key_log.rs")),
-    ("src/tls/s2n/mod.rs", include_str!("../runtime/src/tls/s2n/mod.rs")),
-    ("src/tls/s2n/stream.rs", include_str!("../runtime/src/tls/s2n/stream.rs")),
-    ("src/tls/s2n/tickets.rs", include_str!("../runtime/src/tls/s2n/tickets.rs")),
-];
+include!(concat!(env!("OUT_DIR"), "/runtime_sources.rs"));
+
+/// The runtime's manifest as the repository holds it, dev-dependencies included.
+const MANIFEST_SOURCE: &str = include_str!("../runtime/Cargo.toml.in");
+
+/// The runtime's manifest as shipped: the repository's without `[dev-dependencies]`, which name
+/// this workspace's test crates and mean nothing where the runtime is placed.
+///
+/// ```
+/// let manifest = smithy_tls_codegen::vendor::shipped_manifest_text();
+/// assert!(manifest.contains("name = \"smithy-default-tls\"") && !manifest.contains("[dev-dependencies]"));
+/// ```
+pub fn shipped_manifest_text() -> &'static str {
+    static TEXT: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+        // The table runs from its header to the next table header (or the end of the file).
+        match MANIFEST_SOURCE.find("\n[dev-dependencies]\n") {
+            Some(at) => {
+                let start = at + 1;
+                let end = MANIFEST_SOURCE[start + 1..].find("\n[").map_or(MANIFEST_SOURCE.len(), |i| start + 1 + i + 1);
+                format!("{}{}", &MANIFEST_SOURCE[..start], &MANIFEST_SOURCE[end..])
+            }
+            None => MANIFEST_SOURCE.to_owned(),
+        }
+    });
+    &TEXT
+}
 
 /// Where the placed runtime crate finds the crates it shares with the tree: package name → `path`
 /// relative to the runtime crate's directory (forward slashes), for each of its dependencies
@@ -45,12 +43,8 @@ pub type SiblingPaths = BTreeMap<String, String>;
 /// The runtime crate's files to write under `dir`, with their contents; its manifest names the
 /// `siblings` by path (see [`runtime_manifest`]).
 pub fn runtime_files(dir: &Path, siblings: &SiblingPaths) -> Vec<(PathBuf, Cow<'static, str>)> {
-    RUNTIME_FILES
-        .iter()
-        .map(|(path, text)| {
-            let text = if *path == "Cargo.toml" { runtime_manifest(siblings) } else { Cow::Borrowed(*text) };
-            (dir.join(path), text)
-        })
+    std::iter::once((dir.join("Cargo.toml"), runtime_manifest(siblings)))
+        .chain(RUNTIME_SOURCES.iter().map(|(path, text)| (dir.join(path), Cow::Borrowed(*text))))
         .collect()
 }
 
@@ -67,7 +61,7 @@ pub fn runtime_files(dir: &Path, siblings: &SiblingPaths) -> Vec<(PathBuf, Cow<'
 /// assert!(!runtime_manifest(&SiblingPaths::new()).contains("path ="));
 /// ```
 pub fn runtime_manifest(siblings: &SiblingPaths) -> Cow<'static, str> {
-    let shipped = RUNTIME_FILES.iter().find(|(path, _)| *path == "Cargo.toml").map_or("", |(_, text)| *text);
+    let shipped = shipped_manifest_text();
     if siblings.is_empty() {
         return Cow::Borrowed(shipped);
     }
@@ -236,9 +230,8 @@ fn relative(from: &Path, to: &Path) -> String {
 /// The manifest of the runtime crate shipped here, parsed once.
 pub fn shipped_manifest() -> &'static toml_edit::DocumentMut {
     static MANIFEST: std::sync::LazyLock<toml_edit::DocumentMut> = std::sync::LazyLock::new(|| {
-        let text = RUNTIME_FILES.iter().find(|(path, _)| *path == "Cargo.toml").map_or("", |(_, text)| text);
-        // Built into the tool from codegen/runtime/Cargo.toml.in, which a test parses.
-        text.parse().expect("the shipped runtime manifest is valid TOML")
+        // runtime/Cargo.toml, which cargo itself parses to build the runtime in this workspace.
+        shipped_manifest_text().parse().expect("the shipped runtime manifest is valid TOML")
     });
     &MANIFEST
 }
@@ -258,36 +251,6 @@ pub fn runtime_api_requirement() -> Option<&'static str> {
 mod tests {
     use std::collections::BTreeMap;
     use std::path::Path;
-
-    /// What `codegen/runtime/` must hold: `runtime/`'s build script and sources, and its
-    /// manifest without `[dev-dependencies]` (as `Cargo.toml.in`: cargo package leaves nested
-    /// manifests out).
-    fn expected() -> BTreeMap<String, String> {
-        let runtime = Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime");
-        let mut files = BTreeMap::new();
-        let manifest = std::fs::read_to_string(runtime.join("Cargo.toml")).expect("runtime/Cargo.toml");
-        let start = manifest.find("[dev-dependencies]").expect("the runtime has dev-dependencies");
-        let end = manifest[start + 1..].find("\n[").map_or(manifest.len(), |i| start + 1 + i + 1);
-        files.insert("Cargo.toml".to_owned(), format!("{}{}", &manifest[..start], &manifest[end..]));
-        files.insert("build.rs".to_owned(), std::fs::read_to_string(runtime.join("build.rs")).expect("build.rs"));
-        files.insert(
-            "rustfmt.toml".to_owned(),
-            std::fs::read_to_string(runtime.join("rustfmt.toml")).expect("rustfmt.toml"),
-        );
-        let mut stack = vec![runtime.join("src")];
-        while let Some(dir) = stack.pop() {
-            for entry in std::fs::read_dir(&dir).expect("runtime/src") {
-                let path = entry.expect("entry").path();
-                if path.is_dir() {
-                    stack.push(path);
-                } else {
-                    let rel = path.strip_prefix(&runtime).expect("inside").to_string_lossy().into_owned();
-                    files.insert(rel, std::fs::read_to_string(&path).expect("source"));
-                }
-            }
-        }
-        files
-    }
 
     #[test]
     fn siblings_named_by_path_are_found_relative_to_the_runtime_and_checked() {
@@ -340,26 +303,33 @@ mod tests {
     }
 
     #[test]
-    fn the_shipped_runtime_is_the_runtime() {
-        let expected = expected();
-        let shipped: BTreeMap<String, String> =
-            super::RUNTIME_FILES.iter().map(|(p, t)| ((*p).to_owned(), (*t).to_owned())).collect();
-        if shipped != expected && std::env::var_os("SMITHY_TLS_SYNC_RUNTIME").is_some() {
-            let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime");
-            let _ = std::fs::remove_dir_all(&dir);
-            for (path, text) in &expected {
-                let path = if path == "Cargo.toml" { dir.join("Cargo.toml.in") } else { dir.join(path) };
-                std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-                std::fs::write(&path, text).expect("write");
-            }
-            panic!("codegen/runtime/ rewritten from runtime/; update the list in src/vendor.rs if files were added, and re-run");
-        }
-        let stale: std::collections::BTreeSet<&String> =
-            expected.keys().chain(shipped.keys()).filter(|p| expected.get(*p) != shipped.get(*p)).collect();
-        assert!(
-            stale.is_empty(),
-            "codegen/runtime/ is stale for {stale:?}: run `SMITHY_TLS_SYNC_RUNTIME=1 cargo test -p smithy-tls-codegen --lib vendor`"
-        );
+    fn the_shipped_runtime_is_the_runtime_without_its_dev_dependencies() {
+        let runtime = Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime");
+        let mut expected: toml_edit::DocumentMut =
+            std::fs::read_to_string(runtime.join("Cargo.toml")).expect("runtime/Cargo.toml").parse().expect("parses");
+        expected.remove("dev-dependencies");
+        let shipped: toml_edit::DocumentMut = super::shipped_manifest_text().parse().expect("parses");
+        assert_eq!(shipped.to_string(), expected.to_string());
         assert_eq!(super::runtime_version(), Some("0.1.0"));
+        // Every source file of runtime/src ships, and nothing else.
+        let mut sources: Vec<String> = walk(&runtime.join("src"), "src");
+        sources.extend(["build.rs".to_owned(), "rustfmt.toml".to_owned()]);
+        sources.sort();
+        let shipped: Vec<&str> = super::RUNTIME_SOURCES.iter().map(|(path, _)| *path).collect();
+        assert_eq!(shipped, sources);
+    }
+
+    fn walk(dir: &Path, prefix: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for entry in std::fs::read_dir(dir).expect("read dir") {
+            let path = entry.expect("entry").path();
+            let name = format!("{prefix}/{}", path.file_name().expect("name").to_string_lossy());
+            if path.is_dir() {
+                out.extend(walk(&path, &name));
+            } else {
+                out.push(name);
+            }
+        }
+        out
     }
 }
