@@ -57,7 +57,7 @@ impl FamilyFlag {
 }
 
 /// The target keys a policy may test: fixed per target and known to the builtin target list.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum TargetKey {
     /// `target_os`.
     Os,
@@ -102,6 +102,12 @@ impl TargetKey {
             TargetKey::Endian => "target_endian",
             TargetKey::Abi => "target_abi",
         }
+    }
+
+    /// Whether a target has exactly one value of this key (rustc sets each of these once per
+    /// target, from its specification); `target_family` can hold several (`unix` and `wasm`).
+    pub fn single_valued(self) -> bool {
+        self != TargetKey::Family
     }
 
     fn from_name(name: &str) -> Option<TargetKey> {
@@ -249,6 +255,186 @@ impl Cfg {
                 Cfg::All(parts.iter().cloned().chain(std::iter::once(none_earlier)).collect())
             }
             Some(own) => Cfg::All(vec![own.clone(), none_earlier]),
+        }
+    }
+}
+
+/// What a conjunction of atoms decides about other atoms: a single-valued key known equal to a
+/// value (so equal to no other), values a key is known not to have, and `target_family` values
+/// known present or absent (a target can have several families, so one known present says
+/// nothing of the others).
+#[derive(Debug, Default)]
+struct Facts<'a> {
+    equal: Vec<(TargetKey, &'a str)>,
+    not_equal: Vec<(TargetKey, &'a str)>,
+    /// A single-valued key known to take one of these values (`any(target_arch = "x86_64",
+    /// target_arch = "aarch64")`).
+    one_of: Vec<(TargetKey, Vec<&'a str>)>,
+}
+
+impl<'a> Facts<'a> {
+    /// The facts of `cfg`'s top-level conjuncts (`key = value`, `unix`, and their negations).
+    fn of(cfg: &'a Cfg) -> Facts<'a> {
+        let parts = match cfg {
+            Cfg::All(parts) => parts.as_slice(),
+            one => std::slice::from_ref(one),
+        };
+        let mut facts = Facts::default();
+        for part in parts {
+            match part {
+                Cfg::Not(inner) => facts.not_equal.extend(inner.atom()),
+                Cfg::Any(alternatives) => facts.one_of.extend(Facts::alternatives(alternatives)),
+                atom => facts.equal.extend(atom.atom()),
+            }
+        }
+        facts
+    }
+
+    /// `(key, values)` when every alternative is `key = value` for one single-valued key.
+    fn alternatives(parts: &'a [Cfg]) -> Option<(TargetKey, Vec<&'a str>)> {
+        let atoms: Vec<(TargetKey, &str)> = parts.iter().map(Cfg::atom).collect::<Option<_>>()?;
+        let (key, _) = *atoms.first()?;
+        (key.single_valued() && atoms.iter().all(|(k, _)| *k == key))
+            .then(|| (key, atoms.into_iter().map(|(_, value)| value).collect()))
+    }
+
+    /// Whether `key = value` holds wherever the facts do, when they decide it.
+    fn decide(&self, key: TargetKey, value: &str) -> Option<bool> {
+        if self.not_equal.contains(&(key, value)) {
+            return Some(false);
+        }
+        if key.single_valued() {
+            if let Some((_, known)) = self.equal.iter().find(|(k, _)| *k == key) {
+                return Some(*known == value);
+            }
+            if self.one_of.iter().any(|(k, values)| *k == key && !values.contains(&value)) {
+                return Some(false);
+            }
+        } else if self.equal.contains(&(key, value)) {
+            return Some(true);
+        }
+        None
+    }
+}
+
+/// A predicate partly evaluated: decided, or what is left to test.
+enum Folded {
+    Decided(bool),
+    Open(Cfg),
+}
+
+impl Cfg {
+    /// `key = value` for an atom (a family flag is `target_family = "unix"` / `"windows"`).
+    fn atom(&self) -> Option<(TargetKey, &str)> {
+        match self {
+            Cfg::Key(key, value) => Some((*key, value.as_str())),
+            Cfg::Family(flag) => Some((TargetKey::Family, flag.name())),
+            _ => None,
+        }
+    }
+
+    /// The predicate with every atom the facts decide replaced by its value, and constant parts
+    /// of `all`/`any`/`not` folded away.
+    fn fold(&self, facts: &Facts<'_>) -> Folded {
+        let list = |parts: &[Cfg], absorbing: bool, make: fn(Vec<Cfg>) -> Cfg| {
+            let mut open = Vec::new();
+            for part in parts {
+                match part.fold(facts) {
+                    Folded::Decided(value) if value == absorbing => return Folded::Decided(absorbing),
+                    Folded::Decided(_) => {}
+                    Folded::Open(cfg) => open.push(cfg),
+                }
+            }
+            match open.len() {
+                0 => Folded::Decided(!absorbing),
+                1 => Folded::Open(open.remove(0)),
+                _ => Folded::Open(make(open)),
+            }
+        };
+        match self {
+            Cfg::All(parts) => list(parts, false, Cfg::All),
+            Cfg::Any(parts) => list(parts, true, Cfg::Any),
+            Cfg::Not(part) => match part.fold(facts) {
+                Folded::Decided(value) => Folded::Decided(!value),
+                Folded::Open(cfg) => Folded::Open(Cfg::Not(Box::new(cfg))),
+            },
+            atom => match atom.atom().and_then(|(key, value)| facts.decide(key, value)) {
+                Some(value) => Folded::Decided(value),
+                None => Folded::Open(atom.clone()),
+            },
+        }
+    }
+
+    /// The table predicate of a first-match rule, as short as it can be made while meaning the
+    /// same on every target: [`Cfg::first_match`], with each earlier rule's clause simplified by
+    /// what the rule's own top-level conjuncts decide. A target has exactly one value of each
+    /// single-valued key (every key but `target_family`), so under `target_os = "linux"` an
+    /// earlier `target_os = "windows"` is false and drops out, and `all(target_os = "linux",
+    /// target_env = "musl")` becomes `target_env = "musl"`; under `any(target_arch = "x86_64",
+    /// target_arch = "aarch64")`, `target_arch = "arm"` is false. Nothing else is assumed, so the
+    /// result agrees with [`Cfg::first_match`] on every target, custom target specifications
+    /// included. A rule whose earlier clauses fold to false (every target it matches is taken)
+    /// keeps the long form, for the diagnostics that report it.
+    ///
+    /// ```
+    /// use smithy_tls_codegen::cfg::Cfg;
+    /// let earlier = [
+    ///     Cfg::parse("target_os = \"windows\"").unwrap(),
+    ///     Cfg::parse("all(target_os = \"linux\", target_env = \"musl\")").unwrap(),
+    /// ];
+    /// let linux = Cfg::parse("target_os = \"linux\"").unwrap();
+    /// assert_eq!(
+    ///     Cfg::exclusive(Some(&linux), &earlier).to_string(),
+    ///     "all(target_os = \"linux\", not(target_env = \"musl\"))"
+    /// );
+    /// ```
+    pub fn exclusive(own: Option<&Cfg>, earlier: &[Cfg]) -> Cfg {
+        let long = Cfg::first_match(own, earlier);
+        let (Some(own), false) = (own, earlier.is_empty()) else { return long };
+        let facts = Facts::of(own);
+        let Cfg::All(mut parts) = long else { return long };
+        let Some(none_earlier) = parts.pop() else { return Cfg::All(parts) };
+        match none_earlier.fold(&facts) {
+            Folded::Decided(true) => own.clone(),
+            Folded::Decided(false) => Cfg::first_match(Some(own), earlier),
+            Folded::Open(rest) => {
+                parts.push(rest);
+                Cfg::All(parts)
+            }
+        }
+    }
+
+    /// Whether the predicate holds where `holds` says which `key = value` atoms are true (a
+    /// family flag asks about `target_family`): evaluates it over any model of a target, not
+    /// only the builtin ones.
+    ///
+    /// ```
+    /// use smithy_tls_codegen::cfg::{Cfg, TargetKey};
+    /// let cfg = Cfg::parse("all(unix, not(target_os = \"linux\"))").unwrap();
+    /// let bsd = |key: TargetKey, value: &str| match key {
+    ///     TargetKey::Family => value == "unix",
+    ///     TargetKey::Os => value == "freebsd",
+    ///     _ => false,
+    /// };
+    /// assert!(cfg.holds(&bsd));
+    /// ```
+    pub fn holds(&self, holds: &dyn Fn(TargetKey, &str) -> bool) -> bool {
+        self.eval(holds)
+    }
+
+    /// Every `key = value` atom the predicate tests (family flags as `target_family`), in order
+    /// of appearance, repeats included.
+    pub fn atoms(&self) -> Vec<(TargetKey, &str)> {
+        let mut out = Vec::new();
+        self.collect_atoms(&mut out);
+        out
+    }
+
+    fn collect_atoms<'a>(&'a self, out: &mut Vec<(TargetKey, &'a str)>) {
+        match self {
+            Cfg::All(parts) | Cfg::Any(parts) => parts.iter().for_each(|p| p.collect_atoms(out)),
+            Cfg::Not(part) => part.collect_atoms(out),
+            atom => out.extend(atom.atom()),
         }
     }
 }

@@ -101,7 +101,7 @@ pub fn compile(parsed: &ParsedPolicy) -> Result<CompiledPolicy, Diagnostics> {
     let mut earlier: Vec<Cfg> = Vec::new();
     for (index, rule) in all_rules.iter().enumerate() {
         let own = rule.scope.cfg();
-        let predicate = Cfg::first_match(own, &earlier);
+        let predicate = Cfg::exclusive(own, &earlier);
         let spans = &rule.spans;
         let targets: Vec<&TargetInfo> = hosts.iter().copied().filter(|t| predicate.matches(t)).collect();
         if let (true, Some(own)) = (targets.is_empty(), own) {

@@ -84,17 +84,7 @@ mod selected {
     target_os = "android",
     not(any(
         target_family = "wasm",
-        target_os = "nto",
-        target_os = "qnx",
-        target_os = "nuttx",
-        target_os = "vxworks",
-        target_os = "rtems",
-        target_os = "espidf",
-        target_os = "cygwin",
-        target_os = "hermit",
-        target_os = "vita",
         target_arch = "arm64ec",
-        all(target_os = "windows", target_arch = "arm"),
         all(
             any(target_arch = "x86_64", target_arch = "aarch64"),
             target_pointer_width = "32"
@@ -131,23 +121,13 @@ mod selected {
     target_os = "windows",
     not(any(
         target_family = "wasm",
-        target_os = "nto",
-        target_os = "qnx",
-        target_os = "nuttx",
-        target_os = "vxworks",
-        target_os = "rtems",
-        target_os = "espidf",
-        target_os = "cygwin",
-        target_os = "hermit",
-        target_os = "vita",
         target_arch = "arm64ec",
-        all(target_os = "windows", target_arch = "arm"),
+        target_arch = "arm",
         all(
             any(target_arch = "x86_64", target_arch = "aarch64"),
             target_pointer_width = "32"
         ),
-        target_vendor = "apple",
-        target_os = "android"
+        target_vendor = "apple"
     ))
 ))]
 mod selected {
@@ -243,36 +223,12 @@ mod selected {
     any(target_arch = "x86_64", target_arch = "aarch64"),
     not(any(
         target_family = "wasm",
-        target_os = "nto",
-        target_os = "qnx",
-        target_os = "nuttx",
-        target_os = "vxworks",
-        target_os = "rtems",
-        target_os = "espidf",
-        target_os = "cygwin",
-        target_os = "hermit",
-        target_os = "vita",
-        target_arch = "arm64ec",
-        all(target_os = "windows", target_arch = "arm"),
         all(
             any(target_arch = "x86_64", target_arch = "aarch64"),
             target_pointer_width = "32"
         ),
         target_vendor = "apple",
-        target_os = "android",
-        target_os = "windows",
-        target_os = "dragonfly",
-        target_os = "fuchsia",
-        target_os = "haiku",
-        target_os = "hurd",
-        target_os = "redox",
-        target_arch = "m68k",
-        target_arch = "csky",
-        target_arch = "hexagon",
-        all(
-            any(target_arch = "aarch64", target_arch = "arm"),
-            target_endian = "big"
-        )
+        all(target_arch = "aarch64", target_endian = "big")
     ))
 ))]
 mod selected {
