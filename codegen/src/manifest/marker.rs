@@ -18,8 +18,19 @@ use super::ManifestError;
 /// The key under `package.metadata`.
 pub(super) const MARKER_KEY: &str = "smithy-tls";
 
-const NOTE: &str = "written by smithy-tls: what it changed in this crate, so that `smithy-tls revert` and the \
-                    next `smithy-tls apply` undo exactly that; do not edit";
+const NOTE: &str = "smithy-tls's record of its edits, for `smithy-tls revert` and the next apply; do not edit";
+
+/// The record's own format: 1 (no `format` key) listed each added table's `cfg(..)` key in full;
+/// 2 lists a digest of each ([`table_digest`]).
+const FORMAT: i64 = 2;
+
+/// How the record names a target table the tool added: the first 12 hex digits of the SHA-256 of
+/// its key (`cfg(..)`), enough to tell a manifest's few tables apart without repeating them.
+pub(super) fn table_digest(key: &str) -> String {
+    use sha2::{Digest as _, Sha256};
+    let digest = Sha256::digest(key.as_bytes());
+    digest.iter().take(6).map(|byte| format!("{byte:02x}")).collect()
+}
 
 /// One feature this tool changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,8 +55,9 @@ pub(crate) struct Marker {
     pub(crate) loader_made_mut: bool,
     /// Changed features by name.
     pub(super) features: BTreeMap<String, FeatureRecord>,
-    /// The `target` keys (`cfg(..)`) whose `dependencies` got the runtime crate from the tool
-    /// (entries that were there before are updated in place and not listed).
+    /// The [`table_digest`]s of the `target` keys (`cfg(..)`) whose `dependencies` got the
+    /// runtime crate from the tool (entries that were there before are updated in place and not
+    /// listed).
     pub(super) tables: Vec<String>,
 }
 
@@ -98,10 +110,26 @@ impl Marker {
             features: BTreeMap::new(),
             tables: Vec::new(),
         };
+        let format = match table.get("format") {
+            None => 1,
+            Some(item) => item.as_integer().ok_or_else(|| bad("`format` is not an integer"))?,
+        };
+        if !(1..=FORMAT).contains(&format) {
+            return Err(bad(&format!(
+                "record format {format}, newer than this smithy-tls reads ({FORMAT}): run the smithy-tls that wrote it"
+            )));
+        }
         if let Some(tables) = table.get("tables") {
             let tables = tables.as_array().ok_or_else(|| bad("`tables` is not an array"))?;
-            for cfg in tables.iter() {
-                marker.tables.push(cfg.as_str().ok_or_else(|| bad("`tables` holds a non-string"))?.to_owned());
+            for entry in tables.iter() {
+                let entry = entry.as_str().ok_or_else(|| bad("`tables` holds a non-string"))?;
+                // Format 1 wrote each key in full; both read as digests from here on.
+                let digest = if format == 1 { table_digest(entry) } else { entry.to_owned() };
+                let well_formed = digest.len() == 12 && digest.bytes().all(|b| b.is_ascii_hexdigit());
+                if !well_formed {
+                    return Err(bad(&format!("`tables` holds `{entry}`, not a table digest")));
+                }
+                marker.tables.push(digest);
             }
         }
         if let Some(features) = table.get("features") {
@@ -205,6 +233,7 @@ impl Marker {
         let mut table = Table::new();
         table.set_position(Some(position));
         table.insert("note", Item::Value(Value::from(NOTE)));
+        table.insert("format", Item::Value(Value::from(FORMAT)));
         table.insert("policy", Item::Value(Value::from(self.policy.as_str())));
         table.insert("runtime", Item::Value(Value::from(self.runtime.as_str())));
         if self.features_table_added {
@@ -214,7 +243,13 @@ impl Marker {
             table.insert("loader-made-mut", Item::Value(Value::from(true)));
         }
         if !self.tables.is_empty() {
-            let tables: toml_edit::Array = self.tables.iter().map(String::as_str).collect();
+            // One digest a line, as a reviewer reads lists.
+            let mut tables: toml_edit::Array = self.tables.iter().map(String::as_str).collect();
+            for value in tables.iter_mut() {
+                value.decor_mut().set_prefix("\n    ");
+            }
+            tables.set_trailing("\n");
+            tables.set_trailing_comma(true);
             table.insert("tables", Item::Value(Value::Array(tables)));
         }
         if !self.features.is_empty() {

@@ -268,6 +268,7 @@ pub fn edit_manifest(path: &Path, original: &str, edit: &ManifestEdit<'_>) -> Re
         tables: runtime_entry_tables(root, edit.runtime.package)
             .into_iter()
             .filter(|cfg| !tables_before.contains(cfg))
+            .map(|cfg| marker::table_digest(&cfg))
             .collect(),
     };
     marker.write(&source, root, take_position(&mut next_position))?;

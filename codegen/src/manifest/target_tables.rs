@@ -184,10 +184,10 @@ fn max_position_except(table: &Table, skip: &dyn Fn(&Table) -> bool) -> Option<i
     max
 }
 
-/// Removes `package` from the `target.<cfg>.dependencies` tables of `cfgs`, then the tables
-/// that become empty (undoing the tool's own additions).
-pub(super) fn remove_runtime_entries(root: &mut Table, package: &str, cfgs: &[String]) {
-    remove_entries(root, package, |key| cfgs.iter().any(|cfg| cfg == key));
+/// Removes `package` from the `target.<cfg>.dependencies` tables whose keys have the marker's
+/// `digests`, then the tables that become empty (undoing the tool's own additions).
+pub(super) fn remove_runtime_entries(root: &mut Table, package: &str, digests: &[String]) {
+    remove_entries(root, package, |key| digests.contains(&super::marker::table_digest(key)));
 }
 
 /// The `target` keys whose `dependencies` hold `package`.
