@@ -291,6 +291,65 @@ pub fn explain(compiled: &CompiledPolicy, triple: &str) -> Option<Explanation> {
     None
 }
 
+/// How the emitted module picks a target's rule, in predicates shorter than the manifest's.
+///
+/// The module can name the runtime crate only where the manifest gives the target one, which
+/// is where no `none` rule is the first match: [`runtime`](Self::runtime). Inside that, a rule
+/// is the first match exactly when its own cfg holds and no earlier rule *with a provider* does
+/// (an earlier `none` rule that held would have been the first match, and such targets are
+/// outside), so the `none` rules drop out of every other rule's predicate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModuleSelection {
+    /// Where the target gets the runtime crate; `None` when every rule has a provider.
+    pub runtime: Option<Cfg>,
+    /// For each rule with a provider, in policy order: its index in the compiled rules and the
+    /// predicate that, where [`runtime`](Self::runtime) holds, holds exactly when it is the
+    /// target's first match.
+    pub rules: Vec<(usize, Cfg)>,
+}
+
+/// The [`ModuleSelection`] of a compiled policy.
+///
+/// ```
+/// use smithy_tls_codegen::{presets, policy, targets};
+/// let compiled = targets::compile(&policy::parse_policy(presets::preset("platform-default").unwrap()).unwrap()).unwrap();
+/// let selection = targets::module_selection(&compiled);
+/// // The apple rule follows only `none` rules: inside the runtime's targets, its own cfg decides.
+/// let (index, apple) = &selection.rules[0];
+/// assert_eq!(compiled.rules[*index].name, "apple");
+/// assert_eq!(apple.to_string(), "target_vendor = \"apple\"");
+/// ```
+pub fn module_selection(compiled: &CompiledPolicy) -> ModuleSelection {
+    let mut earlier_tls: Vec<Cfg> = Vec::new();
+    let mut none_first = Vec::new();
+    let mut rules = Vec::new();
+    for (index, rule) in compiled.policy.all_rules().enumerate() {
+        let own = rule.scope.cfg();
+        let predicate = Cfg::exclusive(own, &earlier_tls);
+        match rule.stack {
+            Stack::None => none_first.push(predicate),
+            Stack::Tls { .. } => {
+                rules.push((index, predicate));
+                earlier_tls.extend(own.cloned());
+            }
+        }
+    }
+    let runtime = match none_first.len() {
+        0 => None,
+        1 => Some(Cfg::Not(Box::new(none_first.remove(0)))),
+        _ => Some(Cfg::Not(Box::new(Cfg::Any(
+            none_first
+                .into_iter()
+                .flat_map(|cfg| match cfg {
+                    Cfg::Any(parts) if !parts.is_empty() => parts,
+                    other => vec![other],
+                })
+                .collect(),
+        )))),
+    };
+    ModuleSelection { runtime, rules }
+}
+
 /// How many builtin targets cfg-expr knows.
 pub fn builtin_target_count() -> usize {
     ALL_BUILTINS.len()

@@ -191,3 +191,43 @@ fn simplification_shortens_the_presets_tables() {
         );
     }
 }
+
+/// The module's predicates ([`targets::module_selection`]) pick the same rule as the manifest's
+/// tables on every builtin target and every assignment: the runtime gate holds exactly where no
+/// `none` rule is the first match, and inside it each rule's module predicate is its table's.
+#[test]
+fn the_module_selection_agrees_with_the_tables() {
+    for name in presets::names() {
+        let parsed = policy::parse_policy(presets::preset(name).expect("preset")).expect("valid preset");
+        let compiled = targets::compile(&parsed).expect("compiles");
+        let selection = targets::module_selection(&compiled);
+        let gate = selection.runtime.clone().unwrap_or(Cfg::All(Vec::new()));
+        let none_tables: Vec<&Cfg> =
+            compiled.rules.iter().filter(|r| r.stack.provider().is_none()).map(|r| &r.predicate).collect();
+        let mut all: Vec<&Cfg> = compiled.rules.iter().map(|r| &r.predicate).collect();
+        all.push(&gate);
+        all.extend(selection.rules.iter().map(|(_, cfg)| cfg));
+        let check = |what: &str, holds: &dyn Fn(TargetKey, &str) -> bool| {
+            let none_first = none_tables.iter().any(|t| t.holds(holds));
+            assert_eq!(gate.holds(holds), !none_first, "{name}: runtime gate {what}");
+            for (index, cfg) in &selection.rules {
+                let table = compiled.rules[*index].predicate.holds(holds);
+                if !none_first {
+                    assert_eq!(cfg.holds(holds), table, "{name}: rule {} {what}: {cfg}", compiled.rules[*index].name);
+                }
+            }
+        };
+        for target in cfg_expr::targets::ALL_BUILTINS {
+            check(target.triple.as_str(), &|key, value| Cfg::Key(key, value.to_owned()).matches(target));
+        }
+        let models = assignments(&all);
+        for model in &models {
+            check(&format!("under {model:?}"), &|key, value| model.holds(key, value));
+        }
+        let long: usize =
+            compiled.rules.iter().filter(|r| r.stack.provider().is_some()).map(|r| r.predicate.to_string().len()).sum();
+        let short: usize = selection.rules.iter().map(|(_, c)| c.to_string().len()).sum::<usize>()
+            + selection.runtime.as_ref().map_or(0, |c| c.to_string().len());
+        println!("{name}: module predicates {short} characters (the tables' {long}), {} assignments", models.len());
+    }
+}
