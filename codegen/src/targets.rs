@@ -291,6 +291,56 @@ pub fn explain(compiled: &CompiledPolicy, triple: &str) -> Option<Explanation> {
     None
 }
 
+/// The manifest's target tables: one per distinct stack with a provider, in the order of the
+/// first rule that has it, with a predicate that holds exactly on the targets those rules serve.
+///
+/// Rules that share a stack share a table. The union of first-match predicates needs fewer
+/// clauses than its parts: a target whose first match among the earlier rules is one of the
+/// same stack is the table's anyway, so each rule negates only the earlier rules of *other*
+/// stacks.
+///
+/// ```
+/// use smithy_tls_codegen::{presets, policy, targets};
+/// let compiled = targets::compile(&policy::parse_policy(presets::preset("platform-default").unwrap()).unwrap()).unwrap();
+/// let tables = targets::manifest_tables(&compiled);
+/// // apple and windows both get rustls-aws-lc with the platform verifier: one table.
+/// assert_eq!(tables.len(), compiled.rules.iter().filter(|r| r.stack.provider().is_some()).count() - 1);
+/// ```
+pub fn manifest_tables(compiled: &CompiledPolicy) -> Vec<(Cfg, Stack)> {
+    let owns: Vec<Option<&Cfg>> = compiled.policy.all_rules().map(|rule| rule.scope.cfg()).collect();
+    let mut stacks: Vec<Stack> = Vec::new();
+    for rule in &compiled.rules {
+        if rule.stack.provider().is_some() && !stacks.contains(&rule.stack) {
+            stacks.push(rule.stack);
+        }
+    }
+    stacks
+        .into_iter()
+        .map(|stack| {
+            let members: Vec<usize> = (0..compiled.rules.len()).filter(|&i| compiled.rules[i].stack == stack).collect();
+            let predicate = match members.as_slice() {
+                [only] => compiled.rules[*only].predicate.clone(),
+                _ => {
+                    let parts = members.iter().map(|&i| {
+                        let others: Vec<Cfg> =
+                            (0..i).filter(|j| !members.contains(j)).filter_map(|j| owns[j].cloned()).collect();
+                        Cfg::exclusive(owns[i], &others)
+                    });
+                    Cfg::Any(
+                        parts
+                            .flat_map(|cfg| match cfg {
+                                Cfg::Any(inner) if !inner.is_empty() => inner,
+                                other => vec![other],
+                            })
+                            .collect(),
+                    )
+                }
+            };
+            (predicate, stack)
+        })
+        .collect()
+}
+
 /// How the emitted module picks a target's rule, in predicates shorter than the manifest's.
 ///
 /// The module can name the runtime crate only where the manifest gives the target one, which

@@ -231,3 +231,30 @@ fn the_module_selection_agrees_with_the_tables() {
         println!("{name}: module predicates {short} characters (the tables' {long}), {} assignments", models.len());
     }
 }
+
+/// Rules that share a stack share a table ([`targets::manifest_tables`]), whose predicate holds
+/// exactly where one of those rules' first-match predicates does.
+#[test]
+fn a_table_per_stack_holds_where_its_rules_do() {
+    for name in presets::names() {
+        let parsed = policy::parse_policy(presets::preset(name).expect("preset")).expect("valid preset");
+        let compiled = targets::compile(&parsed).expect("compiles");
+        let tables = targets::manifest_tables(&compiled);
+        let mut all: Vec<&Cfg> = compiled.rules.iter().map(|r| &r.predicate).collect();
+        all.extend(tables.iter().map(|(cfg, _)| cfg));
+        let check = |what: &str, holds: &dyn Fn(TargetKey, &str) -> bool| {
+            for (cfg, stack) in &tables {
+                let rules = compiled.rules.iter().filter(|r| r.stack == *stack).any(|r| r.predicate.holds(holds));
+                assert_eq!(cfg.holds(holds), rules, "{name}: table for {stack:?} {what}: {cfg}");
+            }
+        };
+        for target in cfg_expr::targets::ALL_BUILTINS {
+            check(target.triple.as_str(), &|key, value| Cfg::Key(key, value.to_owned()).matches(target));
+        }
+        for model in &assignments(&all) {
+            check(&format!("under {model:?}"), &|key, value| model.holds(key, value));
+        }
+        let stacks: BTreeSet<String> = tables.iter().map(|(_, stack)| format!("{stack:?}")).collect();
+        assert_eq!(stacks.len(), tables.len(), "{name}: one table per stack");
+    }
+}

@@ -49,6 +49,7 @@ fn build(args: &ExplainArgs) -> Result<ExplainReport, Failure> {
 }
 
 fn rules(compiled: &CompiledPolicy) -> Vec<RuleReport> {
+    let tables = crate::targets::manifest_tables(compiled);
     compiled
         .policy
         .all_rules()
@@ -56,7 +57,10 @@ fn rules(compiled: &CompiledPolicy) -> Vec<RuleReport> {
         .map(|(rule, compiled)| RuleReport {
             name: compiled.name.clone(),
             cfg: rule.scope.cfg().map(ToString::to_string),
-            table_cfg: compiled.predicate.to_string(),
+            table_cfg: tables
+                .iter()
+                .find(|(_, stack)| *stack == compiled.stack)
+                .map_or_else(|| compiled.predicate.to_string(), |(table, _)| table.to_string()),
             stack: compiled.stack.into(),
             target_count: compiled.targets.len(),
         })

@@ -81,14 +81,12 @@ pub(super) fn edit_target_tables(
     next_position: &mut isize,
 ) -> Result<(), ManifestError> {
     let package = edit.runtime.package;
-    let active: Vec<(String, DepSpec<'_>)> = edit
-        .compiled
-        .rules
-        .iter()
-        .filter_map(|rule| match rule.stack {
+    let active: Vec<(String, DepSpec<'_>)> = crate::targets::manifest_tables(edit.compiled)
+        .into_iter()
+        .filter_map(|(predicate, stack)| match stack {
             Stack::None => None,
             Stack::Tls { provider, roots } => {
-                Some((format!("cfg({})", rule.predicate), DepSpec::new(&edit.runtime, provider, roots)))
+                Some((format!("cfg({predicate})"), DepSpec::new(&edit.runtime, provider, roots)))
             }
         })
         .collect();

@@ -270,8 +270,9 @@ pub struct RuleReport {
     pub name: String,
     /// The cfg it is written with (`null` for the fallback).
     pub cfg: Option<String>,
-    /// The exclusive predicate of its `[target.'cfg(..)'.dependencies]` table: the targets for
-    /// which it is the first match.
+    /// The predicate of the `[target.'cfg(..)'.dependencies]` table its targets get, which every
+    /// rule with the same provider and roots shares; for a rule without a provider (no table),
+    /// the targets for which it is the first match.
     pub table_cfg: String,
     /// What its targets get.
     #[serde(flatten)]
