@@ -41,7 +41,7 @@ pub enum Error {
     /// [`configure_default`](crate::configure_default) was called a second time.
     DefaultAlreadyConfigured,
     /// [`configure_default`](crate::configure_default) was called after a default client was
-    /// built; call it first, early in `main`.
+    /// built (or had started to be built); call it first, early in `main`.
     DefaultAlreadyBuilt,
     /// The provider cannot use these trust roots (see [`TlsProvider::validate_roots`]).
     UnsupportedRoots {
