@@ -6,7 +6,11 @@ use std::sync::Arc;
 
 use crate::{TlsProvider, TrustRoots};
 
-/// An error building a client or preparing its TLS configuration.
+/// An error building a client or preparing its TLS configuration: always a configuration
+/// problem, which trying again does not fix. Met at a request (the trust roots, the TLS
+/// configuration or the URI are checked when the first connection needs them), it reaches the
+/// SDK as a user error (`ConnectorError::is_user`), which the SDK's retry strategy does not
+/// retry: the request fails once, with this error in its source chain.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum Error {
@@ -43,6 +47,14 @@ pub enum Error {
     /// [`configure_default`](crate::configure_default) was called after a default client was
     /// built (or had started to be built); call it first, early in `main`.
     DefaultAlreadyBuilt,
+    /// A request URI this client cannot connect to: a scheme other than `http` or `https`, or
+    /// no host.
+    InvalidUri {
+        /// The URI.
+        uri: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// The provider cannot use these trust roots (see [`TlsProvider::validate_roots`]).
     UnsupportedRoots {
         /// The provider.
@@ -80,6 +92,7 @@ impl fmt::Display for Error {
                 "a default client was already built, so its settings can no longer change: call \
                  `configure_default` before any SDK client is created (early in `main`)",
             ),
+            Error::InvalidUri { uri, reason } => write!(f, "unusable request URI {uri}: {reason}"),
             Error::UnsupportedRoots { provider, roots, reason } => {
                 write!(f, "{provider} cannot use `{roots}` trust roots: {reason}")
             }
