@@ -547,7 +547,8 @@ impl Builder {
     /// Without [`trust_roots`](Builder::trust_roots) or extra roots, the first compiled source
     /// the provider supports is used (`native`, then `webpki`, then `platform-verifier`).
     pub fn build(self) -> Result<SmithyTlsClient, Error> {
-        let provider = self.provider.or_else(|| TlsProvider::ALL.first().copied()).ok_or(Error::NoProvider)?;
+        // lib.rs refuses a build without a provider, so `ALL` is never empty.
+        let provider = self.provider.unwrap_or(TlsProvider::ALL[0]);
         let roots = match self.roots {
             Some(roots) => Some(roots),
             None if self.extra_roots.is_empty() => Some(

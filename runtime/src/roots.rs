@@ -41,6 +41,10 @@ pub enum TrustRoots {
     PlatformVerifier,
 }
 
+/// The cargo feature of every trust-root source, compiled into this build or not: the one list
+/// messages name when they list the sources (a test checks it against the manifest's features).
+pub(crate) const ROOTS_FEATURES: &[&str] = &["native", "webpki", "platform-verifier"];
+
 impl TrustRoots {
     /// Every trust-root source compiled into this build, in a stable order.
     pub const ALL: &'static [TrustRoots] = &[
