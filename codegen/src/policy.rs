@@ -377,9 +377,13 @@ impl Parser<'_> {
                 spans.roots = Some(span.clone());
                 match Roots::from_name(value) {
                     Some(roots) if provider.flatten().is_some_and(|p| !p.supports_roots(roots)) => {
+                        // The provider the rule named (s2n-tls or s2n-tls-fips), not its family.
+                        let named = provider.flatten().map_or(Stack::NONE, Provider::name);
                         let d = self
-                            .diag("P009", "roots \"platform-verifier\" needs a rustls provider, not s2n-tls", span)
-                            .with_help("s2n-tls reads the OS store itself: use \"native\", or a rustls provider");
+                            .diag("P009", format!("roots \"{roots}\" needs a rustls provider, not {named}"), span)
+                            .with_help(format!(
+                                "{named} reads the OS store itself: use \"native\", or a rustls provider"
+                            ));
                         self.push(d);
                         None
                     }

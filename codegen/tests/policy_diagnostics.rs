@@ -416,9 +416,10 @@ roots = "webpki"
     check(&diags[0], "P008", 10, 9, "`roots` has no meaning with provider \"none\"", "remove `roots` from this rule");
 }
 
-#[test]
-fn p009_platform_verifier_needs_a_rustls_provider() {
-    let text = r#"name = "t"
+/// A rule giving `provider` platform-verifier roots on Linux.
+fn platform_verifier_with(provider: &str) -> String {
+    format!(
+        r#"name = "t"
 
 [runtime]
 version = "0.1"
@@ -426,18 +427,35 @@ version = "0.1"
 [[rule]]
 name = "linux"
 cfg = 'target_os = "linux"'
-provider = "s2n-tls"
+provider = "{provider}"
 roots = "platform-verifier"
 
 [fallback]
 name = "elsewhere"
 provider = "rustls-ring"
 roots = "webpki"
-"#;
-    let diags = parse_errors(text);
-    assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
-    check(&diags[0], "P009", 10, 9, "\"platform-verifier\" needs a rustls provider", "use \"native\"");
-    assert_eq!(loc(&diags[0]).width, "\"platform-verifier\"".len());
+"#
+    )
+}
+
+#[test]
+fn p009_platform_verifier_needs_a_rustls_provider() {
+    // The message names the provider the rule named, FIPS or not.
+    for provider in ["s2n-tls", "s2n-tls-fips"] {
+        let diags = parse_errors(&platform_verifier_with(provider));
+        assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
+        let message = format!("roots \"platform-verifier\" needs a rustls provider, not {provider}");
+        check(&diags[0], "P009", 10, 9, &message, "use \"native\"");
+        assert!(diags[0].message.ends_with(&format!("not {provider}")), "{}", diags[0].message);
+        assert!(diags[0].help.as_deref().unwrap_or_default().starts_with(&format!("{provider} reads")));
+        assert_eq!(loc(&diags[0]).width, "\"platform-verifier\"".len());
+    }
+}
+
+#[test]
+fn snapshot_p009_for_s2n_tls_fips() {
+    let Err(diags) = parse(&platform_verifier_with("s2n-tls-fips")) else { panic!("expected errors") };
+    insta::assert_snapshot!(diags.to_string());
 }
 
 const PLATFORM_VERIFIER_POLICY: &str = r#"name = "t"
