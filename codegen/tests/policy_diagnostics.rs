@@ -416,6 +416,64 @@ roots = "webpki"
     check(&diags[0], "P008", 10, 9, "`roots` has no meaning with provider \"none\"", "remove `roots` from this rule");
 }
 
+/// A policy whose Linux rule has `provider`, `roots` (none when empty) and `empty-store`.
+fn empty_store_with(provider: &str, roots: &str, empty_store: &str) -> String {
+    let roots = if roots.is_empty() { String::new() } else { format!("roots = \"{roots}\"\n") };
+    format!(
+        r#"name = "t"
+
+[runtime]
+version = "0.1"
+
+[[rule]]
+name = "linux"
+cfg = 'target_os = "linux"'
+provider = "{provider}"
+{roots}empty-store = {empty_store}
+
+[fallback]
+name = "elsewhere"
+provider = "rustls-ring"
+roots = "webpki"
+"#
+    )
+}
+
+#[test]
+fn empty_store_is_fail_unless_a_native_rule_says_webpki() {
+    use smithy_tls_codegen::model::{EmptyStore, Stack};
+    let stack = |text: &str| parse(text).unwrap_or_else(|d| panic!("{d}")).policy.rules[0].stack;
+    let native = |provider| Stack::Tls { provider, roots: Roots::Native, empty_store: EmptyStore::Webpki };
+    assert_eq!(stack(&empty_store_with("rustls-aws-lc", "native", "\"webpki\"")), native(Provider::RustlsAwsLc));
+    assert_eq!(stack(&empty_store_with("s2n-tls", "native", "\"webpki\"")), native(Provider::S2nTls));
+    assert_eq!(stack(&empty_store_with("rustls-ring", "native", "\"fail\"")).empty_store(), EmptyStore::Fail);
+    let default = parse(&empty_store_with("rustls-ring", "native", "\"fail\"").replace("empty-store = \"fail\"\n", ""));
+    assert_eq!(default.unwrap().policy.rules[0].stack.empty_store(), EmptyStore::Fail, "off unless asked for");
+}
+
+#[test]
+fn p008_empty_store_where_no_store_is_read() {
+    for (roots, with) in [("webpki", "roots \"webpki\""), ("platform-verifier", "roots \"platform-verifier\"")] {
+        let diags = parse_errors(&empty_store_with("rustls-ring", roots, "\"webpki\""));
+        assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
+        let message = format!("`empty-store` has no meaning with {with}: only `native` roots read a store");
+        check(&diags[0], "P008", 11, 15, &message, "remove `empty-store`");
+    }
+    let diags = parse_errors(&empty_store_with("none", "", "\"webpki\""));
+    assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
+    check(&diags[0], "P008", 10, 15, "`empty-store` has no meaning with provider \"none\"", "remove `empty-store`");
+}
+
+#[test]
+fn p003_unknown_empty_store_and_p002_not_a_string() {
+    let diags = parse_errors(&empty_store_with("rustls-ring", "native", "\"mozilla\""));
+    assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
+    check(&diags[0], "P003", 11, 15, "unknown empty-store `mozilla`", "use one of: fail, webpki");
+    let diags = parse_errors(&empty_store_with("rustls-ring", "native", "true"));
+    assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
+    check(&diags[0], "P002", 11, 15, "`empty-store` in [[rule]] must be a string", "empty-store = \"...\"");
+}
+
 /// A rule giving `provider` platform-verifier roots on Linux.
 fn platform_verifier_with(provider: &str) -> String {
     format!(
