@@ -15,5 +15,7 @@ fn main() {
         roots_source: { any(feature = "native", feature = "webpki", feature = "platform-verifier") },
         // The native store is read by this crate (rustls); s2n-tls reads it itself.
         rustls_native: { all(rustls, feature = "native") },
+        // `TrustRoots::NativeOrWebpki`: the native store, or the bundled roots where it is empty.
+        native_or_webpki: { all(feature = "native", feature = "webpki") },
     }
 }

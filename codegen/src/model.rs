@@ -128,6 +128,56 @@ impl fmt::Display for Roots {
     }
 }
 
+/// What a client with `native` roots does where the operating system store yields no
+/// certificate (an image without a CA bundle, an empty or unreadable `SSL_CERT_FILE`): the
+/// rule's `empty-store`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum EmptyStore {
+    /// Every connection fails, with an error saying the store is empty (the default).
+    #[default]
+    Fail,
+    /// The bundled Mozilla roots (webpki) stand in for the store, with a warning at run time.
+    Webpki,
+}
+
+impl EmptyStore {
+    /// Every choice, in policy-file spelling order.
+    pub const ALL: [EmptyStore; 2] = [EmptyStore::Fail, EmptyStore::Webpki];
+
+    /// The spelling used in policy files.
+    pub fn name(self) -> &'static str {
+        match self {
+            EmptyStore::Fail => "fail",
+            EmptyStore::Webpki => "webpki",
+        }
+    }
+
+    /// Parses a policy-file spelling.
+    pub fn from_name(name: &str) -> Option<EmptyStore> {
+        EmptyStore::ALL.into_iter().find(|e| e.name() == name)
+    }
+
+    /// Whether this is the default, [`EmptyStore::Fail`] (reports leave it out).
+    pub fn is_fail(&self) -> bool {
+        *self == EmptyStore::Fail
+    }
+
+    /// What it means at run time, in one line (for `explain`).
+    pub fn meaning(self) -> &'static str {
+        match self {
+            EmptyStore::Fail => "where the native store yields no certificate, every connection fails saying so",
+            EmptyStore::Webpki => "where the native store yields no certificate (no CA bundle in the image, an empty or unreadable SSL_CERT_FILE/SSL_CERT_DIR), Mozilla's bundled roots (webpki) are used instead, with a warning; the runtime's TrustRoots::NativeOrWebpki",
+        }
+    }
+}
+
+impl fmt::Display for EmptyStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// What to do with a generated crate's legacy `rustls` feature (which upstream maps to the
 /// hyper 0.14 client).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -152,7 +202,8 @@ pub struct RuntimeDependency {
 
 /// What a policy gives a target: a TLS stack, or no default client at all.
 ///
-/// Serialized as the policy file spells it: `provider` and `roots` (`"none"` and `null`).
+/// Serialized as the policy file spells it: `provider` and `roots` (`"none"` and `null`), and
+/// `empty-store` when it is not the default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Stack {
     /// No default client on the target: users supply their own (`provider = "none"`).
@@ -163,6 +214,9 @@ pub enum Stack {
         provider: Provider,
         /// Where its trusted roots come from.
         roots: Roots,
+        /// What `native` roots do where the store is empty ([`EmptyStore::Fail`] for the other
+        /// roots: the policy refuses `empty-store` with them).
+        empty_store: EmptyStore,
     },
 }
 
@@ -178,11 +232,46 @@ impl Stack {
         }
     }
 
-    /// The roots' spelling, `-` for [`Stack::None`] (for tables).
+    /// The roots' spelling, `-` for [`Stack::None`] (for tables); `native, else webpki` for
+    /// `native` roots with `empty-store = "webpki"`.
     pub fn roots_name(self) -> &'static str {
         match self {
             Stack::None => "-",
+            Stack::Tls { roots: Roots::Native, empty_store: EmptyStore::Webpki, .. } => "native, else webpki",
             Stack::Tls { roots, .. } => roots.name(),
+        }
+    }
+
+    /// What the empty store does, [`EmptyStore::Fail`] for [`Stack::None`].
+    pub fn empty_store(self) -> EmptyStore {
+        match self {
+            Stack::None => EmptyStore::Fail,
+            Stack::Tls { empty_store, .. } => empty_store,
+        }
+    }
+
+    /// The runtime crate's `TrustRoots` variant for this stack (`NativeOrWebpki` for `native`
+    /// roots with the webpki fallback), `None` for [`Stack::None`].
+    pub fn runtime_roots_variant(self) -> Option<&'static str> {
+        match self {
+            Stack::None => None,
+            Stack::Tls { roots: Roots::Native, empty_store: EmptyStore::Webpki, .. } => Some("NativeOrWebpki"),
+            Stack::Tls { roots, .. } => Some(roots.runtime_variant()),
+        }
+    }
+
+    /// The runtime crate's features this stack needs: the provider's and the roots' (and
+    /// `webpki` too for the fallback), empty for [`Stack::None`].
+    pub fn runtime_features(self) -> Vec<&'static str> {
+        match self {
+            Stack::None => Vec::new(),
+            Stack::Tls { provider, roots, empty_store } => {
+                let mut features = vec![provider.name(), roots.name()];
+                if empty_store == EmptyStore::Webpki && roots != Roots::Webpki {
+                    features.push(Roots::Webpki.name());
+                }
+                features
+            }
         }
     }
 
@@ -206,9 +295,13 @@ impl Stack {
 impl serde::Serialize for Stack {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
-        let mut map = serializer.serialize_map(Some(2))?;
+        let fallback = !self.empty_store().is_fail();
+        let mut map = serializer.serialize_map(Some(2 + usize::from(fallback)))?;
         map.serialize_entry("provider", self.provider_name())?;
         map.serialize_entry("roots", &self.roots())?;
+        if fallback {
+            map.serialize_entry("empty-store", &self.empty_store())?;
+        }
         map.end()
     }
 }
@@ -250,6 +343,8 @@ pub struct RuleSpans {
     pub provider: Option<Range<usize>>,
     /// The `roots` value.
     pub roots: Option<Range<usize>>,
+    /// The `empty-store` value.
+    pub empty_store: Option<Range<usize>>,
 }
 
 /// One row of the policy: the first rule whose `cfg` matches a target decides its stack.

@@ -27,7 +27,7 @@ use toml_edit::{Document, Item, Table, Value};
 use crate::cfg::Cfg;
 use crate::diag::{Diagnostic, Diagnostics};
 pub use crate::model::RuleSpans;
-use crate::model::{LegacyRustls, Policy, Provider, Roots, Rule, RuntimeDependency, Scope, Stack};
+use crate::model::{EmptyStore, LegacyRustls, Policy, Provider, Roots, Rule, RuntimeDependency, Scope, Stack};
 
 /// The package name of the runtime crate, used when a policy does not name one.
 pub const DEFAULT_RUNTIME_PACKAGE: &str = "smithy-default-tls";
@@ -297,13 +297,13 @@ impl Parser<'_> {
 
     fn rule(&mut self, table: &Table, kind: RuleKind) -> Option<Rule> {
         let (where_, allowed): (&str, &[&str]) = match kind {
-            RuleKind::Rule => ("[[rule]]", &["name", "cfg", "provider", "roots"]),
-            RuleKind::Fallback => ("[fallback]", &["name", "provider", "roots"]),
+            RuleKind::Rule => ("[[rule]]", &["name", "cfg", "provider", "roots", "empty-store"]),
+            RuleKind::Fallback => ("[fallback]", &["name", "provider", "roots", "empty-store"]),
         };
         self.check_keys(table, allowed, where_);
         let table_span = table.span().unwrap_or(0..0);
         let name = self.required_str(table, "name", table_span.clone(), where_);
-        let mut spans = RuleSpans { table: table_span.clone(), cfg: None, provider: None, roots: None };
+        let mut spans = RuleSpans { table: table_span.clone(), ..RuleSpans::default() };
 
         let scope = match kind {
             RuleKind::Fallback => Some(Scope::Fallback),
@@ -377,9 +377,13 @@ impl Parser<'_> {
                 spans.roots = Some(span.clone());
                 match Roots::from_name(value) {
                     Some(roots) if provider.flatten().is_some_and(|p| !p.supports_roots(roots)) => {
+                        // The provider the rule named (s2n-tls or s2n-tls-fips), not its family.
+                        let named = provider.flatten().map_or(Stack::NONE, Provider::name);
                         let d = self
-                            .diag("P009", "roots \"platform-verifier\" needs a rustls provider, not s2n-tls", span)
-                            .with_help("s2n-tls reads the OS store itself: use \"native\", or a rustls provider");
+                            .diag("P009", format!("roots \"{roots}\" needs a rustls provider, not {named}"), span)
+                            .with_help(format!(
+                                "{named} reads the OS store itself: use \"native\", or a rustls provider"
+                            ));
                         self.push(d);
                         None
                     }
@@ -395,10 +399,57 @@ impl Parser<'_> {
             }
         };
 
+        let empty_store = self.empty_store(table, where_, provider, roots, &mut spans);
+
         let stack = match provider? {
             None => Stack::None,
-            Some(provider) => Stack::Tls { provider, roots: roots? },
+            Some(provider) => Stack::Tls { provider, roots: roots?, empty_store: empty_store? },
         };
         Some(Rule { name: name?, scope: scope?, stack, spans })
+    }
+
+    /// The rule's `empty-store` (what `native` roots do where the store yields no certificate):
+    /// [`EmptyStore::Fail`] when absent; meaningless, and refused, without a provider or with
+    /// roots that read no store. `None` when it is refused or unknown.
+    fn empty_store(
+        &mut self,
+        table: &Table,
+        where_: &str,
+        provider: Option<Option<Provider>>,
+        roots: Option<Roots>,
+        spans: &mut RuleSpans,
+    ) -> Option<EmptyStore> {
+        let Some((value, span)) = self.string_value(table, "empty-store", where_) else {
+            // Absent (the default), or not a string (already reported).
+            return table.get("empty-store").is_none().then_some(EmptyStore::Fail);
+        };
+        spans.empty_store = Some(span.clone());
+        let Some(empty_store) = EmptyStore::from_name(value) else {
+            let names = EmptyStore::ALL.map(EmptyStore::name);
+            let d = self.diag("P003", format!("unknown empty-store `{value}`"), span).with_help(format!(
+                "use one of: {} (\"fail\", the default: connections fail where the native store is empty; \
+                     \"webpki\": the bundled roots stand in for it)",
+                names.join(", ")
+            ));
+            self.push(d);
+            return None;
+        };
+        let refused = match (provider, roots) {
+            (Some(None), _) => Some("provider \"none\"".to_owned()),
+            (_, Some(roots)) if roots != Roots::Native => Some(format!("roots \"{roots}\"")),
+            _ => None,
+        };
+        if let Some(with) = refused {
+            let d = self
+                .diag(
+                    "P008",
+                    format!("`empty-store` has no meaning with {with}: only `native` roots read a store"),
+                    span,
+                )
+                .with_help("remove `empty-store` from this rule, or use roots = \"native\"");
+            self.push(d);
+            return None;
+        }
+        Some(empty_store)
     }
 }

@@ -139,7 +139,7 @@ pub fn compile(parsed: &ParsedPolicy) -> Result<CompiledPolicy, Diagnostics> {
             };
             diagnostics.push(d);
         }
-        if let Stack::Tls { provider, roots } = rule.stack {
+        if let Stack::Tls { provider, roots, .. } = rule.stack {
             let unsupported: Vec<(&str, &str)> = targets
                 .iter()
                 .filter_map(|t| provider_support(provider, t).err().map(|why| (t.triple.as_str(), why)))

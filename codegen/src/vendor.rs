@@ -302,6 +302,20 @@ mod tests {
         assert!(err.contains("is not valid TOML"), "{err}");
     }
 
+    /// The policy's providers and roots are the shipped runtime's features (their names are
+    /// written into manifests as features), one for one.
+    #[test]
+    fn the_policy_vocabulary_is_the_runtimes_features() {
+        use crate::model::{Provider, Roots};
+        let features = super::shipped_manifest().get("features").and_then(|f| f.as_table()).expect("[features]");
+        let mut features: Vec<&str> = features.iter().map(|(name, _)| name).filter(|n| *n != "default").collect();
+        features.sort_unstable();
+        let mut vocabulary: Vec<&str> =
+            Provider::ALL.map(Provider::name).into_iter().chain(Roots::ALL.map(Roots::name)).collect();
+        vocabulary.sort_unstable();
+        assert_eq!(vocabulary, features);
+    }
+
     #[test]
     fn the_shipped_runtime_is_the_runtime_without_its_dev_dependencies() {
         let runtime = Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime");

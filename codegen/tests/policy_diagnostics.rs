@@ -416,9 +416,11 @@ roots = "webpki"
     check(&diags[0], "P008", 10, 9, "`roots` has no meaning with provider \"none\"", "remove `roots` from this rule");
 }
 
-#[test]
-fn p009_platform_verifier_needs_a_rustls_provider() {
-    let text = r#"name = "t"
+/// A policy whose Linux rule has `provider`, `roots` (none when empty) and `empty-store`.
+fn empty_store_with(provider: &str, roots: &str, empty_store: &str) -> String {
+    let roots = if roots.is_empty() { String::new() } else { format!("roots = \"{roots}\"\n") };
+    format!(
+        r#"name = "t"
 
 [runtime]
 version = "0.1"
@@ -426,18 +428,92 @@ version = "0.1"
 [[rule]]
 name = "linux"
 cfg = 'target_os = "linux"'
-provider = "s2n-tls"
+provider = "{provider}"
+{roots}empty-store = {empty_store}
+
+[fallback]
+name = "elsewhere"
+provider = "rustls-ring"
+roots = "webpki"
+"#
+    )
+}
+
+#[test]
+fn empty_store_is_fail_unless_a_native_rule_says_webpki() {
+    use smithy_tls_codegen::model::{EmptyStore, Stack};
+    let stack = |text: &str| parse(text).unwrap_or_else(|d| panic!("{d}")).policy.rules[0].stack;
+    let native = |provider| Stack::Tls { provider, roots: Roots::Native, empty_store: EmptyStore::Webpki };
+    assert_eq!(stack(&empty_store_with("rustls-aws-lc", "native", "\"webpki\"")), native(Provider::RustlsAwsLc));
+    assert_eq!(stack(&empty_store_with("s2n-tls", "native", "\"webpki\"")), native(Provider::S2nTls));
+    assert_eq!(stack(&empty_store_with("rustls-ring", "native", "\"fail\"")).empty_store(), EmptyStore::Fail);
+    let default = parse(&empty_store_with("rustls-ring", "native", "\"fail\"").replace("empty-store = \"fail\"\n", ""));
+    assert_eq!(default.unwrap().policy.rules[0].stack.empty_store(), EmptyStore::Fail, "off unless asked for");
+}
+
+#[test]
+fn p008_empty_store_where_no_store_is_read() {
+    for (roots, with) in [("webpki", "roots \"webpki\""), ("platform-verifier", "roots \"platform-verifier\"")] {
+        let diags = parse_errors(&empty_store_with("rustls-ring", roots, "\"webpki\""));
+        assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
+        let message = format!("`empty-store` has no meaning with {with}: only `native` roots read a store");
+        check(&diags[0], "P008", 11, 15, &message, "remove `empty-store`");
+    }
+    let diags = parse_errors(&empty_store_with("none", "", "\"webpki\""));
+    assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
+    check(&diags[0], "P008", 10, 15, "`empty-store` has no meaning with provider \"none\"", "remove `empty-store`");
+}
+
+#[test]
+fn p003_unknown_empty_store_and_p002_not_a_string() {
+    let diags = parse_errors(&empty_store_with("rustls-ring", "native", "\"mozilla\""));
+    assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
+    check(&diags[0], "P003", 11, 15, "unknown empty-store `mozilla`", "use one of: fail, webpki");
+    let diags = parse_errors(&empty_store_with("rustls-ring", "native", "true"));
+    assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
+    check(&diags[0], "P002", 11, 15, "`empty-store` in [[rule]] must be a string", "empty-store = \"...\"");
+}
+
+/// A rule giving `provider` platform-verifier roots on Linux.
+fn platform_verifier_with(provider: &str) -> String {
+    format!(
+        r#"name = "t"
+
+[runtime]
+version = "0.1"
+
+[[rule]]
+name = "linux"
+cfg = 'target_os = "linux"'
+provider = "{provider}"
 roots = "platform-verifier"
 
 [fallback]
 name = "elsewhere"
 provider = "rustls-ring"
 roots = "webpki"
-"#;
-    let diags = parse_errors(text);
-    assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
-    check(&diags[0], "P009", 10, 9, "\"platform-verifier\" needs a rustls provider", "use \"native\"");
-    assert_eq!(loc(&diags[0]).width, "\"platform-verifier\"".len());
+"#
+    )
+}
+
+#[test]
+fn p009_platform_verifier_needs_a_rustls_provider() {
+    // The message names the provider the rule named, FIPS or not.
+    for provider in ["s2n-tls", "s2n-tls-fips"] {
+        let diags = parse_errors(&platform_verifier_with(provider));
+        assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
+        let message = format!("roots \"platform-verifier\" needs a rustls provider, not {provider}");
+        check(&diags[0], "P009", 10, 9, &message, "use \"native\"");
+        assert!(diags[0].message.ends_with(&format!("not {provider}")), "{}", diags[0].message);
+        assert!(diags[0].help.as_deref().unwrap_or_default().starts_with(&format!("{provider} reads")));
+        assert_eq!(loc(&diags[0]).width, "\"platform-verifier\"".len());
+    }
+}
+
+#[test]
+fn snapshot_p009_for_s2n_tls_fips() {
+    let Err(diags) = parse(&platform_verifier_with("s2n-tls-fips")) else { panic!("expected errors") };
+    insta::assert_snapshot!(diags.to_string());
 }
 
 const PLATFORM_VERIFIER_POLICY: &str = r#"name = "t"

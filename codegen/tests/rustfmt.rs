@@ -69,6 +69,14 @@ fn the_module_of_every_preset_is_a_rustfmt_fixed_point() {
     }
 }
 
+#[test]
+fn the_module_of_a_policy_with_the_empty_store_fallback_is_a_rustfmt_fixed_point() {
+    let scratch = tempfile::tempdir().unwrap();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/policies/empty-store.toml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert_fixed_point("empty-store.toml", &module_for(PolicySource { path, text }), scratch.path());
+}
+
 /// Operating systems that builtin targets have and aws-lc supports, so generated rules stay
 /// reachable and buildable.
 const OSES: [&str; 13] = [

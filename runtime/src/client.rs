@@ -307,9 +307,17 @@ fn find_source<'a, T: StdError + 'static>(err: &'a (dyn StdError + 'static)) -> 
     None
 }
 
-/// Sorts a hyper-util error into the kinds the SDK's retry strategy understands: timeouts and
-/// transport failures are retried; certificate and protocol failures, and misuse, are not.
+/// Sorts a hyper-util error into the kinds the SDK's retry strategy understands (aws-smithy-runtime
+/// retries `timeout` and `io` as transient, `other` only with an explicit error kind, never
+/// `user`): timeouts and transport failures are retried; certificate and protocol failures, and
+/// configuration errors and misuse, are not.
 fn classify(err: hyper_util::client::legacy::Error) -> ConnectorError {
+    // Before everything else: hyper-util reports the connector's failures as connect errors,
+    // and a configuration problem (no trust roots, a malformed CA bundle, an unusable TLS
+    // configuration, an unsupported URI) fails the same way at every attempt.
+    if find_source::<Error>(&err).is_some() {
+        return ConnectorError::user(err.into());
+    }
     if find_source::<ConnectTimeout>(&err).is_some() {
         return ConnectorError::timeout(err.into());
     }
@@ -539,7 +547,8 @@ impl Builder {
     /// Without [`trust_roots`](Builder::trust_roots) or extra roots, the first compiled source
     /// the provider supports is used (`native`, then `webpki`, then `platform-verifier`).
     pub fn build(self) -> Result<SmithyTlsClient, Error> {
-        let provider = self.provider.or_else(|| TlsProvider::ALL.first().copied()).ok_or(Error::NoProvider)?;
+        // lib.rs refuses a build without a provider, so `ALL` is never empty.
+        let provider = self.provider.unwrap_or(TlsProvider::ALL[0]);
         let roots = match self.roots {
             Some(roots) => Some(roots),
             None if self.extra_roots.is_empty() => Some(

@@ -19,7 +19,7 @@ use hyper_util::rt::TokioIo;
 use tower_service::Service;
 
 use crate::dns::Resolver;
-use crate::error::{ConnectTimeout, ProxyError, ProxyFailure};
+use crate::error::{ConnectTimeout, Error, ProxyError, ProxyFailure};
 use crate::limits::{HostLimits, HostSlot};
 use crate::proxy::ProxyConfig;
 use crate::tls::{LazyTlsBackend, MaybeTlsStream, TlsInfo, Transport};
@@ -111,16 +111,15 @@ impl Service<Uri> for TlsConnectService {
         let connect = async move {
             let span = connect_span;
             let started = std::time::Instant::now();
+            // A URI this client cannot connect to is the caller's error (not retried), as
+            // `Error` says.
+            let invalid = |reason: String| Box::new(Error::InvalidUri { uri: uri.to_string(), reason }) as BoxError;
             let https = match uri.scheme_str() {
                 Some("https") => true,
                 Some("http") => false,
-                other => {
-                    return Err::<_, BoxError>(
-                        format!("unsupported URI scheme {other:?} in {uri}: use http or https").into(),
-                    )
-                }
+                other => return Err(invalid(format!("unsupported scheme {other:?}: use http or https"))),
             };
-            let host = uri.host().ok_or_else(|| format!("URI {uri} has no host"))?;
+            let host = uri.host().ok_or_else(|| invalid("no host".to_owned()))?;
             // A slot among the host's connections first (waiting, under the connect timeout,
             // when they are all open); it goes with the connection.
             let slot = match &host_limits {

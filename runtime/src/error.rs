@@ -6,14 +6,21 @@ use std::sync::Arc;
 
 use crate::{TlsProvider, TrustRoots};
 
-/// An error building a client or preparing its TLS configuration.
+/// An error building a client or preparing its TLS configuration: always a configuration
+/// problem, which trying again does not fix. Met at a request (the trust roots, the TLS
+/// configuration or the URI are checked when the first connection needs them), it reaches the
+/// SDK as a user error (`ConnectorError::is_user`), which the SDK's retry strategy does not
+/// retry: the request fails once, with this error in its source chain.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum Error {
     /// No trust roots were chosen: neither a [`TrustRoots`](crate::TrustRoots) source nor any
     /// extra PEM certificate. A client that trusts nothing could never connect.
     NoTrustRoots,
-    /// No TLS provider was chosen on the builder and none is compiled in.
+    /// No TLS provider was chosen on the builder and none is compiled in. Never returned: the
+    /// crate does not build without a provider.
+    #[deprecated(note = "never returned (the crate does not build without a TLS provider); \
+                         to be removed in the next breaking release")]
     NoProvider,
     /// A PEM bundle given to the builder could not be used.
     InvalidPem {
@@ -41,8 +48,16 @@ pub enum Error {
     /// [`configure_default`](crate::configure_default) was called a second time.
     DefaultAlreadyConfigured,
     /// [`configure_default`](crate::configure_default) was called after a default client was
-    /// built; call it first, early in `main`.
+    /// built (or had started to be built); call it first, early in `main`.
     DefaultAlreadyBuilt,
+    /// A request URI this client cannot connect to: a scheme other than `http` or `https`, or
+    /// no host.
+    InvalidUri {
+        /// The URI.
+        uri: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// The provider cannot use these trust roots (see [`TlsProvider::validate_roots`]).
     UnsupportedRoots {
         /// The provider.
@@ -54,16 +69,29 @@ pub enum Error {
     },
 }
 
+/// `` `a`, `b` or `c` ``: cargo features as a message lists them.
+fn one_of(features: &[&str]) -> String {
+    let quoted: Vec<String> = features.iter().map(|f| format!("`{f}`")).collect();
+    match quoted.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => quoted.concat(),
+    }
+}
+
 impl fmt::Display for Error {
+    #[allow(deprecated)] // `NoProvider` is still displayed while it exists
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::NoTrustRoots => f.write_str(
-                "no trust roots configured: enable the `native` or `webpki` feature and pick it \
-                 with `trust_roots(..)`, or add certificates with `extra_root_pem(..)`",
+            Error::NoTrustRoots => write!(
+                f,
+                "no trust roots configured: enable the {} feature and pick it with `trust_roots(..)`, or add \
+                 certificates with `extra_root_pem(..)`",
+                one_of(crate::roots::ROOTS_FEATURES)
             ),
-            Error::NoProvider => f.write_str(
-                "no TLS provider configured: enable one of the `rustls-aws-lc`, `rustls-ring`, `s2n-tls` or \
-                 `rustls-aws-lc-fips` features and pick it with `provider(..)`",
+            Error::NoProvider => write!(
+                f,
+                "no TLS provider configured: enable the {} feature and pick it with `provider(..)`",
+                one_of(crate::provider::PROVIDER_FEATURES)
             ),
             Error::InvalidPem { origin, reason } => {
                 write!(f, "unusable PEM certificates from {origin}: {reason}")
@@ -80,6 +108,7 @@ impl fmt::Display for Error {
                 "a default client was already built, so its settings can no longer change: call \
                  `configure_default` before any SDK client is created (early in `main`)",
             ),
+            Error::InvalidUri { uri, reason } => write!(f, "unusable request URI {uri}: {reason}"),
             Error::UnsupportedRoots { provider, roots, reason } => {
                 write!(f, "{provider} cannot use `{roots}` trust roots: {reason}")
             }
@@ -345,6 +374,42 @@ impl StdError for ProxyError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The lists messages name are every provider and roots feature of the manifest (and each
+    /// compiled-in variant's name is in its list), so no message omits one.
+    #[test]
+    fn messages_list_every_provider_and_roots_feature() {
+        let manifest = include_str!("../Cargo.toml");
+        let section = manifest.split("\n[features]\n").nth(1).expect("a [features] table");
+        let section = section.split("\n[").next().unwrap_or(section);
+        let mut features: Vec<&str> = section
+            .lines()
+            .filter(|line| !line.starts_with('#') && line.contains(" = ["))
+            .filter_map(|line| line.split(" = ").next())
+            .filter(|name| *name != "default")
+            .collect();
+        features.sort_unstable();
+        let mut listed: Vec<&str> =
+            crate::provider::PROVIDER_FEATURES.iter().chain(crate::roots::ROOTS_FEATURES).copied().collect();
+        listed.sort_unstable();
+        assert_eq!(listed, features);
+        assert!(TlsProvider::ALL.iter().all(|p| crate::provider::PROVIDER_FEATURES.contains(&p.name())));
+        // `native-or-webpki` needs the features it is named after.
+        assert!(TrustRoots::ALL
+            .iter()
+            .all(|r| r.name().split("-or-").all(|f| crate::roots::ROOTS_FEATURES.contains(&f))));
+
+        #[allow(deprecated)]
+        let no_provider = Error::NoProvider.to_string();
+        for feature in crate::provider::PROVIDER_FEATURES {
+            assert!(no_provider.contains(&format!("`{feature}`")), "{no_provider}");
+        }
+        let no_roots = Error::NoTrustRoots.to_string();
+        for feature in crate::roots::ROOTS_FEATURES {
+            assert!(no_roots.contains(&format!("`{feature}`")), "{no_roots}");
+        }
+        assert!(no_roots.contains("`native`, `webpki` or `platform-verifier` feature"), "{no_roots}");
+    }
 
     #[test]
     fn which_proxy_refusals_are_worth_retrying() {

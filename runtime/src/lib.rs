@@ -14,6 +14,7 @@
 //! | `native`        | [`TrustRoots::Native`]: the OS store (honours `SSL_CERT_FILE` / `SSL_CERT_DIR`) |
 //! | `webpki`        | [`TrustRoots::Webpki`]: bundled Mozilla roots, no filesystem access     |
 //! | `platform-verifier` | `TrustRoots::PlatformVerifier`: the OS verifier (rustls providers); no store to load on Apple platforms and Windows |
+//! | `native` + `webpki` | also `TrustRoots::NativeOrWebpki`: the OS store, or the bundled roots where it yields no certificate (a warning event says so) |
 //!
 //! Only TLS 1.2 and 1.3 are offered, and certificate chain and host name verification are always
 //! on: there is no switch to turn them off. HTTP/2 and HTTP/1.1 are negotiated through ALPN.

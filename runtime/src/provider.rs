@@ -45,6 +45,11 @@ pub enum TlsProvider {
     S2nTlsFips,
 }
 
+/// The cargo feature of every provider, compiled into this build or not: the one list messages
+/// name when they list the providers (a test checks it against the manifest's features).
+pub(crate) const PROVIDER_FEATURES: &[&str] =
+    &["rustls-aws-lc", "rustls-ring", "s2n-tls", "rustls-aws-lc-fips", "s2n-tls-fips"];
+
 impl TlsProvider {
     /// Every provider compiled into this build, in a stable order.
     pub const ALL: &'static [TlsProvider] = &[

@@ -39,7 +39,19 @@ pub enum TrustRoots {
     /// `platform-verifier`.
     #[cfg(feature = "platform-verifier")]
     PlatformVerifier,
+    /// The operating system's store, as [`Native`](TrustRoots::Native) — or, where it yields no
+    /// usable certificate (no CA bundle installed, as in a `FROM scratch` image; an empty or
+    /// unreadable `SSL_CERT_FILE` / `SSL_CERT_DIR`), the bundled Mozilla roots of
+    /// [`Webpki`](TrustRoots::Webpki) instead, with a warning event saying so. What a smithy-tls
+    /// policy's `empty-store = "webpki"` selects; plain `Native` fails every connection there.
+    /// Cargo features `native` and `webpki`.
+    #[cfg(native_or_webpki)]
+    NativeOrWebpki,
 }
+
+/// The cargo feature of every trust-root source, compiled into this build or not: the one list
+/// messages name when they list the sources (a test checks it against the manifest's features).
+pub(crate) const ROOTS_FEATURES: &[&str] = &["native", "webpki", "platform-verifier"];
 
 impl TrustRoots {
     /// Every trust-root source compiled into this build, in a stable order.
@@ -50,9 +62,13 @@ impl TrustRoots {
         TrustRoots::Webpki,
         #[cfg(feature = "platform-verifier")]
         TrustRoots::PlatformVerifier,
+        #[cfg(native_or_webpki)]
+        TrustRoots::NativeOrWebpki,
     ];
 
-    /// The source's name as used in cargo features and policy files (e.g. `native`).
+    /// The source's name as used in cargo features and policy files (e.g. `native`);
+    /// `native-or-webpki` for [`NativeOrWebpki`](TrustRoots::NativeOrWebpki), which needs both
+    /// features and which a policy writes as `roots = "native"` with `empty-store = "webpki"`.
     pub fn name(self) -> &'static str {
         match self {
             #[cfg(feature = "native")]
@@ -61,6 +77,8 @@ impl TrustRoots {
             TrustRoots::Webpki => "webpki",
             #[cfg(feature = "platform-verifier")]
             TrustRoots::PlatformVerifier => "platform-verifier",
+            #[cfg(native_or_webpki)]
+            TrustRoots::NativeOrWebpki => "native-or-webpki",
         }
     }
 }
@@ -76,6 +94,8 @@ impl TrustRoots {
             TrustRoots::Webpki => false,
             #[cfg(feature = "platform-verifier")]
             TrustRoots::PlatformVerifier => true,
+            #[cfg(native_or_webpki)]
+            TrustRoots::NativeOrWebpki => false,
         }
     }
 
@@ -89,6 +109,8 @@ impl TrustRoots {
             TrustRoots::Webpki => false,
             #[cfg(feature = "platform-verifier")]
             TrustRoots::PlatformVerifier => true,
+            #[cfg(native_or_webpki)]
+            TrustRoots::NativeOrWebpki => true,
         }
     }
 }
@@ -99,10 +121,11 @@ impl std::fmt::Display for TrustRoots {
     }
 }
 
-/// Reads the operating system store for the rustls backends (s2n-tls reads it itself). The
-/// caller caches the outcome, certificates or error, for the life of the process, so a broken
-/// store is reported the same way at every connection.
-#[cfg(rustls_native)]
+/// Reads the operating system store for the rustls backends (s2n-tls reads it itself, but asks
+/// here first for [`TrustRoots::NativeOrWebpki`]). The rustls backends cache the outcome,
+/// certificates or error, for the life of the process, so a broken store is reported the same
+/// way at every connection.
+#[cfg(any(rustls_native, native_or_webpki))]
 pub(crate) fn load_native_certificates() -> Result<Vec<CertificateDer<'static>>, crate::RootsError> {
     let started = std::time::Instant::now();
     let loaded = rustls_native_certs::load_native_certs();
@@ -121,6 +144,20 @@ pub(crate) fn load_native_certificates() -> Result<Vec<CertificateDer<'static>>,
         });
     }
     Ok(loaded.certs)
+}
+
+/// Says, once per backend prepared, that the native store yielded nothing and the bundled
+/// roots stand in for it ([`TrustRoots::NativeOrWebpki`]).
+#[cfg(native_or_webpki)]
+pub(crate) fn warn_native_fallback(provider: crate::TlsProvider, why: &crate::RootsError, roots: usize) {
+    tracing::warn!(
+        %provider,
+        reason = %why,
+        fallback = "webpki",
+        roots,
+        "no usable certificate in the native trust store: using the bundled webpki roots instead \
+         (native-or-webpki roots, a policy's empty-store = \"webpki\")"
+    );
 }
 
 /// The environment variable the AWS CLI and the other AWS SDKs read for a CA bundle: a PEM file

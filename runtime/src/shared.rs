@@ -75,10 +75,14 @@ fn reads_proxy_env(behavior_version: BehaviorVersion) -> bool {
 type Key = (TlsProvider, TrustRoots, Option<PathBuf>, ProxyConfig);
 type Configure = Arc<dyn Fn(Builder) -> Builder + Send + Sync>;
 
-/// The process-wide defaults: what [`configure_default`] set, and the clients built so far.
+/// The process-wide defaults: what [`configure_default`] set, whether a default client has read
+/// it yet, and the clients built so far.
 #[derive(Default)]
 struct Registry {
     configure: Option<Configure>,
+    /// Set, under the lock, by the first default client to read `configure`: from then on
+    /// [`configure_default`] fails, so a call that succeeds is seen by every default client.
+    frozen: bool,
     clients: HashMap<Key, SmithyTlsClient>,
 }
 
@@ -91,12 +95,17 @@ fn registry() -> std::sync::MutexGuard<'static, Registry> {
 fn registered(provider: TlsProvider, roots: TrustRoots, proxy: ProxyConfig) -> SmithyTlsClient {
     let key = (provider, roots, crate::roots::ca_bundle_from_env(), proxy);
     let configure = {
-        let registry = registry();
+        let mut registry = registry();
         if let Some(client) = registry.clients.get(&key) {
             return client.clone();
         }
+        // Read and frozen in one critical section: a `configure_default` after this fails
+        // instead of returning `Ok` for a client that is already being built without it.
+        registry.frozen = true;
         registry.configure.clone()
     };
+    #[cfg(test)]
+    tests::before_build();
     // Built without the registry's lock: the application's closure may itself ask for a default
     // client (or log through something that does) without deadlocking.
     let (_, _, bundle, proxy) = &key;
@@ -125,7 +134,8 @@ fn registered(provider: TlsProvider, roots: TrustRoots, proxy: ProxyConfig) -> S
 ///
 /// # Errors
 /// [`Error::DefaultAlreadyConfigured`] on a second call, [`Error::DefaultAlreadyBuilt`] when a
-/// default client was already built (its settings could no longer change).
+/// default client was already built or is being built (its settings could no longer change). A
+/// call that returns `Ok` is honoured by every default client.
 ///
 /// ```
 /// # #[cfg(all(feature = "rustls-ring", feature = "webpki"))] {
@@ -147,7 +157,7 @@ pub fn configure_default(configure: impl Fn(Builder) -> Builder + Send + Sync + 
     if registry.configure.is_some() {
         return Err(Error::DefaultAlreadyConfigured);
     }
-    if !registry.clients.is_empty() {
+    if registry.frozen {
         return Err(Error::DefaultAlreadyBuilt);
     }
     registry.configure = Some(Arc::new(configure));
@@ -249,7 +259,43 @@ impl RuntimePlugin for DefaultClientPlugin {
 
 #[cfg(test)]
 mod tests {
+    use std::cell::RefCell;
+
     use super::*;
+
+    thread_local! {
+        /// What [`before_build`] runs on this thread (tests that need the window between a
+        /// default client reading the configuration and being registered).
+        static BEFORE_BUILD: RefCell<Option<Box<dyn FnMut()>>> = RefCell::new(None);
+    }
+
+    /// Called by `registered` after it read the configuration and let go of the lock, before it
+    /// builds the client.
+    pub(super) fn before_build() {
+        let hook = BEFORE_BUILD.with(|hook| hook.borrow_mut().take());
+        if let Some(mut hook) = hook {
+            hook();
+        }
+    }
+
+    /// A `configure_default` that lands while the first default client is being built (after it
+    /// read the configuration) must fail: an `Ok` there would be ignored by that client, which is
+    /// then registered and shared. (The only unit test that touches the process-wide registry.)
+    #[test]
+    #[cfg(roots_source)]
+    fn configuring_while_the_first_default_client_is_built_fails() {
+        let outcome: std::rc::Rc<RefCell<Option<Result<(), Error>>>> = Default::default();
+        let seen = std::rc::Rc::clone(&outcome);
+        BEFORE_BUILD.with(|hook| {
+            *hook.borrow_mut() = Some(Box::new(move || {
+                *seen.borrow_mut() = Some(configure_default(|builder| builder.pool_max_idle_per_host(0)));
+            }))
+        });
+        let _client = shared_tls_client(TlsProvider::ALL[0], TrustRoots::ALL[0]);
+        let outcome = outcome.borrow_mut().take().expect("the hook ran between the read and the build");
+        assert!(matches!(outcome, Err(Error::DefaultAlreadyBuilt)), "{outcome:?}");
+        assert!(matches!(configure_default(|builder| builder), Err(Error::DefaultAlreadyBuilt)));
+    }
 
     #[test]
     #[allow(deprecated)]

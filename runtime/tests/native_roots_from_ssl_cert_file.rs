@@ -1,5 +1,6 @@
-//! `native` trust roots honour SSL_CERT_FILE, and the process-wide entry point hands every
-//! caller the same client and pool. Its own test binary: native roots are loaded once per
+//! `native` trust roots honour SSL_CERT_FILE (and `native-or-webpki` roots, with a store that
+//! holds a certificate, are the same), and the process-wide entry point hands every caller the
+//! same client and pool. Its own test binary: native roots are loaded once per
 //! process, so the environment must be set before anything loads them.
 #![cfg(feature = "native")]
 
@@ -39,6 +40,15 @@ async fn native_roots_from_ssl_cert_file_and_one_shared_pool() {
         assert_eq!(server.accepted(), 1, "{provider}: every caller must share one pool and connection");
         assert!(ids.windows(2).all(|w| w[0] == w[1]), "{ids:?}");
         assert!(shared_client(provider, TrustRoots::Native).connector_metadata().is_some());
+
+        // With a store that holds a certificate, `native-or-webpki` is `native`: it trusts the
+        // store's CA, which no bundled root does.
+        #[cfg(feature = "webpki")]
+        {
+            let client = shared_client(provider, TrustRoots::NativeOrWebpki);
+            let response = call(&client, &settings, get(&server.url("/bytes/10"))).await.expect("GET via the store");
+            assert_eq!(digest_body(response.into_body()).await, Digest::of_pattern(10));
+        }
     }
     std::fs::remove_dir_all(&dir).ok();
 }

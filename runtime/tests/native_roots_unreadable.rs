@@ -28,6 +28,7 @@ async fn unreadable_native_store_is_reported_at_first_use() {
             assert!(message.contains("/nonexistent/smithy-tls/ca-bundle.pem"), "attempt {attempt}: {message}");
             assert!(message.contains("SSL_CERT_FILE"), "says what to do: {message}");
             assert!(!err.is_timeout(), "{err:?}");
+            assert!(err.is_user() && !sdk_retries(&err), "a configuration error, not retried: {err:?}");
         }
     }
     assert_eq!(server.stats.handshakes().len(), 0);

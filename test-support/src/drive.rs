@@ -40,6 +40,14 @@ pub async fn call(
     connector.call(HttpRequest::try_from(request).expect("valid request")).await
 }
 
+/// Whether the SDK would retry an attempt that failed with `err`: aws-smithy-runtime's
+/// `SmithyErrorClassifier` (the retry classifier every generated client has) classifies timeout
+/// and I/O connector errors as transient, an `other` error as the error kind it carries (not
+/// retried without one), and a `user` error not at all.
+pub fn sdk_retries(err: &ConnectorError) -> bool {
+    err.is_timeout() || err.is_io() || err.as_other().is_some()
+}
+
 /// A GET of `url` with an empty body.
 pub fn get(url: &str) -> http::Request<SdkBody> {
     http::Request::get(url).body(SdkBody::empty()).expect("request")

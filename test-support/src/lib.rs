@@ -44,7 +44,7 @@ pub mod test_server;
 
 #[cfg(feature = "net")]
 pub use self::{
-    drive::{call, components, digest_body, error_chain, find_in_chain, get, settings, try_digest_body},
+    drive::{call, components, digest_body, error_chain, find_in_chain, get, sdk_retries, settings, try_digest_body},
     https::{http_builder, server_config, Alpn, HttpsServer, Negotiated, ServerStats},
     pattern::{pattern_byte, Digest, PatternBody},
     pki::{ServerIdentity, TestCa},

@@ -7,7 +7,7 @@ mod layout;
 use sha2::{Digest as _, Sha256};
 
 use self::layout::Meta;
-use crate::model::{CompiledPolicy, Scope, Stack};
+use crate::model::{CompiledPolicy, EmptyStore, Scope, Stack};
 
 /// The crate feature that turns the default client on.
 const FEATURE: &str = "default-https-client";
@@ -103,20 +103,25 @@ pub fn render_module(compiled: &CompiledPolicy) -> Result<String, EmitError> {
     let feature = Meta::Leaf(format!("feature = \"{FEATURE}\""));
     // Rules with a provider (and so with roots): one cfg-gated module each.
     for rule in &compiled.rules {
-        let Stack::Tls { provider, roots } = rule.stack else { continue };
+        let Stack::Tls { provider, roots, empty_store } = rule.stack else { continue };
+        let roots_variant = rule.stack.runtime_roots_variant().unwrap_or(roots.runtime_variant());
         let mut gate = vec![feature.clone()];
         match Meta::from_cfg(&rule.predicate) {
             Meta::List("all", parts) => gate.extend(parts),
             other => gate.push(other),
         }
         out.blank();
-        out.doc("///", &format!("Rule `{}`: {provider} with {} roots.", rule.name, roots.name()));
+        let fallback = match empty_store {
+            EmptyStore::Fail => String::new(),
+            EmptyStore::Webpki => ", the bundled webpki roots where the store yields no certificate".to_owned(),
+        };
+        out.doc("///", &format!("Rule `{}`: {provider} with {} roots{fallback}.", rule.name, roots.name()));
         out.line(&layout::cfg_attribute(&Meta::List("all", gate)));
         out.line("mod selected {");
         out.line("    use ::smithy_default_tls::{self as runtime, TlsProvider, TrustRoots};");
         out.blank();
         out.line(&format!("    const PROVIDER: TlsProvider = TlsProvider::{};", provider.runtime_variant()));
-        out.line(&format!("    const ROOTS: TrustRoots = TrustRoots::{};", roots.runtime_variant()));
+        out.line(&format!("    const ROOTS: TrustRoots = TrustRoots::{roots_variant};"));
         out.blank();
         out.line("    pub(super) fn client() -> Option<super::SharedHttpClient> {");
         out.line("        Some(runtime::shared_client(PROVIDER, ROOTS))");

@@ -5,7 +5,7 @@ use toml_edit::{InlineTable, Item, Key, Table, TableLike, Value};
 
 use super::source::Source;
 use super::{take_position, ManifestEdit, ManifestError, RuntimeDepSpec};
-use crate::model::{Provider, Roots, Stack};
+use crate::model::Stack;
 
 /// The dependency one rule's target table holds.
 struct DepSpec<'a> {
@@ -15,8 +15,8 @@ struct DepSpec<'a> {
 }
 
 impl<'a> DepSpec<'a> {
-    fn new(runtime: &RuntimeDepSpec<'a>, provider: Provider, roots: Roots) -> Self {
-        DepSpec { version: runtime.version, path: runtime.path, features: vec![provider.name(), roots.name()] }
+    fn new(runtime: &RuntimeDepSpec<'a>, stack: Stack) -> Self {
+        DepSpec { version: runtime.version, path: runtime.path, features: stack.runtime_features() }
     }
 
     fn features_value(&self) -> Value {
@@ -85,9 +85,7 @@ pub(super) fn edit_target_tables(
         .into_iter()
         .filter_map(|(predicate, stack)| match stack {
             Stack::None => None,
-            Stack::Tls { provider, roots } => {
-                Some((format!("cfg({predicate})"), DepSpec::new(&edit.runtime, provider, roots)))
-            }
+            Stack::Tls { .. } => Some((format!("cfg({predicate})"), DepSpec::new(&edit.runtime, stack))),
         })
         .collect();
     remove_entries(root, package, |key| !active.iter().any(|(cfg, _)| cfg == key));

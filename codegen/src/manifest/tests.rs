@@ -2,7 +2,7 @@ use toml_edit::Value;
 
 use super::*;
 use crate::cfg::Cfg;
-use crate::model::{CompiledRule, Policy, Provider, Roots, Rule, RuntimeDependency, Scope, Stack};
+use crate::model::{CompiledRule, EmptyStore, Policy, Provider, Roots, Rule, RuntimeDependency, Scope, Stack};
 
 const LINUX_GNU: &str = r#"all(target_os = "linux", target_env = "gnu")"#;
 const WASM: &str = r#"all(target_family = "wasm", not(all(target_os = "linux", target_env = "gnu")))"#;
@@ -35,7 +35,7 @@ fn rule(name: &str, scope: Scope, stack: Stack) -> Rule {
 }
 
 fn tls(provider: Provider, roots: Roots) -> Stack {
-    Stack::Tls { provider, roots }
+    Stack::Tls { provider, roots, empty_store: EmptyStore::Fail }
 }
 
 fn cfg(text: &str) -> Cfg {
@@ -373,6 +373,25 @@ fn dependency_entry_has_the_rule_features() {
             r#"{ version = "0.1", path = "../smithy-default-tls", optional = true, default-features = false, features = ["s2n-tls", "native"] }"#
         )
     );
+}
+
+#[test]
+fn an_empty_store_fallback_enables_the_webpki_feature_too() {
+    let fallback = Stack::Tls { provider: Provider::S2nTls, roots: Roots::Native, empty_store: EmptyStore::Webpki };
+    let compiled = compiled(
+        "fallback",
+        &[("linux-gnu", LINUX_GNU, fallback), ("fallback", FALLBACK, tls(Provider::RustlsAwsLc, Roots::Native))],
+    );
+    let doc = parse(&edit_with("normalized.toml", NORMALIZED, &compiled, LegacyRustls::Keep));
+    let entry = |cfg: &str| {
+        get(&doc, &["target", &format!("cfg({cfg})"), "dependencies", "smithy-default-tls", "features"]).map(canonical)
+    };
+    assert_eq!(entry(LINUX_GNU).as_deref(), Some(r#"["s2n-tls","native","webpki"]"#));
+    assert_eq!(entry(FALLBACK).as_deref(), Some(r#"["rustls-aws-lc","native"]"#));
+    // Turning the fallback off takes the feature out again.
+    let edited = edit_with("normalized.toml", NORMALIZED, &compiled, LegacyRustls::Keep);
+    let off = edit_with("normalized.toml", &edited, &policy_a(), LegacyRustls::Keep);
+    assert_eq!(off, edit_with("normalized.toml", NORMALIZED, &policy_a(), LegacyRustls::Keep));
 }
 
 #[test]

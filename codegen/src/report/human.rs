@@ -10,7 +10,7 @@ use super::{
     ExplainReport, FailureReport, PresetsReport, RewriteReport, StackReport, TargetReport, TreeReport, Unusable,
     Verdict,
 };
-use crate::model::Roots;
+use crate::model::{EmptyStore, Roots};
 
 const ERROR: Style = AnsiColor::Red.on_default().effects(Effects::BOLD);
 const WARNING: Style = AnsiColor::Yellow.on_default().effects(Effects::BOLD);
@@ -217,6 +217,9 @@ pub fn print_explain(report: &ExplainReport, single: bool, out: &mut dyn Write) 
             "rule `{}`: {} target(s) → [target.'cfg({})'.dependencies]",
             rule.name, rule.target_count, rule.table_cfg
         )?;
+        if let Some((roots, empty_store)) = rule.stack.roots().filter(|(_, e)| !e.is_fail()) {
+            writeln!(out, "  roots `{roots}`, empty-store `{empty_store}`: {}", empty_store.meaning())?;
+        }
     }
     let others: Vec<(&str, &str)> = report
         .targets
@@ -252,8 +255,11 @@ fn print_target(report: &ExplainReport, target: &TargetReport, out: &mut dyn Wri
                 let mark = if c.matches { format!("{ADDED}✔ matches{ADDED:#}") } else { "✘ no match".to_owned() };
                 writeln!(out, "  {mark} {}: {cfg}", c.rule)?;
             }
-            if let Some(roots) = roots_of(*stack) {
+            if let Some((roots, empty_store)) = stack.roots() {
                 writeln!(out, "  roots `{roots}`: {}", roots.meaning())?;
+                if !empty_store.is_fail() {
+                    writeln!(out, "  empty-store `{empty_store}`: {}", empty_store.meaning())?;
+                }
             }
             for item in unusable {
                 match item {
@@ -282,19 +288,13 @@ fn provider_name(stack: StackReport) -> &'static str {
     }
 }
 
-fn roots_of(stack: StackReport) -> Option<Roots> {
-    match stack {
-        StackReport::None => None,
-        StackReport::RustlsAwsLc { roots }
-        | StackReport::RustlsRing { roots }
-        | StackReport::S2nTls { roots }
-        | StackReport::RustlsAwsLcFips { roots }
-        | StackReport::S2nTlsFips { roots } => Some(roots),
-    }
-}
-
+/// The roots as tables show them: `native, else webpki` for `native` with the webpki fallback.
 fn roots_name(stack: StackReport) -> &'static str {
-    roots_of(stack).map_or("-", Roots::name)
+    match stack.roots() {
+        None => "-",
+        Some((Roots::Native, EmptyStore::Webpki)) => "native, else webpki",
+        Some((roots, _)) => roots.name(),
+    }
 }
 
 /// Prints `presets`' list: name and description, one per line.

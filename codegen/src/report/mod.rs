@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use crate::diag::Diagnostic;
 use crate::discover::CrateKind;
-use crate::model::{Provider, Roots, Stack};
+use crate::model::{EmptyStore, Provider, Roots, Stack};
 
 /// The version of the JSON documents' shape. It changes when a field is removed, renamed or
 /// changes meaning; new fields may appear without a change.
@@ -215,26 +215,51 @@ pub enum StackReport {
     RustlsAwsLc {
         /// Where its trusted roots come from.
         roots: Roots,
+        /// What `native` roots do where the store yields no certificate: present, `webpki`,
+        /// when the rule's `empty-store` falls back to the bundled roots; absent for the
+        /// default (connections fail).
+        #[serde(default, skip_serializing_if = "EmptyStore::is_fail")]
+        empty_store: EmptyStore,
     },
     /// rustls with ring.
     RustlsRing {
         /// Where its trusted roots come from.
         roots: Roots,
+        /// What `native` roots do where the store yields no certificate: present, `webpki`,
+        /// when the rule's `empty-store` falls back to the bundled roots; absent for the
+        /// default (connections fail).
+        #[serde(default, skip_serializing_if = "EmptyStore::is_fail")]
+        empty_store: EmptyStore,
     },
     /// s2n-tls.
     S2nTls {
         /// Where its trusted roots come from.
         roots: Roots,
+        /// What `native` roots do where the store yields no certificate: present, `webpki`,
+        /// when the rule's `empty-store` falls back to the bundled roots; absent for the
+        /// default (connections fail).
+        #[serde(default, skip_serializing_if = "EmptyStore::is_fail")]
+        empty_store: EmptyStore,
     },
     /// rustls with the FIPS build of aws-lc-rs.
     RustlsAwsLcFips {
         /// Where its trusted roots come from.
         roots: Roots,
+        /// What `native` roots do where the store yields no certificate: present, `webpki`,
+        /// when the rule's `empty-store` falls back to the bundled roots; absent for the
+        /// default (connections fail).
+        #[serde(default, skip_serializing_if = "EmptyStore::is_fail")]
+        empty_store: EmptyStore,
     },
     /// s2n-tls with the FIPS build of aws-lc.
     S2nTlsFips {
         /// Where its trusted roots come from.
         roots: Roots,
+        /// What `native` roots do where the store yields no certificate: present, `webpki`,
+        /// when the rule's `empty-store` falls back to the bundled roots; absent for the
+        /// default (connections fail).
+        #[serde(default, skip_serializing_if = "EmptyStore::is_fail")]
+        empty_store: EmptyStore,
     },
 }
 
@@ -242,11 +267,27 @@ impl From<Stack> for StackReport {
     fn from(stack: Stack) -> Self {
         match stack {
             Stack::None => StackReport::None,
-            Stack::Tls { provider: Provider::RustlsAwsLc, roots } => StackReport::RustlsAwsLc { roots },
-            Stack::Tls { provider: Provider::RustlsRing, roots } => StackReport::RustlsRing { roots },
-            Stack::Tls { provider: Provider::S2nTls, roots } => StackReport::S2nTls { roots },
-            Stack::Tls { provider: Provider::RustlsAwsLcFips, roots } => StackReport::RustlsAwsLcFips { roots },
-            Stack::Tls { provider: Provider::S2nTlsFips, roots } => StackReport::S2nTlsFips { roots },
+            Stack::Tls { provider, roots, empty_store } => match provider {
+                Provider::RustlsAwsLc => StackReport::RustlsAwsLc { roots, empty_store },
+                Provider::RustlsRing => StackReport::RustlsRing { roots, empty_store },
+                Provider::S2nTls => StackReport::S2nTls { roots, empty_store },
+                Provider::RustlsAwsLcFips => StackReport::RustlsAwsLcFips { roots, empty_store },
+                Provider::S2nTlsFips => StackReport::S2nTlsFips { roots, empty_store },
+            },
+        }
+    }
+}
+
+impl StackReport {
+    /// The roots and what an empty store does, `None` without a client.
+    pub fn roots(self) -> Option<(Roots, EmptyStore)> {
+        match self {
+            StackReport::None => None,
+            StackReport::RustlsAwsLc { roots, empty_store }
+            | StackReport::RustlsRing { roots, empty_store }
+            | StackReport::S2nTls { roots, empty_store }
+            | StackReport::RustlsAwsLcFips { roots, empty_store }
+            | StackReport::S2nTlsFips { roots, empty_store } => Some((roots, empty_store)),
         }
     }
 }

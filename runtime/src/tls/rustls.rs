@@ -36,29 +36,42 @@ fn base_root_store(settings: &TlsSettings) -> Result<Arc<RootCertStore>, Error> 
         #[cfg(feature = "platform-verifier")]
         Some(crate::TrustRoots::PlatformVerifier) => Ok(Arc::new(RootCertStore::empty())),
         #[cfg(feature = "webpki")]
-        Some(crate::TrustRoots::Webpki) => {
-            static WEBPKI: std::sync::OnceLock<Arc<RootCertStore>> = std::sync::OnceLock::new();
-            Ok(WEBPKI
-                .get_or_init(|| Arc::new(RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() }))
-                .clone())
-        }
+        Some(crate::TrustRoots::Webpki) => Ok(webpki_store()),
         #[cfg(feature = "native")]
-        Some(crate::TrustRoots::Native) => {
-            type Cached = Result<Arc<RootCertStore>, crate::RootsError>;
-            static NATIVE: std::sync::OnceLock<Cached> = std::sync::OnceLock::new();
-            Ok(NATIVE
-                .get_or_init(|| {
-                    let certs = crate::roots::load_native_certificates()?;
-                    let mut store = RootCertStore::empty();
-                    let (added, rejected) = store.add_parsable_certificates(certs);
-                    if added == 0 {
-                        return Err(crate::RootsError::NativeEmpty { rejected });
-                    }
-                    Ok(Arc::new(store))
-                })
-                .clone()?)
-        }
+        Some(crate::TrustRoots::Native) => Ok(native_store()?),
+        // The native store while it yields a certificate; the bundled roots where it does not.
+        #[cfg(native_or_webpki)]
+        Some(crate::TrustRoots::NativeOrWebpki) => Ok(native_store().unwrap_or_else(|why| {
+            let store = webpki_store();
+            crate::roots::warn_native_fallback(settings.provider, &why, store.len());
+            store
+        })),
     }
+}
+
+/// The bundled Mozilla roots, built once per process.
+#[cfg(feature = "webpki")]
+fn webpki_store() -> Arc<RootCertStore> {
+    static WEBPKI: std::sync::OnceLock<Arc<RootCertStore>> = std::sync::OnceLock::new();
+    WEBPKI.get_or_init(|| Arc::new(RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() })).clone()
+}
+
+/// The operating system store, read once per process (the outcome, roots or error, is kept).
+#[cfg(feature = "native")]
+fn native_store() -> Result<Arc<RootCertStore>, crate::RootsError> {
+    type Cached = Result<Arc<RootCertStore>, crate::RootsError>;
+    static NATIVE: std::sync::OnceLock<Cached> = std::sync::OnceLock::new();
+    NATIVE
+        .get_or_init(|| {
+            let certs = crate::roots::load_native_certificates()?;
+            let mut store = RootCertStore::empty();
+            let (added, rejected) = store.add_parsable_certificates(certs);
+            if added == 0 {
+                return Err(crate::RootsError::NativeEmpty { rejected });
+            }
+            Ok(Arc::new(store))
+        })
+        .clone()
 }
 
 /// Adds the caller's extra certificates to `store`; one that is not a usable trust anchor is

@@ -94,6 +94,19 @@ fn der_to_pem(der: &[u8]) -> String {
     pem
 }
 
+/// Trusts the bundled Mozilla roots (webpki-root-certs) and not the system store.
+#[cfg(feature = "webpki")]
+fn trust_bundled_roots(
+    builder: &mut s2n_tls::config::Builder,
+    config_error: impl Fn(s2n_tls::error::Error) -> Error,
+) -> Result<(), Error> {
+    builder.with_system_certs(false).map_err(&config_error)?;
+    for cert in webpki_root_certs::TLS_SERVER_ROOT_CERTS {
+        builder.trust_pem(der_to_pem(cert.as_ref()).as_bytes()).map_err(&config_error)?;
+    }
+    Ok(())
+}
+
 /// s2n-tls reads the system store through libcrypto's default paths, which silently skip
 /// missing files; check first so that an unusable store is a clear error.
 #[cfg(feature = "native")]
@@ -170,10 +183,21 @@ impl S2nBackend {
                 builder.with_system_certs(true).map_err(config_error)?;
             }
             #[cfg(feature = "webpki")]
-            Some(crate::TrustRoots::Webpki) => {
-                builder.with_system_certs(false).map_err(config_error)?;
-                for cert in webpki_root_certs::TLS_SERVER_ROOT_CERTS {
-                    builder.trust_pem(der_to_pem(cert.as_ref()).as_bytes()).map_err(config_error)?;
+            Some(crate::TrustRoots::Webpki) => trust_bundled_roots(&mut builder, config_error)?,
+            // As `Native` where the store yields a certificate (s2n-tls reading it itself, as
+            // there); the bundled roots where it does not. s2n-tls loads an empty or missing
+            // store without a word, so the store is read here first to know (once per backend).
+            #[cfg(native_or_webpki)]
+            Some(crate::TrustRoots::NativeOrWebpki) => {
+                match check_native_store().and_then(|()| crate::roots::load_native_certificates().map(drop)) {
+                    Ok(()) => {
+                        builder.with_system_certs(true).map_err(config_error)?;
+                    }
+                    Err(why) => {
+                        trust_bundled_roots(&mut builder, config_error)?;
+                        let roots = webpki_root_certs::TLS_SERVER_ROOT_CERTS.len();
+                        crate::roots::warn_native_fallback(provider, &why, roots);
+                    }
                 }
             }
             None => {
