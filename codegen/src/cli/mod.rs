@@ -128,8 +128,9 @@ pub struct RewriteArgs {
     #[arg(long)]
     pub strict: bool,
     /// Write the runtime crate the generated code is made for where the policy's `[runtime] path`
-    /// points (check and diff: report it missing or stale). Without it, that crate must already be
-    /// there, the right package at a matching version.
+    /// points (check and diff: report it missing or stale; revert: remove the files it wrote there,
+    /// when they are as written). Without it, that crate must already be there, the right package
+    /// at a matching version.
     #[arg(long)]
     pub vendor_runtime: bool,
     /// Output format.
