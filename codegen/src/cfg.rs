@@ -186,6 +186,29 @@ impl Cfg {
         }
     }
 
+    /// Every `key = "value"` the predicate tests, in the order they are written (repeats
+    /// included); `unix` and `windows` are not listed.
+    ///
+    /// ```
+    /// use smithy_tls_codegen::cfg::{Cfg, TargetKey};
+    /// let cfg = Cfg::parse("all(unix, any(target_os = \"linux\", target_env = \"gnu\"))").unwrap();
+    /// assert_eq!(cfg.key_values(), vec![(TargetKey::Os, "linux"), (TargetKey::Env, "gnu")]);
+    /// ```
+    pub fn key_values(&self) -> Vec<(TargetKey, &str)> {
+        let mut out = Vec::new();
+        self.collect_key_values(&mut out);
+        out
+    }
+
+    fn collect_key_values<'a>(&'a self, out: &mut Vec<(TargetKey, &'a str)>) {
+        match self {
+            Cfg::All(parts) | Cfg::Any(parts) => parts.iter().for_each(|p| p.collect_key_values(out)),
+            Cfg::Not(part) => part.collect_key_values(out),
+            Cfg::Family(_) => {}
+            Cfg::Key(key, value) => out.push((*key, value)),
+        }
+    }
+
     /// Whether the predicate holds for a builtin target (cfg-expr's view of it, which a test
     /// checks against `rustc --print cfg`).
     pub fn matches(&self, target: &TargetInfo) -> bool {

@@ -4,6 +4,7 @@
 #![forbid(unsafe_code)]
 
 pub mod cfg;
+pub mod cfg_values;
 pub mod cli;
 pub mod diag;
 pub mod discover;

@@ -24,7 +24,8 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest as _, Sha256};
 use toml_edit::{Document, Item, Table, Value};
 
-use crate::cfg::Cfg;
+use crate::cfg::{Cfg, TargetKey};
+use crate::cfg_values;
 use crate::diag::{Diagnostic, Diagnostics};
 pub use crate::model::RuleSpans;
 use crate::model::{EmptyStore, LegacyRustls, Policy, Provider, Roots, Rule, RuntimeDependency, Scope, Stack};
@@ -44,6 +45,36 @@ pub struct PolicySource {
 /// `"a" | "b" | "c"`: the choices for a key, as a policy file spells them.
 fn alternatives(names: &[&str]) -> String {
     names.iter().map(|name| format!("\"{name}\"")).collect::<Vec<_>>().join(" | ")
+}
+
+/// Where `key = "value"` is written inside `span` of `text` (a cfg string as the file spells it:
+/// quoted, in a literal or a basic string): the quoted value, quotes included; `None` when it is
+/// spelled with escapes the scan does not follow.
+fn value_span(text: &str, span: Range<usize>, key: &str, value: &str) -> Option<Range<usize>> {
+    let raw = text.get(span.clone())?;
+    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let quote_len = |s: &str| {
+        if s.starts_with("\\\"") {
+            Some(2)
+        } else if s.starts_with('"') {
+            Some(1)
+        } else {
+            None
+        }
+    };
+    for (at, _) in raw.match_indices(key) {
+        if raw[..at].chars().next_back().is_some_and(is_ident) {
+            continue;
+        }
+        let Some(after_eq) = raw[at + key.len()..].trim_start().strip_prefix('=') else { continue };
+        let quoted = after_eq.trim_start();
+        let Some(opening) = quote_len(quoted) else { continue };
+        let Some(after_value) = quoted[opening..].strip_prefix(value) else { continue };
+        let Some(closing) = quote_len(after_value) else { continue };
+        let start = span.start + (raw.len() - quoted.len());
+        return Some(start..start + opening + value.len() + closing);
+    }
+    None
 }
 
 /// A parsed policy and the source it came from (each rule carries its spans).
@@ -236,6 +267,30 @@ impl Parser<'_> {
         Some(value.to_owned())
     }
 
+    /// P018: each `key = "value"` of a rule's cfg that no builtin rustc target has (a misspelling,
+    /// or another tool's name for a platform), pointing at its first place inside `span`.
+    fn check_cfg_values(&mut self, cfg: &Cfg, span: Range<usize>) {
+        let mut reported: Vec<(TargetKey, &str)> = Vec::new();
+        for (key, value) in cfg.key_values() {
+            if reported.contains(&(key, value)) || cfg_values::is_known(key, value) {
+                continue;
+            }
+            reported.push((key, value));
+            let place = value_span(&self.source.text, span.clone(), key.name(), value).unwrap_or(span.clone());
+            let help = match cfg_values::nearest_known(key, value) {
+                Some(near) => format!("did you mean {} = \"{near}\"?", key.name()),
+                None => {
+                    let known: Vec<String> = cfg_values::known_values(key).iter().map(|v| format!("\"{v}\"")).collect();
+                    format!("the {} values of rustc's builtin targets: {}", key.name(), known.join(", "))
+                }
+            };
+            let d = self
+                .diag("P018", format!("no builtin rustc target has {} = {value:?}", key.name()), place)
+                .with_help(help);
+            self.push(d);
+        }
+    }
+
     fn runtime(&mut self, root: &Table) -> Option<RuntimeDependency> {
         let Some(item) = root.get("runtime") else {
             let d = self
@@ -311,7 +366,10 @@ impl Parser<'_> {
                 let text = self.required_str(table, "cfg", table_span.clone(), where_);
                 spans.cfg = table.get("cfg").and_then(|i| i.span());
                 match text.map(|text| Cfg::parse(&text)) {
-                    Some(Ok(cfg)) => Some(Scope::When(cfg)),
+                    Some(Ok(cfg)) => {
+                        self.check_cfg_values(&cfg, spans.cfg.clone().unwrap_or(table_span.clone()));
+                        Some(Scope::When(cfg))
+                    }
                     Some(Err(message)) => {
                         let d = self
                             .diag("P010", format!("invalid cfg predicate: {message}"), spans.cfg.clone().unwrap_or(table_span.clone()))

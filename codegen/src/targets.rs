@@ -117,7 +117,7 @@ pub fn compile(parsed: &ParsedPolicy) -> Result<CompiledPolicy, Diagnostics> {
                 parsed.diagnostic("P012", message, span).with_help(if only_non_hosts {
                     "remove the rule: `smithy-tls explain` lists the targets an SDK cannot run on, which need no stack"
                 } else {
-                    "check the spelling of the cfg values (e.g. target_os = \"macos\", not \"darwin\")"
+                    "no builtin target has all the values this cfg asks for together (e.g. target_os = \"macos\" with target_env = \"musl\"): check the combination"
                 })
             } else {
                 let covering: Vec<&str> = all_rules[..index]

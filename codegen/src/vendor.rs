@@ -2,11 +2,13 @@
 //! runtime the generated code was made for where the policy's `[runtime] path` points, and every
 //! tree pairs the two. `codegen/runtime/` links to the repository's `runtime/` (its manifest as
 //! `Cargo.toml.in`: cargo package leaves out a directory holding a `Cargo.toml`); build.rs lists
-//! the sources found there.
+//! the sources found there. `revert --vendor-runtime` takes the placed crate out again.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+use crate::plan::FileChange;
 
 include!(concat!(env!("OUT_DIR"), "/runtime_sources.rs"));
 
@@ -225,6 +227,71 @@ fn relative(from: &Path, to: &Path) -> String {
     } else {
         parts.join("/")
     }
+}
+
+/// Why `revert --vendor-runtime` leaves the runtime crate under a directory alone (R002).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum UnvendorError {
+    /// A file the runtime ships is there with other contents: edited since, placed by another
+    /// smithy-tls version, or another crate's.
+    #[error("{}: differs from the runtime this smithy-tls ships{}", .first.display(), if *.more > 0 { format!(" (and {} more file(s))", .more) } else { String::new() })]
+    Differs {
+        /// The first such file.
+        first: PathBuf,
+        /// How many more there are.
+        more: usize,
+    },
+    /// A file the runtime ships cannot be read.
+    #[error("{path}: cannot read: {source}", path = .path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
+/// What `revert --vendor-runtime` removes under `dir` (the policy's `[runtime] path`): each file
+/// `apply --vendor-runtime` writes, when it holds exactly what it writes; nothing else (a
+/// `Cargo.lock`, `target/` or notes beside it stay). Missing files are already gone. All or
+/// nothing: when one of them differs, the crate is not the one this smithy-tls placed, and
+/// removing the rest would leave half a crate.
+///
+/// # Errors
+/// [`UnvendorError::Differs`] names the first file that differs; [`UnvendorError::Io`] one that
+/// cannot be read.
+pub fn plan_runtime_removal(dir: &Path, siblings: &SiblingPaths) -> Result<Vec<FileChange>, UnvendorError> {
+    let mut removals = Vec::new();
+    let mut differing = Vec::new();
+    for (path, text) in runtime_files(dir, siblings) {
+        match crate::read::read_text(&path) {
+            Ok(existing) if existing == *text => {
+                removals.push(FileChange { path, original: Some(existing), updated: None })
+            }
+            Ok(_) => differing.push(path),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            // Not UTF-8, say: not what the tool wrote either.
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => differing.push(path),
+            Err(source) => return Err(UnvendorError::Io { path, source }),
+        }
+    }
+    match differing.len() {
+        0 => Ok(removals),
+        n => Err(UnvendorError::Differs { first: differing.swap_remove(0), more: n - 1 }),
+    }
+}
+
+/// The directories the runtime's files sit in under `dir`, deepest first, `dir` last: what to
+/// remove, when empty, once its files are gone.
+pub fn runtime_dirs(dir: &Path) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = RUNTIME_SOURCES
+        .iter()
+        .flat_map(|(path, _)| Path::new(path).ancestors().skip(1).map(|a| dir.join(a)).collect::<Vec<_>>())
+        .collect();
+    dirs.sort_by(|a, b| b.components().count().cmp(&a.components().count()).then_with(|| a.cmp(b)));
+    dirs.dedup();
+    dirs
 }
 
 /// The manifest of the runtime crate shipped here, parsed once.

@@ -107,3 +107,21 @@ fn on_a_terminal_colour_is_on_unless_clicolor_or_no_color_say_no() {
     assert!(!colored(&on_a_terminal(&args, &dir, &[("NO_COLOR", "1")])), "NO_COLOR");
     assert!(!colored(&on_a_terminal(&["--color", "never", "apply", "--policy", "bad.toml", "sdk"], &dir, &[])));
 }
+
+/// Every command that takes `--preset` names every embedded preset in its help, as `presets`
+/// lists them.
+#[test]
+fn preset_help_names_every_preset() {
+    for command in ["apply", "check", "diff", "revert", "explain"] {
+        for flag in ["-h", "--help"] {
+            let out =
+                std::process::Command::new(env!("CARGO_BIN_EXE_smithy-tls")).args([command, flag]).output().unwrap();
+            assert!(out.status.success(), "{command} {flag}");
+            let help = String::from_utf8(out.stdout).unwrap();
+            let line = help.lines().skip_while(|l| !l.contains("--preset")).take(2).collect::<Vec<_>>().join(" ");
+            for name in smithy_tls_codegen::presets::names() {
+                assert!(line.contains(name), "{command} {flag}: --preset help lacks {name}: {line}");
+            }
+        }
+    }
+}

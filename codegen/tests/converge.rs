@@ -333,3 +333,75 @@ fn trees_written_by_the_previous_format_upgrade_in_place_and_revert() {
         }
     }
 }
+
+/// Every directory under `root`, relative to it.
+fn dirs_of(root: &Path) -> std::collections::BTreeSet<PathBuf> {
+    walkdir::WalkDir::new(root)
+        .into_iter()
+        .map(Result::unwrap)
+        .filter(|e| e.file_type().is_dir())
+        .map(|e| e.path().strip_prefix(root).unwrap().to_path_buf())
+        .collect()
+}
+
+#[test]
+fn revert_vendor_runtime_removes_the_runtime_apply_placed_and_nothing_else() {
+    let root = tempfile::tempdir().unwrap();
+    let tree = fresh(root.path(), "tree");
+    std::fs::remove_dir_all(tree.join("smithy-default-tls")).unwrap();
+    let (files, dirs) = (tree_files(&tree), dirs_of(&tree));
+    smithy_tls(&["apply", "--vendor-runtime"], &tree);
+    assert!(tree.join("smithy-default-tls/src/tls/s2n/mod.rs").exists());
+
+    // Without the flag, revert leaves the runtime (it may be the team's own copy).
+    smithy_tls(&["revert"], &tree);
+    assert!(tree.join("smithy-default-tls/Cargo.toml").exists());
+    smithy_tls(&["apply", "--vendor-runtime"], &tree);
+
+    let out = smithy_tls(&["revert", "--vendor-runtime"], &tree);
+    let runtime_files = smithy_tls_codegen::vendor::RUNTIME_SOURCES.len() + 1; // and its manifest
+    assert!(out.contains(&format!("4 crate(s) reverted, {} file(s) written", 16 + runtime_files)), "{out}");
+    assert_eq!(tree_files(&tree), files, "every file as before apply");
+    assert_eq!(dirs_of(&tree), dirs, "no directory left behind");
+    let again = smithy_tls(&["revert", "--vendor-runtime"], &tree);
+    assert!(again.contains("0 file(s) written"), "{again}");
+
+    // What a build or a person added beside the runtime stays, and so do the directories holding it.
+    smithy_tls(&["apply", "--vendor-runtime"], &tree);
+    let runtime = tree.join("smithy-default-tls");
+    std::fs::write(runtime.join("Cargo.lock"), "# a lock file\n").unwrap();
+    std::fs::create_dir_all(runtime.join("src/tls/notes")).unwrap();
+    std::fs::write(runtime.join("src/tls/notes/todo.md"), "the team's notes\n").unwrap();
+    smithy_tls(&["revert", "--vendor-runtime"], &tree);
+    let left: Vec<PathBuf> = tree_files(&runtime).into_keys().collect();
+    assert_eq!(left, [PathBuf::from("Cargo.lock"), PathBuf::from("src/tls/notes/todo.md")]);
+    assert!(!runtime.join("src/tls/s2n").exists(), "emptied directories go");
+}
+
+#[test]
+fn revert_vendor_runtime_refuses_a_runtime_that_is_not_as_placed_before_writing_anything() {
+    let root = tempfile::tempdir().unwrap();
+    let tree = fresh(root.path(), "tree");
+    std::fs::remove_dir_all(tree.join("smithy-default-tls")).unwrap();
+    smithy_tls(&["apply", "--vendor-runtime"], &tree);
+    let edited = tree.join("smithy-default-tls/src/dns.rs");
+    std::fs::write(&edited, "// the team's change\n").unwrap();
+    let before = tree_files(&tree);
+    let (code, out) = smithy_tls_status(&["revert", "--vendor-runtime"], &tree);
+    assert_eq!(code, Some(2), "{out}");
+    assert!(
+        out.contains("R002") && out.contains("src/dns.rs: differs from the runtime this smithy-tls ships"),
+        "{out}"
+    );
+    assert!(out.contains("no file was written") && out.contains("apply --vendor-runtime"), "{out}");
+    assert_eq!(tree_files(&tree), before, "nothing written");
+    // Another crate at the runtime's path is never taken apart.
+    let other = tree.join("smithy-default-tls");
+    std::fs::remove_dir_all(&other).unwrap();
+    std::fs::create_dir_all(other.join("src")).unwrap();
+    std::fs::write(other.join("Cargo.toml"), "[package]\nname = \"my-own-crate\"\nversion = \"0.1.0\"\n").unwrap();
+    std::fs::write(other.join("src/lib.rs"), "// the team's code\n").unwrap();
+    let (code, out) = smithy_tls_status(&["revert", "--vendor-runtime"], &tree);
+    assert_eq!(code, Some(2), "{out}");
+    assert!(out.contains("Cargo.toml: differs") && out.contains("(and 1 more file(s))"), "{out}");
+}

@@ -1,5 +1,5 @@
 //! Every policy check reports a stable code, the line and column it points at, and a message
-//! and help that say what is wrong and what to do. Parse-time checks (P001–P010) come from
+//! and help that say what is wrong and what to do. Parse-time checks (P001–P010, P018) come from
 //! `policy::parse_policy`; target-level checks (P011–P013) from `targets::compile`.
 //!
 //! Every policy text below starts on line 1 (no leading newline), so the line numbers in the
@@ -626,6 +626,78 @@ fn p010_other_malformed_predicates() {
 }
 
 #[test]
+fn p018_value_no_builtin_target_has_points_at_the_value() {
+    let diags = parse_errors(&with_cfg(r#"'cfg(any(target_os = "linux", target_os = "darwin"))'"#));
+    assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
+    let d = &diags[0];
+    check(
+        d,
+        "P018",
+        8,
+        49,
+        "no builtin rustc target has target_os = \"darwin\"",
+        "did you mean target_os = \"macos\"?",
+    );
+    // The marker covers the quoted value, not the whole cfg.
+    assert_eq!(loc(d).width, "\"darwin\"".len());
+}
+
+#[test]
+fn p018_each_unknown_value_once_with_its_nearest_known_value() {
+    let diags = parse_errors(&with_cfg(
+        r#"'any(target_os = "andriod", target_arch = "arm64", target_env = "mus", target_os = "andriod")'"#,
+    ));
+    let found: Vec<(usize, &str)> =
+        diags.iter().map(|d| (loc(d).column, d.help.as_deref().unwrap_or_default())).collect();
+    assert_eq!(
+        found,
+        [
+            (24, "did you mean target_os = \"android\"?"),
+            (49, "did you mean target_arch = \"aarch64\"?"),
+            (71, "did you mean target_env = \"musl\"?"),
+        ],
+        "{}",
+        Diagnostics(diags.clone())
+    );
+}
+
+#[test]
+fn p018_without_a_near_value_lists_the_known_ones() {
+    let diags = parse_errors(&with_cfg(r#"'target_os = "plan9"'"#));
+    let d = only(&diags, "P018");
+    check(d, "P018", 8, 20, "target_os = \"plan9\"", "the target_os values of rustc's builtin targets: \"aix\", ");
+    let help = d.help.as_deref().unwrap_or_default();
+    for known in ["\"linux\"", "\"nto\"", "\"windows\""] {
+        assert!(help.contains(known), "{help}");
+    }
+}
+
+#[test]
+fn p018_in_a_basic_string_points_at_the_escaped_value() {
+    let diags = parse_errors(&with_cfg(r#""cfg(target_vendor = \"aple\")""#));
+    let d = only(&diags, "P018");
+    check(d, "P018", 8, 28, "target_vendor = \"aple\"", "did you mean target_vendor = \"apple\"?");
+    assert_eq!(loc(d).width, r#"\"aple\""#.len());
+}
+
+#[test]
+fn p018_accepts_every_value_some_builtin_target_has() {
+    // Implicit values (no OS, no environment, no vendor) and values cfg-expr's list knows ahead
+    // of some rustc releases (QNX 8's `qnx`) are values of builtin targets.
+    for cfg in [
+        r#"'target_os = "none"'"#,
+        r#"'all(target_os = "linux", target_env = "")'"#,
+        r#"'all(target_os = "linux", target_vendor = "unknown")'"#,
+        r#"'target_os = "qnx"'"#,
+        r#"'all(target_pointer_width = "16", target_endian = "little")'"#,
+    ] {
+        if let Err(d) = parse(&with_cfg(cfg)) {
+            panic!("{cfg}:\n{d}");
+        }
+    }
+}
+
+#[test]
 fn several_parse_errors_are_reported_together_in_file_order() {
     let text = r#"name = "t"
 
@@ -752,8 +824,8 @@ cfg = 'target_family = "wasm"'
 provider = "none"
 
 [[rule]]
-name = "mac"
-cfg = 'cfg(target_os = "darwin")'
+name = "mac-musl"
+cfg = 'cfg(all(target_os = "macos", target_env = "musl"))'
 provider = "rustls-aws-lc"
 roots = "native"
 
@@ -762,6 +834,7 @@ name = "elsewhere"
 provider = "rustls-ring"
 roots = "webpki"
 "#;
+    // Each value is some target's (no P018); no target has both.
     let diags = without_support_checks(compile_errors(text));
     assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
     check(
@@ -769,8 +842,8 @@ roots = "webpki"
         "P012",
         13,
         7,
-        "rule `mac` matches no builtin rustc target",
-        "target_os = \"macos\", not \"darwin\"",
+        "rule `mac-musl` matches no builtin rustc target",
+        "no builtin target has all the values this cfg asks for together",
     );
 }
 
@@ -950,6 +1023,27 @@ name = "linux"
 cfg = 'target_os = "linux"'
 provider = "openssl"
 roots = "mozilla"
+
+[fallback]
+name = "elsewhere"
+provider = "rustls-ring"
+roots = "webpki"
+"#;
+    let Err(diags) = parse(text) else { panic!("expected errors") };
+    insta::assert_snapshot!(diags.to_string());
+}
+
+#[test]
+fn snapshot_rendered_unknown_cfg_values() {
+    let text = r#"name = "t"
+
+[runtime]
+version = "0.1"
+
+[[rule]]
+name = "no-client"
+cfg = 'cfg(any(target_family = "wasm", target_os = "darwin", target_arch = "x86-64"))'
+provider = "none"
 
 [fallback]
 name = "elsewhere"

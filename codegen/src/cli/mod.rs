@@ -78,7 +78,8 @@ pub enum Command {
     /// Print what `apply` would change, as a unified diff.
     Diff(CompareArgs),
     /// Take smithy-tls's edits out of the crates under DIR, back to what the generator wrote
-    /// (the policy flags only name the runtime crate; every preset's is `smithy-default-tls`).
+    /// (the policy flags only name the runtime crate, and with --vendor-runtime where it is; every
+    /// preset's is `smithy-default-tls` beside the crates).
     Revert(RewriteArgs),
     /// Show which rule, provider and roots every builtin target gets (or one target, and why).
     Explain(ExplainArgs),
@@ -104,9 +105,21 @@ pub struct PolicyArgs {
     /// A policy file (TOML). Without it, the embedded preset is used.
     #[arg(long, value_name = "FILE", conflicts_with = "preset")]
     pub policy: Option<PathBuf>,
-    /// An embedded preset: platform-default, rustls-everywhere or portable.
-    #[arg(long, value_name = "NAME")]
+    /// An embedded preset (the help lists them, from [`presets::PRESETS`]).
+    #[arg(long, value_name = "NAME", help = preset_help())]
     pub preset: Option<String>,
+}
+
+/// `--preset`'s help, naming every embedded preset and the default, so it cannot fall behind
+/// the list.
+fn preset_help() -> String {
+    let names: Vec<&str> = presets::names().collect();
+    let listed = match names.split_last() {
+        Some((last, [])) => (*last).to_owned(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    };
+    format!("An embedded preset: {listed} (default: {})", presets::DEFAULT_PRESET)
 }
 
 /// Output format.
@@ -128,8 +141,9 @@ pub struct RewriteArgs {
     #[arg(long)]
     pub strict: bool,
     /// Write the runtime crate the generated code is made for where the policy's `[runtime] path`
-    /// points (check and diff: report it missing or stale). Without it, that crate must already be
-    /// there, the right package at a matching version.
+    /// points (check and diff: report it missing or stale; revert: remove the files it wrote there,
+    /// when they are as written). Without it, that crate must already be there, the right package
+    /// at a matching version.
     #[arg(long)]
     pub vendor_runtime: bool,
     /// Output format.

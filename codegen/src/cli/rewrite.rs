@@ -84,6 +84,9 @@ fn rewrite(command: RewriteCommand, args: &RewriteArgs, progress: bool) -> Resul
         if command != RewriteCommand::Revert && !planned.crates.is_empty() {
             pair_with_runtime(&compiled, &discovery, args.vendor_runtime, &mut planned)?;
         }
+        if command == RewriteCommand::Revert && args.vendor_runtime {
+            plan_runtime_removal(&compiled, &discovery, &mut planned)?;
+        }
         plans.push((dir.clone(), planned));
     }
     bar.finish_and_clear();
@@ -106,6 +109,9 @@ fn rewrite(command: RewriteCommand, args: &RewriteArgs, progress: bool) -> Resul
         // One all-or-nothing write across every tree of this invocation.
         let all: Vec<&Plan> = plans.iter().map(|(_, p)| p).collect();
         written = write_plans(&all, &RealFiles).map_err(|e| Failure::new(e.to_string()))?;
+        if command == RewriteCommand::Revert {
+            remove_emptied_runtime_dirs(&compiled, &plans);
+        }
     }
     Ok(report(command, &compiled, &plans, written))
 }
@@ -232,6 +238,55 @@ fn pair_with_runtime(
             "pass --vendor-runtime to write the runtime crate this smithy-tls ships there, or point the policy's \
              [runtime] `path` at it",
         )),
+    }
+}
+
+/// With `revert --vendor-runtime`: plans taking out the runtime crate `apply --vendor-runtime`
+/// placed at the policy's `[runtime] path`, before anything is written; refused (R002) when it
+/// is not the runtime this smithy-tls ships, so no other crate's files, and no half crate, go.
+fn plan_runtime_removal(
+    compiled: &crate::model::CompiledPolicy,
+    discovery: &crate::discover::Discovery,
+    plan: &mut Plan,
+) -> Result<(), Failure> {
+    let root = &discovery.root;
+    let Some(path) = &compiled.policy.runtime.path else {
+        return Err(Failure::new(
+            "--vendor-runtime: the policy's [runtime] has no `path` to remove the runtime crate from",
+        ));
+    };
+    let dir = root.join(path);
+    // The manifest as apply placed it: naming the tree's own copies of its dependencies, if any.
+    let wired = discovery.crates.iter().map(|found| &found.path_dependencies);
+    let siblings = crate::vendor::sibling_paths(&dir, wired).unwrap_or_default();
+    plan.vendored = crate::vendor::plan_runtime_removal(&dir, &siblings).map_err(|e| {
+        let diagnostic = match &e {
+            crate::vendor::UnvendorError::Differs { first, .. } => {
+                crate::diag::Diagnostic::in_file("R002", e.to_string(), first, None).with_help(
+                    "revert --vendor-runtime removes the runtime only as this smithy-tls writes it: run `smithy-tls \
+                     apply --vendor-runtime` first to put it back as shipped, or run revert without \
+                     --vendor-runtime and remove the directory yourself",
+                )
+            }
+            crate::vendor::UnvendorError::Io { path, .. } => crate::diag::unreadable(path, e.to_string()),
+        };
+        Failure {
+            message: format!("{}: not the runtime crate this smithy-tls places; no file was written", dir.display()),
+            diagnostics: vec![diagnostic],
+        }
+    })?;
+    Ok(())
+}
+
+/// After `revert --vendor-runtime` removed a runtime crate's files: its directories, when that
+/// left them empty (what else is there, a `target/` or a lock file, keeps them).
+fn remove_emptied_runtime_dirs(compiled: &crate::model::CompiledPolicy, plans: &[(PathBuf, Plan)]) {
+    let Some(path) = &compiled.policy.runtime.path else { return };
+    for (root, _) in plans.iter().filter(|(_, plan)| !plan.vendored.is_empty()) {
+        for dir in crate::vendor::runtime_dirs(&root.join(path)) {
+            // Fails, and is meant to, on a directory that is not empty.
+            let _ = std::fs::remove_dir(&dir);
+        }
     }
 }
 

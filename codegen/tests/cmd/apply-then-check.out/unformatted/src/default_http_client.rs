@@ -28,6 +28,10 @@
 //! - `linux-gnu`: `cfg(all(target_os = "linux", target_env = "gnu", any(target_arch = "x86_64", target_arch = "aarch64")))`
 //! - `elsewhere`: every other target
 
+// smithy-tls checked every target value below against rustc's builtin targets; some are known
+// only to newer rustc releases (e.g. QNX 8's `target_os = "qnx"`), which older ones warn about.
+#![allow(unexpected_cfgs)]
+
 use ::aws_smithy_runtime_api::client::behavior_version::BehaviorVersion;
 use ::aws_smithy_runtime_api::client::http::SharedHttpClient;
 use ::aws_smithy_runtime_api::client::runtime_plugin::SharedRuntimePlugin;

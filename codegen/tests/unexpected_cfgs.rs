@@ -1,0 +1,168 @@
+//! The emitted module compiles with warnings denied on the toolchains generated crates are built
+//! with: the suite's `rustc`, nightly, and the workspace's minimum Rust version when that
+//! toolchain is installed. rustc warns (`unexpected_cfgs`) about target values it does not
+//! know, and cfg-expr's target list, which policies are checked against, knows values some
+//! releases do not (QNX 8's `target_os = "qnx"`): the module's allowance must cover them.
+//!
+//! Each preset's module is compiled as a crate of its own against stubs of the two crates it
+//! calls, with and without the `default-https-client` feature (rustc evaluates every predicate
+//! of a `cfg` either way). tests/tests/warnings.rs builds the real thing on a published crate.
+
+use std::path::Path;
+use std::process::Command;
+
+use smithy_tls_codegen::model::{Provider, Roots};
+use smithy_tls_codegen::{emit, policy, presets, targets};
+
+/// The types of aws-smithy-runtime-api the module names.
+const RUNTIME_API_STUB: &str = "pub mod client {
+    pub mod behavior_version { pub struct BehaviorVersion; }
+    pub mod http { pub struct SharedHttpClient; }
+    pub mod runtime_plugin { pub struct SharedRuntimePlugin; }
+}
+";
+
+/// The runtime's items the module calls, with every provider and roots variant.
+fn runtime_stub() -> String {
+    let variants = |names: Vec<&str>| names.join(", ");
+    format!(
+        "use aws_smithy_runtime_api::client::{{behavior_version::BehaviorVersion, http::SharedHttpClient, runtime_plugin::SharedRuntimePlugin}};
+pub enum TlsProvider {{ {} }}
+pub enum TrustRoots {{ {} }}
+pub fn shared_client(_: TlsProvider, _: TrustRoots) -> SharedHttpClient {{ SharedHttpClient }}
+pub fn shared_client_for(_: TlsProvider, _: TrustRoots, _: BehaviorVersion) -> SharedHttpClient {{ SharedHttpClient }}
+pub fn default_client_plugin(_: TlsProvider, _: TrustRoots) -> SharedRuntimePlugin {{ SharedRuntimePlugin }}
+pub fn default_client_plugin_for(_: TlsProvider, _: TrustRoots, _: BehaviorVersion) -> SharedRuntimePlugin {{ SharedRuntimePlugin }}
+",
+        variants(Provider::ALL.map(Provider::runtime_variant).to_vec()),
+        variants(Roots::ALL.map(Roots::runtime_variant).to_vec()),
+    )
+}
+
+/// A toolchain to compile with: `rustc` with these leading arguments (`+nightly`).
+struct Toolchain {
+    name: String,
+    args: Vec<String>,
+}
+
+fn rustc() -> String {
+    std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_owned())
+}
+
+fn version(toolchain: &Toolchain) -> Option<String> {
+    let out = Command::new(rustc()).args(&toolchain.args).arg("-V").output().ok()?;
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+}
+
+/// The workspace's `rust-version` (the runtime's, and so the oldest rustc a rewritten crate builds with).
+fn workspace_msrv() -> String {
+    let manifest = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml")).unwrap();
+    let doc: toml_edit::DocumentMut = manifest.parse().unwrap();
+    doc["workspace"]["package"]["rust-version"].as_str().expect("workspace rust-version").to_owned()
+}
+
+/// The suite's rustc and nightly (both required: scripts/test installs nightly), and the
+/// minimum Rust version's toolchain when rustup has it (skipped with a note otherwise).
+fn toolchains() -> Vec<Toolchain> {
+    let mut found = Vec::new();
+    for (name, required) in [("default".to_owned(), true), ("nightly".to_owned(), true), (workspace_msrv(), false)] {
+        let args = if name == "default" { Vec::new() } else { vec![format!("+{name}")] };
+        let toolchain = Toolchain { name: name.clone(), args };
+        match version(&toolchain) {
+            Some(v) => {
+                println!("toolchain {name}: {v}");
+                found.push(toolchain);
+            }
+            None if required => panic!("`{} +{name} -V` failed: install it (rustup toolchain install {name})", rustc()),
+            None => println!("note: skipped toolchain {name}: not installed (rustup toolchain install {name})"),
+        }
+    }
+    found
+}
+
+/// Compiles `module` as a library crate (metadata only) against the stubs with warnings denied;
+/// `Err` carries rustc's diagnostics.
+fn compile(toolchain: &Toolchain, dir: &Path, module: &str, feature_on: bool) -> Result<(), String> {
+    let write = |name: &str, text: &str| std::fs::write(dir.join(name), text).unwrap();
+    write("api.rs", RUNTIME_API_STUB);
+    write("runtime.rs", &runtime_stub());
+    write("module.rs", module);
+    let run = |args: &[&str]| {
+        let out = Command::new(rustc())
+            .args(&toolchain.args)
+            .args(["--edition", "2021", "--crate-type", "lib", "--emit", "metadata", "-D", "warnings"])
+            .arg("--out-dir")
+            .arg(dir)
+            .arg("-L")
+            .arg(dir)
+            .args(args)
+            .output()
+            .unwrap();
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(String::from_utf8_lossy(&out.stderr).into_owned())
+        }
+    };
+    let path = |name: &str| dir.join(name).display().to_string();
+    let api = format!("aws_smithy_runtime_api={}", path("libaws_smithy_runtime_api.rmeta"));
+    let runtime = format!("smithy_default_tls={}", path("libsmithy_default_tls.rmeta"));
+    run(&["--crate-name", "aws_smithy_runtime_api", &path("api.rs")]).map_err(|e| format!("stub: {e}"))?;
+    run(&["--crate-name", "smithy_default_tls", "--extern", &api, &path("runtime.rs")])
+        .map_err(|e| format!("stub: {e}"))?;
+    let module = path("module.rs");
+    let mut args = vec!["--crate-name", "generated", "--check-cfg", "cfg(feature, values(\"default-https-client\"))"];
+    args.extend(["--extern", &api, "--extern", &runtime, &module]);
+    if feature_on {
+        args.extend(["--cfg", "feature=\"default-https-client\""]);
+    }
+    run(&args)
+}
+
+fn module(preset: &str) -> String {
+    let parsed = policy::parse_policy(presets::preset(preset).unwrap()).unwrap();
+    emit::render_module(&targets::compile(&parsed).unwrap()).unwrap()
+}
+
+/// How many `unexpected_cfgs` diagnostics rustc printed.
+fn unexpected(stderr: &str) -> usize {
+    stderr.matches("unexpected `cfg` condition").count()
+}
+
+#[test]
+fn every_preset_module_compiles_without_warnings_on_every_toolchain() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut failures = Vec::new();
+    for toolchain in toolchains() {
+        for preset in presets::names() {
+            let module = module(preset);
+            for feature_on in [true, false] {
+                if let Err(stderr) = compile(&toolchain, dir.path(), &module, feature_on) {
+                    failures.push(format!(
+                        "{preset} on {} (feature {}): {} unexpected_cfgs\n{stderr}",
+                        toolchain.name,
+                        if feature_on { "on" } else { "off" },
+                        unexpected(&stderr)
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// The check can fail, and the allowance is what keeps it green: a value no rustc knows, added
+/// to a module, is an error without the allowance and nothing with it.
+#[test]
+fn the_allowance_covers_the_whole_module_and_only_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let probe = "\n#[cfg(target_os = \"smithy_tls_probe\")]\npub fn probe() {}\n\npub fn probed() -> bool {\n    cfg!(target_os = \"smithy_tls_probe\")\n}\n";
+    let allowed = format!("{}{probe}", module("portable"));
+    assert!(allowed.contains("\n#![allow(unexpected_cfgs)]\n"), "the module has no allowance");
+    let toolchain = Toolchain { name: "default".to_owned(), args: Vec::new() };
+    compile(&toolchain, dir.path(), &allowed, true).unwrap_or_else(|e| panic!("with the allowance:\n{e}"));
+    let denied = allowed.replace("\n#![allow(unexpected_cfgs)]\n", "\n");
+    let stderr = compile(&toolchain, dir.path(), &denied, true).expect_err("without the allowance");
+    assert!(unexpected(&stderr) >= 2, "{stderr}");
+    assert!(stderr.contains("smithy_tls_probe"), "{stderr}");
+}
