@@ -386,7 +386,10 @@ pub fn module_selection(compiled: &CompiledPolicy) -> ModuleSelection {
     }
     let runtime = match none_first.len() {
         0 => None,
-        1 => Some(Cfg::Not(Box::new(none_first.remove(0)))),
+        1 => Some(match none_first.remove(0) {
+            Cfg::Not(inner) => *inner,
+            other => Cfg::Not(Box::new(other)),
+        }),
         _ => Some(Cfg::Not(Box::new(Cfg::Any(
             none_first
                 .into_iter()

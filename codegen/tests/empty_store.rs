@@ -55,8 +55,8 @@ fn snapshot_module_with_the_fallback() {
     let module = module();
     // The rules that fall back ask for the runtime's fallback roots; the one that fails keeps
     // plain `Native`.
-    assert_eq!(module.matches("TrustRoots::NativeOrWebpki;").count(), 2, "{module}");
-    assert_eq!(module.matches("TrustRoots::Native;").count(), 1, "{module}");
+    assert_eq!(module.matches("R::NativeOrWebpki);").count(), 2, "{module}");
+    assert_eq!(module.matches("R::Native);").count(), 1, "{module}");
     insta::assert_snapshot!(module);
 }
 

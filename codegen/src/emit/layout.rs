@@ -97,8 +97,14 @@ fn join_one_line(items: &[Meta]) -> String {
 
 /// `#[cfg(<meta>)]` at the start of a line, over as many lines as rustfmt would use.
 pub(super) fn cfg_attribute(meta: &Meta) -> String {
-    let mut out = String::from("#[");
-    Meta::List("cfg", vec![meta.clone()]).layout(0, 2, 1, &mut out);
+    cfg_attribute_at(meta, 0)
+}
+
+/// `#[cfg(<meta>)]` on an item indented by `indent` columns (the indentation included).
+pub(super) fn cfg_attribute_at(meta: &Meta, indent: usize) -> String {
+    let mut out = " ".repeat(indent);
+    out.push_str("#[");
+    Meta::List("cfg", vec![meta.clone()]).layout(indent, indent + 2, 1, &mut out);
     out.push(']');
     out
 }

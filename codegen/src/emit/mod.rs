@@ -7,7 +7,7 @@ mod layout;
 use sha2::{Digest as _, Sha256};
 
 use self::layout::Meta;
-use crate::model::{CompiledPolicy, EmptyStore, Scope, Stack};
+use crate::model::{CompiledPolicy, EmptyStore, Stack};
 
 /// The crate feature that turns the default client on.
 const FEATURE: &str = "default-https-client";
@@ -54,14 +54,7 @@ fn matrix_doc(compiled: &CompiledPolicy) -> Vec<String> {
         ));
     }
     lines.push(String::new());
-    lines.push("Rules apply in order; the first whose cfg matches the target wins:".to_owned());
-    lines.push(String::new());
-    for rule in compiled.policy.all_rules() {
-        match &rule.scope {
-            Scope::When(cfg) => lines.push(format!("- `{}`: `cfg({cfg})`", rule.name)),
-            Scope::Fallback => lines.push(format!("- `{}`: every other target", rule.name)),
-        }
-    }
+    lines.push("Rules apply in the policy's order; the first whose cfg matches the target wins.".to_owned());
     lines
 }
 
@@ -107,118 +100,127 @@ pub fn render_module(compiled: &CompiledPolicy) -> Result<String, EmitError> {
     out.line("use ::aws_smithy_runtime_api::client::runtime_plugin::SharedRuntimePlugin;");
 
     let feature = Meta::Leaf(format!("feature = \"{FEATURE}\""));
-    // Rules with a provider (and so with roots): one cfg-gated module each.
-    for rule in &compiled.rules {
-        let Stack::Tls { provider, roots, empty_store } = rule.stack else { continue };
-        let roots_variant = rule.stack.runtime_roots_variant().unwrap_or(roots.runtime_variant());
-        let mut gate = vec![feature.clone()];
-        match Meta::from_cfg(&rule.predicate) {
-            Meta::List("all", parts) => gate.extend(parts),
-            other => gate.push(other),
-        }
-        out.blank();
-        let fallback = match empty_store {
-            EmptyStore::Fail => String::new(),
-            EmptyStore::Webpki => ", the bundled webpki roots where the store yields no certificate".to_owned(),
-        };
-        out.doc("///", &format!("Rule `{}`: {provider} with {} roots{fallback}.", rule.name, roots.name()));
-        out.line(&layout::cfg_attribute(&Meta::List("all", gate)));
-        out.line("mod selected {");
-        out.line("    use ::smithy_default_tls::{self as runtime, TlsProvider, TrustRoots};");
-        out.blank();
-        out.line(&format!("    const PROVIDER: TlsProvider = TlsProvider::{};", provider.runtime_variant()));
-        out.line(&format!("    const ROOTS: TrustRoots = TrustRoots::{roots_variant};"));
-        out.blank();
-        out.line("    pub(super) fn client() -> Option<super::SharedHttpClient> {");
-        out.line("        Some(runtime::shared_client(PROVIDER, ROOTS))");
-        out.line("    }");
-        out.blank();
-        out.line("    pub(super) fn plugin() -> Option<super::SharedRuntimePlugin> {");
-        out.line("        Some(runtime::default_client_plugin(PROVIDER, ROOTS))");
-        out.line("    }");
-        out.blank();
-        out.line("    pub(super) fn client_for(v: super::BehaviorVersion) -> Option<super::SharedHttpClient> {");
-        out.line("        Some(runtime::shared_client_for(PROVIDER, ROOTS, v))");
-        out.line("    }");
-        out.blank();
-        out.line("    pub(super) fn plugin_for(v: super::BehaviorVersion) -> Option<super::SharedRuntimePlugin> {");
-        out.line("        Some(runtime::default_client_plugin_for(PROVIDER, ROOTS, v))");
-        out.line("    }");
-        out.line("}");
+    let selection = crate::targets::module_selection(compiled);
+    // Where the manifest gives the target the runtime crate, with the feature on.
+    let mut gate = vec![feature];
+    match selection.runtime.as_ref().map(Meta::from_cfg) {
+        Some(Meta::List("all", parts)) => gate.extend(parts),
+        Some(other) => gate.push(other),
+        None => {}
     }
-    // Targets without a default client: the feature is off, or a `none` rule serves them.
-    let mut gate = vec![Meta::List("not", vec![feature])];
-    gate.extend(compiled.rules.iter().filter(|r| r.stack == Stack::None).map(|r| Meta::from_cfg(&r.predicate)));
+    let gate = match gate.len() {
+        1 => gate.remove(0),
+        _ => Meta::List("all", gate),
+    };
     out.blank();
-    out.doc(
-        "///",
-        "No default client: the `default-https-client` feature is off, or the policy gives this target none.",
-    );
-    out.line(&layout::cfg_attribute(&Meta::List("any", gate)));
+    for line in [
+        "// Where the target has no default client, `selected` is this one; where the manifest gives it",
+        "// the runtime crate, the `mod selected` below replaces it (an item shadows a glob import).",
+        "#[allow(unused_imports)]",
+        "use self::no_client::*;",
+        "",
+        "#[allow(dead_code)]",
+        "mod no_client {",
+        "    pub(super) mod selected {",
+        "        use super::super::{BehaviorVersion, SharedHttpClient, SharedRuntimePlugin};",
+        "",
+        "        pub(crate) fn client(_: Option<BehaviorVersion>) -> Option<SharedHttpClient> {",
+        "            None",
+        "        }",
+        "",
+        "        pub(crate) fn plugin(_: Option<BehaviorVersion>) -> Option<SharedRuntimePlugin> {",
+        "            None",
+        "        }",
+        "    }",
+        "}",
+        "",
+    ] {
+        out.line(line);
+    }
+    out.doc("///", "The rule that serves this target, where it has a provider and the feature is on.");
+    out.line(&layout::cfg_attribute(&gate));
     out.line("mod selected {");
-    out.line("    pub(super) fn client() -> Option<super::SharedHttpClient> {");
-    out.line("        None");
-    out.line("    }");
-    out.blank();
-    out.line("    pub(super) fn plugin() -> Option<super::SharedRuntimePlugin> {");
-    out.line("        None");
-    out.line("    }");
-    out.blank();
-    out.line("    pub(super) fn client_for(_: super::BehaviorVersion) -> Option<super::SharedHttpClient> {");
-    out.line("        None");
-    out.line("    }");
-    out.blank();
-    out.line("    pub(super) fn plugin_for(_: super::BehaviorVersion) -> Option<super::SharedRuntimePlugin> {");
-    out.line("        None");
-    out.line("    }");
-    out.line("}");
-
-    out.blank();
+    out.line("    use super::{BehaviorVersion, SharedHttpClient, SharedRuntimePlugin};");
+    out.line("    use ::smithy_default_tls::{self as runtime, TlsProvider as P, TrustRoots as R};");
+    // The last rule with a provider serves wherever no earlier one holds: it needs no cfg of its
+    // own, as a glob import that the other rules' cfg-gated `STACK` items shadow.
+    let (last, earlier) = selection.rules.split_last().map_or((None, &[][..]), |(last, rest)| (Some(last), rest));
+    if let Some((index, _)) = last {
+        out.blank();
+        out.line(
+            "    // The last rule: a rule below whose cfg holds replaces its `STACK` (an item shadows a glob import).",
+        );
+        out.line("    #[allow(unused_imports)]");
+        out.line("    use self::otherwise::*;");
+        out.blank();
+        out.line("    #[allow(dead_code)]");
+        out.line("    mod otherwise {");
+        out.line("        use super::{P, R};");
+        out.blank();
+        out.line(&stack_const(compiled, *index, "        pub(super) "));
+        out.line("    }");
+    }
+    for (index, predicate) in earlier {
+        out.blank();
+        let text = stack_const(compiled, *index, "    ");
+        let (doc, item) = text.split_once('\n').unwrap_or(("", &text));
+        out.line(doc);
+        out.line(&layout::cfg_attribute_at(&Meta::from_cfg(predicate), 4));
+        out.line(item);
+    }
+    for line in [
+        "",
+        "    pub(super) fn client(version: Option<BehaviorVersion>) -> Option<SharedHttpClient> {",
+        "        let (provider, roots) = STACK;",
+        "        if let Some(version) = version {",
+        "            return Some(runtime::shared_client_for(provider, roots, version));",
+        "        }",
+        "        Some(runtime::shared_client(provider, roots))",
+        "    }",
+        "",
+        "    pub(super) fn plugin(version: Option<BehaviorVersion>) -> Option<SharedRuntimePlugin> {",
+        "        let (provider, roots) = STACK;",
+        "        if let Some(version) = version {",
+        "            return Some(runtime::default_client_plugin_for(provider, roots, version));",
+        "        }",
+        "        Some(runtime::default_client_plugin(provider, roots))",
+        "    }",
+        "}",
+        "",
+    ] {
+        out.line(line);
+    }
     for line in [
         "The process-wide default HTTP client for this target, or `None` where the policy gives",
         "this target no default client (or the `default-https-client` feature is off).",
-        "",
-        "Call it to share the same client explicitly, e.g. with a client built by hand.",
     ] {
         out.doc("///", line);
     }
     out.line("pub fn default_http_client() -> Option<SharedHttpClient> {");
-    out.line("    selected::client()");
+    out.line("    selected::client(None)");
     out.line("}");
     out.blank();
-    for line in [
-        "The runtime plugin that installs [`default_http_client`] at `Order::Defaults`, placed",
-        "right after the default plugins so it replaces the upstream default client.",
-    ] {
-        out.doc("///", line);
-    }
+    out.doc("///", "The runtime plugin that installs [`default_http_client`] at `Order::Defaults`.");
     out.line("#[allow(dead_code)]");
     out.line("pub(crate) fn runtime_plugin() -> Option<SharedRuntimePlugin> {");
-    out.line("    selected::plugin()");
+    out.line("    selected::plugin(None)");
     out.line("}");
     out.blank();
     for line in [
         "[`default_http_client`] for an SDK client of behavior `version` (`None`: not known): from",
-        "behavior version 2025-08-07 on it honours the proxy environment variables (`HTTP_PROXY`,",
-        "`HTTPS_PROXY`, `ALL_PROXY`, `NO_PROXY`), as the upstream default client does.",
+        "behavior version 2025-08-07 on it honours `HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY`, `NO_PROXY`.",
     ] {
         out.doc("///", line);
     }
     out.line("#[allow(dead_code)]");
     out.line("pub fn default_http_client_for(version: Option<BehaviorVersion>) -> Option<SharedHttpClient> {");
-    out.line("    match version {");
-    out.line("        Some(version) => selected::client_for(version),");
-    out.line("        None => selected::client(),");
-    out.line("    }");
+    out.line("    selected::client(version)");
     out.line("}");
     out.blank();
     out.doc("///", "[`runtime_plugin`] for an SDK client of behavior `version` (see [`default_http_client_for`]).");
     out.line("#[allow(dead_code)]");
     out.line("pub(crate) fn runtime_plugin_for(version: Option<BehaviorVersion>) -> Option<SharedRuntimePlugin> {");
-    out.line("    match version {");
-    out.line("        Some(version) => selected::plugin_for(version),");
-    out.line("        None => selected::plugin(),");
-    out.line("    }");
+    out.line("    selected::plugin(version)");
     out.line("}");
 
     // The header names what the body is: the output format and a hash of the body itself (what
@@ -234,6 +236,24 @@ pub fn render_module(compiled: &CompiledPolicy) -> Result<String, EmitError> {
     );
     syn::parse_file(&text).map_err(|e| EmitError::Unparsable(e.to_string()))?;
     Ok(text)
+}
+
+/// `/// Rule ..` and `const STACK` for rule `index` (which has a provider), indented by `indent`.
+fn stack_const(compiled: &CompiledPolicy, index: usize, indent: &str) -> String {
+    let rule = &compiled.rules[index];
+    let Stack::Tls { provider, roots, empty_store } = rule.stack else { return String::new() };
+    let roots_variant = rule.stack.runtime_roots_variant().unwrap_or(roots.runtime_variant());
+    let fallback = match empty_store {
+        EmptyStore::Fail => "",
+        EmptyStore::Webpki => ", else webpki",
+    };
+    let doc_indent = indent.trim_end_matches("pub(super) ");
+    format!(
+        "{doc_indent}/// Rule `{}`: {provider}, {} roots{fallback}.\n{indent}const STACK: (P, R) = (P::{}, R::{roots_variant});",
+        rule.name,
+        roots.name(),
+        provider.runtime_variant()
+    )
 }
 
 /// The module's text, built line by line.

@@ -17,16 +17,7 @@
 //! | linux-gnu | s2n-tls | native | 7 | `x86_64-unknown-linux-gnu`, `aarch64-unknown-linux-gnu` |
 //! | elsewhere | rustls-aws-lc | native | 96 | `x86_64-unknown-linux-musl`, `armv7-unknown-linux-gnueabihf`, `riscv64gc-unknown-linux-gnu` |
 //!
-//! Rules apply in order; the first whose cfg matches the target wins:
-//!
-//! - `wasm`: `cfg(target_family = "wasm")`
-//! - `no-tls-provider`: `cfg(any(target_os = "nto", target_os = "qnx", target_os = "nuttx", target_os = "vxworks", target_os = "rtems", target_os = "espidf", target_os = "cygwin", target_os = "hermit", target_os = "vita", target_arch = "arm64ec", all(target_os = "windows", target_arch = "arm"), all(any(target_arch = "x86_64", target_arch = "aarch64"), target_pointer_width = "32")))`
-//! - `apple`: `cfg(target_vendor = "apple")`
-//! - `android`: `cfg(target_os = "android")`
-//! - `windows`: `cfg(target_os = "windows")`
-//! - `no-aws-lc`: `cfg(any(target_os = "dragonfly", target_os = "fuchsia", target_os = "haiku", target_os = "hurd", target_os = "redox", target_arch = "m68k", target_arch = "csky", target_arch = "hexagon", all(any(target_arch = "aarch64", target_arch = "arm"), target_endian = "big")))`
-//! - `linux-gnu`: `cfg(all(target_os = "linux", target_env = "gnu", any(target_arch = "x86_64", target_arch = "aarch64")))`
-//! - `elsewhere`: every other target
+//! Rules apply in the policy's order; the first whose cfg matches the target wins.
 
 // smithy-tls checked every target value below against rustc's builtin targets; some are known
 // only to newer rustc releases (e.g. QNX 8's `target_os = "qnx"`), which older ones warn about.
@@ -36,10 +27,29 @@ use ::aws_smithy_runtime_api::client::behavior_version::BehaviorVersion;
 use ::aws_smithy_runtime_api::client::http::SharedHttpClient;
 use ::aws_smithy_runtime_api::client::runtime_plugin::SharedRuntimePlugin;
 
-/// Rule `apple`: rustls-aws-lc with platform-verifier roots.
+// Where the target has no default client, `selected` is this one; where the manifest gives it
+// the runtime crate, the `mod selected` below replaces it (an item shadows a glob import).
+#[allow(unused_imports)]
+use self::no_client::*;
+
+#[allow(dead_code)]
+mod no_client {
+    pub(super) mod selected {
+        use super::super::{BehaviorVersion, SharedHttpClient, SharedRuntimePlugin};
+
+        pub(crate) fn client(_: Option<BehaviorVersion>) -> Option<SharedHttpClient> {
+            None
+        }
+
+        pub(crate) fn plugin(_: Option<BehaviorVersion>) -> Option<SharedRuntimePlugin> {
+            None
+        }
+    }
+}
+
+/// The rule that serves this target, where it has a provider and the feature is on.
 #[cfg(all(
     feature = "default-https-client",
-    target_vendor = "apple",
     not(any(
         target_family = "wasm",
         target_os = "nto",
@@ -60,343 +70,103 @@ use ::aws_smithy_runtime_api::client::runtime_plugin::SharedRuntimePlugin;
     ))
 ))]
 mod selected {
-    use ::smithy_default_tls::{self as runtime, TlsProvider, TrustRoots};
+    use super::{BehaviorVersion, SharedHttpClient, SharedRuntimePlugin};
+    use ::smithy_default_tls::{self as runtime, TlsProvider as P, TrustRoots as R};
 
-    const PROVIDER: TlsProvider = TlsProvider::RustlsAwsLc;
-    const ROOTS: TrustRoots = TrustRoots::PlatformVerifier;
+    // The last rule: a rule below whose cfg holds replaces its `STACK` (an item shadows a glob import).
+    #[allow(unused_imports)]
+    use self::otherwise::*;
 
-    pub(super) fn client() -> Option<super::SharedHttpClient> {
-        Some(runtime::shared_client(PROVIDER, ROOTS))
+    #[allow(dead_code)]
+    mod otherwise {
+        use super::{P, R};
+
+        /// Rule `elsewhere`: rustls-aws-lc, native roots.
+        pub(super) const STACK: (P, R) = (P::RustlsAwsLc, R::Native);
     }
 
-    pub(super) fn plugin() -> Option<super::SharedRuntimePlugin> {
-        Some(runtime::default_client_plugin(PROVIDER, ROOTS))
-    }
+    /// Rule `apple`: rustls-aws-lc, platform-verifier roots.
+    #[cfg(target_vendor = "apple")]
+    const STACK: (P, R) = (P::RustlsAwsLc, R::PlatformVerifier);
 
-    pub(super) fn client_for(v: super::BehaviorVersion) -> Option<super::SharedHttpClient> {
-        Some(runtime::shared_client_for(PROVIDER, ROOTS, v))
-    }
+    /// Rule `android`: rustls-aws-lc, webpki roots.
+    #[cfg(all(target_os = "android", not(target_vendor = "apple")))]
+    const STACK: (P, R) = (P::RustlsAwsLc, R::Webpki);
 
-    pub(super) fn plugin_for(v: super::BehaviorVersion) -> Option<super::SharedRuntimePlugin> {
-        Some(runtime::default_client_plugin_for(PROVIDER, ROOTS, v))
-    }
-}
+    /// Rule `windows`: rustls-aws-lc, platform-verifier roots.
+    #[cfg(all(target_os = "windows", not(target_vendor = "apple")))]
+    const STACK: (P, R) = (P::RustlsAwsLc, R::PlatformVerifier);
 
-/// Rule `android`: rustls-aws-lc with webpki roots.
-#[cfg(all(
-    feature = "default-https-client",
-    target_os = "android",
-    not(any(
-        target_family = "wasm",
-        target_arch = "arm64ec",
-        all(
-            any(target_arch = "x86_64", target_arch = "aarch64"),
-            target_pointer_width = "32"
-        ),
-        target_vendor = "apple"
-    ))
-))]
-mod selected {
-    use ::smithy_default_tls::{self as runtime, TlsProvider, TrustRoots};
-
-    const PROVIDER: TlsProvider = TlsProvider::RustlsAwsLc;
-    const ROOTS: TrustRoots = TrustRoots::Webpki;
-
-    pub(super) fn client() -> Option<super::SharedHttpClient> {
-        Some(runtime::shared_client(PROVIDER, ROOTS))
-    }
-
-    pub(super) fn plugin() -> Option<super::SharedRuntimePlugin> {
-        Some(runtime::default_client_plugin(PROVIDER, ROOTS))
-    }
-
-    pub(super) fn client_for(v: super::BehaviorVersion) -> Option<super::SharedHttpClient> {
-        Some(runtime::shared_client_for(PROVIDER, ROOTS, v))
-    }
-
-    pub(super) fn plugin_for(v: super::BehaviorVersion) -> Option<super::SharedRuntimePlugin> {
-        Some(runtime::default_client_plugin_for(PROVIDER, ROOTS, v))
-    }
-}
-
-/// Rule `windows`: rustls-aws-lc with platform-verifier roots.
-#[cfg(all(
-    feature = "default-https-client",
-    target_os = "windows",
-    not(any(
-        target_family = "wasm",
-        target_arch = "arm64ec",
-        target_arch = "arm",
-        all(
-            any(target_arch = "x86_64", target_arch = "aarch64"),
-            target_pointer_width = "32"
-        ),
-        target_vendor = "apple"
-    ))
-))]
-mod selected {
-    use ::smithy_default_tls::{self as runtime, TlsProvider, TrustRoots};
-
-    const PROVIDER: TlsProvider = TlsProvider::RustlsAwsLc;
-    const ROOTS: TrustRoots = TrustRoots::PlatformVerifier;
-
-    pub(super) fn client() -> Option<super::SharedHttpClient> {
-        Some(runtime::shared_client(PROVIDER, ROOTS))
-    }
-
-    pub(super) fn plugin() -> Option<super::SharedRuntimePlugin> {
-        Some(runtime::default_client_plugin(PROVIDER, ROOTS))
-    }
-
-    pub(super) fn client_for(v: super::BehaviorVersion) -> Option<super::SharedHttpClient> {
-        Some(runtime::shared_client_for(PROVIDER, ROOTS, v))
-    }
-
-    pub(super) fn plugin_for(v: super::BehaviorVersion) -> Option<super::SharedRuntimePlugin> {
-        Some(runtime::default_client_plugin_for(PROVIDER, ROOTS, v))
-    }
-}
-
-/// Rule `no-aws-lc`: rustls-ring with webpki roots.
-#[cfg(all(
-    feature = "default-https-client",
-    any(
-        target_os = "dragonfly",
-        target_os = "fuchsia",
-        target_os = "haiku",
-        target_os = "hurd",
-        target_os = "redox",
-        target_arch = "m68k",
-        target_arch = "csky",
-        target_arch = "hexagon",
-        all(
-            any(target_arch = "aarch64", target_arch = "arm"),
-            target_endian = "big"
-        )
-    ),
-    not(any(
-        target_family = "wasm",
-        target_os = "nto",
-        target_os = "qnx",
-        target_os = "nuttx",
-        target_os = "vxworks",
-        target_os = "rtems",
-        target_os = "espidf",
-        target_os = "cygwin",
-        target_os = "hermit",
-        target_os = "vita",
-        target_arch = "arm64ec",
-        all(target_os = "windows", target_arch = "arm"),
-        all(
-            any(target_arch = "x86_64", target_arch = "aarch64"),
-            target_pointer_width = "32"
-        ),
-        target_vendor = "apple",
-        target_os = "android",
-        target_os = "windows"
-    ))
-))]
-mod selected {
-    use ::smithy_default_tls::{self as runtime, TlsProvider, TrustRoots};
-
-    const PROVIDER: TlsProvider = TlsProvider::RustlsRing;
-    const ROOTS: TrustRoots = TrustRoots::Webpki;
-
-    pub(super) fn client() -> Option<super::SharedHttpClient> {
-        Some(runtime::shared_client(PROVIDER, ROOTS))
-    }
-
-    pub(super) fn plugin() -> Option<super::SharedRuntimePlugin> {
-        Some(runtime::default_client_plugin(PROVIDER, ROOTS))
-    }
-
-    pub(super) fn client_for(v: super::BehaviorVersion) -> Option<super::SharedHttpClient> {
-        Some(runtime::shared_client_for(PROVIDER, ROOTS, v))
-    }
-
-    pub(super) fn plugin_for(v: super::BehaviorVersion) -> Option<super::SharedRuntimePlugin> {
-        Some(runtime::default_client_plugin_for(PROVIDER, ROOTS, v))
-    }
-}
-
-/// Rule `linux-gnu`: s2n-tls with native roots.
-#[cfg(all(
-    feature = "default-https-client",
-    target_os = "linux",
-    target_env = "gnu",
-    any(target_arch = "x86_64", target_arch = "aarch64"),
-    not(any(
-        target_family = "wasm",
-        all(
-            any(target_arch = "x86_64", target_arch = "aarch64"),
-            target_pointer_width = "32"
-        ),
-        target_vendor = "apple",
-        all(target_arch = "aarch64", target_endian = "big")
-    ))
-))]
-mod selected {
-    use ::smithy_default_tls::{self as runtime, TlsProvider, TrustRoots};
-
-    const PROVIDER: TlsProvider = TlsProvider::S2nTls;
-    const ROOTS: TrustRoots = TrustRoots::Native;
-
-    pub(super) fn client() -> Option<super::SharedHttpClient> {
-        Some(runtime::shared_client(PROVIDER, ROOTS))
-    }
-
-    pub(super) fn plugin() -> Option<super::SharedRuntimePlugin> {
-        Some(runtime::default_client_plugin(PROVIDER, ROOTS))
-    }
-
-    pub(super) fn client_for(v: super::BehaviorVersion) -> Option<super::SharedHttpClient> {
-        Some(runtime::shared_client_for(PROVIDER, ROOTS, v))
-    }
-
-    pub(super) fn plugin_for(v: super::BehaviorVersion) -> Option<super::SharedRuntimePlugin> {
-        Some(runtime::default_client_plugin_for(PROVIDER, ROOTS, v))
-    }
-}
-
-/// Rule `elsewhere`: rustls-aws-lc with native roots.
-#[cfg(all(
-    feature = "default-https-client",
-    not(any(
-        target_family = "wasm",
-        target_os = "nto",
-        target_os = "qnx",
-        target_os = "nuttx",
-        target_os = "vxworks",
-        target_os = "rtems",
-        target_os = "espidf",
-        target_os = "cygwin",
-        target_os = "hermit",
-        target_os = "vita",
-        target_arch = "arm64ec",
-        all(target_os = "windows", target_arch = "arm"),
-        all(
-            any(target_arch = "x86_64", target_arch = "aarch64"),
-            target_pointer_width = "32"
-        ),
-        target_vendor = "apple",
-        target_os = "android",
-        target_os = "windows",
-        target_os = "dragonfly",
-        target_os = "fuchsia",
-        target_os = "haiku",
-        target_os = "hurd",
-        target_os = "redox",
-        target_arch = "m68k",
-        target_arch = "csky",
-        target_arch = "hexagon",
-        all(
-            any(target_arch = "aarch64", target_arch = "arm"),
-            target_endian = "big"
-        ),
-        all(
-            target_os = "linux",
-            target_env = "gnu",
-            any(target_arch = "x86_64", target_arch = "aarch64")
-        )
-    ))
-))]
-mod selected {
-    use ::smithy_default_tls::{self as runtime, TlsProvider, TrustRoots};
-
-    const PROVIDER: TlsProvider = TlsProvider::RustlsAwsLc;
-    const ROOTS: TrustRoots = TrustRoots::Native;
-
-    pub(super) fn client() -> Option<super::SharedHttpClient> {
-        Some(runtime::shared_client(PROVIDER, ROOTS))
-    }
-
-    pub(super) fn plugin() -> Option<super::SharedRuntimePlugin> {
-        Some(runtime::default_client_plugin(PROVIDER, ROOTS))
-    }
-
-    pub(super) fn client_for(v: super::BehaviorVersion) -> Option<super::SharedHttpClient> {
-        Some(runtime::shared_client_for(PROVIDER, ROOTS, v))
-    }
-
-    pub(super) fn plugin_for(v: super::BehaviorVersion) -> Option<super::SharedRuntimePlugin> {
-        Some(runtime::default_client_plugin_for(PROVIDER, ROOTS, v))
-    }
-}
-
-/// No default client: the `default-https-client` feature is off, or the policy gives this target none.
-#[cfg(any(
-    not(feature = "default-https-client"),
-    target_family = "wasm",
-    all(
+    /// Rule `no-aws-lc`: rustls-ring, webpki roots.
+    #[cfg(all(
         any(
-            target_os = "nto",
-            target_os = "qnx",
-            target_os = "nuttx",
-            target_os = "vxworks",
-            target_os = "rtems",
-            target_os = "espidf",
-            target_os = "cygwin",
-            target_os = "hermit",
-            target_os = "vita",
-            target_arch = "arm64ec",
-            all(target_os = "windows", target_arch = "arm"),
+            target_os = "dragonfly",
+            target_os = "fuchsia",
+            target_os = "haiku",
+            target_os = "hurd",
+            target_os = "redox",
+            target_arch = "m68k",
+            target_arch = "csky",
+            target_arch = "hexagon",
             all(
-                any(target_arch = "x86_64", target_arch = "aarch64"),
-                target_pointer_width = "32"
+                any(target_arch = "aarch64", target_arch = "arm"),
+                target_endian = "big"
             )
         ),
-        not(target_family = "wasm")
-    )
-))]
-mod selected {
-    pub(super) fn client() -> Option<super::SharedHttpClient> {
-        None
+        not(any(target_vendor = "apple", target_os = "android", target_os = "windows"))
+    ))]
+    const STACK: (P, R) = (P::RustlsRing, R::Webpki);
+
+    /// Rule `linux-gnu`: s2n-tls, native roots.
+    #[cfg(all(
+        target_os = "linux",
+        target_env = "gnu",
+        any(target_arch = "x86_64", target_arch = "aarch64"),
+        not(any(
+            target_vendor = "apple",
+            all(target_arch = "aarch64", target_endian = "big")
+        ))
+    ))]
+    const STACK: (P, R) = (P::S2nTls, R::Native);
+
+    pub(super) fn client(version: Option<BehaviorVersion>) -> Option<SharedHttpClient> {
+        let (provider, roots) = STACK;
+        if let Some(version) = version {
+            return Some(runtime::shared_client_for(provider, roots, version));
+        }
+        Some(runtime::shared_client(provider, roots))
     }
 
-    pub(super) fn plugin() -> Option<super::SharedRuntimePlugin> {
-        None
-    }
-
-    pub(super) fn client_for(_: super::BehaviorVersion) -> Option<super::SharedHttpClient> {
-        None
-    }
-
-    pub(super) fn plugin_for(_: super::BehaviorVersion) -> Option<super::SharedRuntimePlugin> {
-        None
+    pub(super) fn plugin(version: Option<BehaviorVersion>) -> Option<SharedRuntimePlugin> {
+        let (provider, roots) = STACK;
+        if let Some(version) = version {
+            return Some(runtime::default_client_plugin_for(provider, roots, version));
+        }
+        Some(runtime::default_client_plugin(provider, roots))
     }
 }
 
 /// The process-wide default HTTP client for this target, or `None` where the policy gives
 /// this target no default client (or the `default-https-client` feature is off).
-///
-/// Call it to share the same client explicitly, e.g. with a client built by hand.
 pub fn default_http_client() -> Option<SharedHttpClient> {
-    selected::client()
+    selected::client(None)
 }
 
-/// The runtime plugin that installs [`default_http_client`] at `Order::Defaults`, placed
-/// right after the default plugins so it replaces the upstream default client.
+/// The runtime plugin that installs [`default_http_client`] at `Order::Defaults`.
 #[allow(dead_code)]
 pub(crate) fn runtime_plugin() -> Option<SharedRuntimePlugin> {
-    selected::plugin()
+    selected::plugin(None)
 }
 
 /// [`default_http_client`] for an SDK client of behavior `version` (`None`: not known): from
-/// behavior version 2025-08-07 on it honours the proxy environment variables (`HTTP_PROXY`,
-/// `HTTPS_PROXY`, `ALL_PROXY`, `NO_PROXY`), as the upstream default client does.
+/// behavior version 2025-08-07 on it honours `HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY`, `NO_PROXY`.
 #[allow(dead_code)]
 pub fn default_http_client_for(version: Option<BehaviorVersion>) -> Option<SharedHttpClient> {
-    match version {
-        Some(version) => selected::client_for(version),
-        None => selected::client(),
-    }
+    selected::client(version)
 }
 
 /// [`runtime_plugin`] for an SDK client of behavior `version` (see [`default_http_client_for`]).
 #[allow(dead_code)]
 pub(crate) fn runtime_plugin_for(version: Option<BehaviorVersion>) -> Option<SharedRuntimePlugin> {
-    match version {
-        Some(version) => selected::plugin_for(version),
-        None => selected::plugin(),
-    }
+    selected::plugin(version)
 }
