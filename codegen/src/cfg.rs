@@ -368,6 +368,20 @@ impl Cfg {
                     Folded::Open(cfg) => open.push(cfg),
                 }
             }
+            if absorbing {
+                // `any(a, all(a, b))` is `any(a)`: a part that includes another as a conjunct adds
+                // nothing; nor does a repeat.
+                let parts = std::mem::take(&mut open);
+                for (i, part) in parts.iter().enumerate() {
+                    let absorbed = match part {
+                        Cfg::All(conjuncts) => parts.iter().enumerate().any(|(j, q)| j != i && conjuncts.contains(q)),
+                        _ => false,
+                    };
+                    if !absorbed && !open.contains(part) {
+                        open.push(part.clone());
+                    }
+                }
+            }
             match open.len() {
                 0 => Folded::Decided(!absorbing),
                 1 => Folded::Open(open.remove(0)),

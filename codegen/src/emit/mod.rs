@@ -142,31 +142,16 @@ pub fn render_module(compiled: &CompiledPolicy) -> Result<String, EmitError> {
     out.line("mod selected {");
     out.line("    use super::{BehaviorVersion, SharedHttpClient, SharedRuntimePlugin};");
     out.line("    use ::smithy_default_tls::{self as runtime, TlsProvider as P, TrustRoots as R};");
-    // The last rule with a provider serves wherever no earlier one holds: it needs no cfg of its
-    // own, as a glob import that the other rules' cfg-gated `STACK` items shadow.
-    let (last, earlier) = selection.rules.split_last().map_or((None, &[][..]), |(last, rest)| (Some(last), rest));
-    if let Some((index, _)) = last {
+    // Each `STACK` names runtime variants that exist only where the manifest enables their
+    // features, so every rule's constant, the last one's too, is gated by its own predicate.
+    for (index, predicate) in &selection.rules {
         out.blank();
-        out.line(
-            "    // The last rule: a rule below whose cfg holds replaces its `STACK` (an item shadows a glob import).",
-        );
-        out.line("    #[allow(unused_imports)]");
-        out.line("    use self::otherwise::*;");
-        out.blank();
-        out.line("    #[allow(dead_code)]");
-        out.line("    mod otherwise {");
-        out.line("        use super::{P, R};");
-        out.blank();
-        out.line(&stack_const(compiled, *index, "        pub(super) "));
-        out.line("    }");
-    }
-    for (index, predicate) in earlier {
-        out.blank();
-        let text = stack_const(compiled, *index, "    ");
-        let (doc, item) = text.split_once('\n').unwrap_or(("", &text));
-        out.line(doc);
-        out.line(&layout::cfg_attribute_at(&Meta::from_cfg(predicate), 4));
-        out.line(item);
+        let (doc, item) = stack_const(compiled, *index);
+        out.line(&doc);
+        if *predicate != crate::cfg::Cfg::All(Vec::new()) {
+            out.line(&layout::cfg_attribute_at(&Meta::from_cfg(predicate), 4));
+        }
+        out.line(&item);
     }
     for line in [
         "",
@@ -238,21 +223,18 @@ pub fn render_module(compiled: &CompiledPolicy) -> Result<String, EmitError> {
     Ok(text)
 }
 
-/// `/// Rule ..` and `const STACK` for rule `index` (which has a provider), indented by `indent`.
-fn stack_const(compiled: &CompiledPolicy, index: usize, indent: &str) -> String {
+/// The doc line and the `const STACK` of rule `index` (which has a provider), inside `mod selected`.
+fn stack_const(compiled: &CompiledPolicy, index: usize) -> (String, String) {
     let rule = &compiled.rules[index];
-    let Stack::Tls { provider, roots, empty_store } = rule.stack else { return String::new() };
+    let Stack::Tls { provider, roots, empty_store } = rule.stack else { return (String::new(), String::new()) };
     let roots_variant = rule.stack.runtime_roots_variant().unwrap_or(roots.runtime_variant());
     let fallback = match empty_store {
         EmptyStore::Fail => "",
         EmptyStore::Webpki => ", else webpki",
     };
-    let doc_indent = indent.trim_end_matches("pub(super) ");
-    format!(
-        "{doc_indent}/// Rule `{}`: {provider}, {} roots{fallback}.\n{indent}const STACK: (P, R) = (P::{}, R::{roots_variant});",
-        rule.name,
-        roots.name(),
-        provider.runtime_variant()
+    (
+        format!("    /// Rule `{}`: {provider}, {} roots{fallback}.", rule.name, roots.name()),
+        format!("    const STACK: (P, R) = (P::{}, R::{roots_variant});", provider.runtime_variant()),
     )
 }
 

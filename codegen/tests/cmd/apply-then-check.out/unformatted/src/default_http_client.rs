@@ -73,18 +73,6 @@ mod selected {
     use super::{BehaviorVersion, SharedHttpClient, SharedRuntimePlugin};
     use ::smithy_default_tls::{self as runtime, TlsProvider as P, TrustRoots as R};
 
-    // The last rule: a rule below whose cfg holds replaces its `STACK` (an item shadows a glob import).
-    #[allow(unused_imports)]
-    use self::otherwise::*;
-
-    #[allow(dead_code)]
-    mod otherwise {
-        use super::{P, R};
-
-        /// Rule `elsewhere`: rustls-aws-lc, native roots.
-        pub(super) const STACK: (P, R) = (P::RustlsAwsLc, R::Native);
-    }
-
     /// Rule `apple`: rustls-aws-lc, platform-verifier roots.
     #[cfg(target_vendor = "apple")]
     const STACK: (P, R) = (P::RustlsAwsLc, R::PlatformVerifier);
@@ -128,6 +116,31 @@ mod selected {
         ))
     ))]
     const STACK: (P, R) = (P::S2nTls, R::Native);
+
+    /// Rule `elsewhere`: rustls-aws-lc, native roots.
+    #[cfg(not(any(
+        target_vendor = "apple",
+        target_os = "android",
+        target_os = "windows",
+        target_os = "dragonfly",
+        target_os = "fuchsia",
+        target_os = "haiku",
+        target_os = "hurd",
+        target_os = "redox",
+        target_arch = "m68k",
+        target_arch = "csky",
+        target_arch = "hexagon",
+        all(
+            any(target_arch = "aarch64", target_arch = "arm"),
+            target_endian = "big"
+        ),
+        all(
+            target_os = "linux",
+            target_env = "gnu",
+            any(target_arch = "x86_64", target_arch = "aarch64")
+        )
+    )))]
+    const STACK: (P, R) = (P::RustlsAwsLc, R::Native);
 
     pub(super) fn client(version: Option<BehaviorVersion>) -> Option<SharedHttpClient> {
         let (provider, roots) = STACK;

@@ -1,0 +1,49 @@
+//! What a reviewer reads per crate, for every preset: the bytes `apply` adds to a client's
+//! Cargo.toml, its longest added line, and the emitted module's length. Printed (run with
+//! `--nocapture` to see them) and held under ceilings so the output does not grow back
+//! unnoticed; issue 27's goals and the measured values are in CHANGELOG.md.
+
+use std::path::Path;
+use std::process::Command;
+
+use smithy_tls_codegen::presets;
+
+/// (preset, most added bytes, longest added line, most module lines) allowed. The fallback's
+/// table header cannot be shortened (it negates every earlier rule), so the longest line is a
+/// header, not the record.
+const CEILINGS: &[(&str, usize, usize, usize)] = &[
+    ("platform-default", 4_250, 900, 190),
+    ("portable", 5_100, 950, 220),
+    ("rustls-everywhere", 3_500, 800, 170),
+    ("fips", 1_000, 220, 110),
+];
+
+#[test]
+fn added_bytes_longest_line_and_module_lines_stay_under_their_ceilings() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/trees");
+    let original = std::fs::read_to_string(fixtures.join("dotted-tables/Cargo.toml")).unwrap();
+    assert_eq!(CEILINGS.len(), presets::names().count(), "a ceiling per preset");
+    for (preset, max_bytes, max_line, max_lines) in CEILINGS {
+        let root = tempfile::tempdir().unwrap();
+        let tree = root.path().join("tree");
+        smithy_tls_test_support::copy_tree(&fixtures, &tree, &[]).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_smithy-tls"))
+            .args(["apply", "--preset", preset])
+            .arg(&tree)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{preset}: {}", String::from_utf8_lossy(&out.stderr));
+        let edited = std::fs::read_to_string(tree.join("dotted-tables/Cargo.toml")).unwrap();
+        let diff = similar::TextDiff::from_lines(&original, &edited);
+        let added: Vec<&str> =
+            diff.iter_all_changes().filter(|c| c.tag() == similar::ChangeTag::Insert).map(|c| c.value()).collect();
+        let bytes: usize = added.iter().map(|l| l.len()).sum();
+        let longest = added.iter().map(|l| l.trim_end().len()).max().unwrap_or(0);
+        let module = std::fs::read_to_string(tree.join("dotted-tables/src/default_http_client.rs")).unwrap();
+        let lines = module.lines().count();
+        println!("{preset}: {bytes} bytes added to Cargo.toml, longest added line {longest}, module {lines} lines");
+        assert!(bytes <= *max_bytes, "{preset}: {bytes} bytes added (ceiling {max_bytes})");
+        assert!(longest <= *max_line, "{preset}: longest added line {longest} (ceiling {max_line})");
+        assert!(lines <= *max_lines, "{preset}: module of {lines} lines (ceiling {max_lines})");
+    }
+}
