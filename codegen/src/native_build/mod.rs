@@ -20,6 +20,10 @@ use serde::Serialize;
 
 use crate::model::Provider;
 
+mod policy;
+
+pub use policy::{policy_notes, rule_extra_tools, RuleToolNeed, NOTE_CODE, NOTE_TOOLS};
+
 /// A tool the build host runs to compile a native library for the target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
