@@ -8,13 +8,14 @@ use std::path::{Path, PathBuf};
 
 use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
 
-/// How bad a diagnostic is. Every diagnostic today is an error (the input cannot be used); the
-/// level is part of the rendering and of the JSON so that tools can filter when there are others.
+/// How bad a diagnostic is: part of the rendering and of the JSON, so that tools can filter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// The input cannot be used.
     Error,
+    /// Advice about input that can be used (it never fails a command).
+    Note,
 }
 
 /// Where in its file a diagnostic points.
@@ -98,6 +99,18 @@ impl Diagnostic {
         }
     }
 
+    /// The same diagnostic at another severity.
+    ///
+    /// ```
+    /// use smithy_tls_codegen::diag::{Diagnostic, Severity};
+    /// let d = Diagnostic::in_file("P020", "a rule needs cmake", "p.toml".as_ref(), None).with_severity(Severity::Note);
+    /// assert!(d.to_string().starts_with("note[P020]: a rule needs cmake"));
+    /// ```
+    pub fn with_severity(mut self, severity: Severity) -> Self {
+        self.severity = severity;
+        self
+    }
+
     /// Adds what to do about it.
     pub fn with_help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
@@ -119,6 +132,7 @@ impl Diagnostic {
     fn groups(&self) -> Vec<Group<'_>> {
         let level = match self.severity {
             Severity::Error => Level::ERROR,
+            Severity::Note => Level::NOTE,
         };
         let path = self.file.display().to_string();
         let title = level.primary_title(self.message.as_str()).id(self.code);

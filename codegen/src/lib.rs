@@ -12,6 +12,7 @@ pub mod emit;
 pub mod lock;
 pub mod manifest;
 pub mod model;
+pub mod native_build;
 pub mod patch;
 pub mod plan;
 pub mod platforms;

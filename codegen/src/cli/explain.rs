@@ -2,8 +2,9 @@
 
 use std::process::ExitCode;
 
-use super::{finish, load_policy, ExplainArgs, Failure, EXIT_OK};
+use super::{finish, load_parsed_policy, ExplainArgs, Failure, EXIT_OK};
 use crate::model::{CompiledPolicy, Provider, Roots};
+use crate::native_build::{policy_notes, rule_extra_tools, stack_build};
 use crate::report::{human, Considered, ExplainReport, Report, RuleReport, TargetReport, Unusable, Verdict};
 use crate::targets::{explain, non_hosts, Explanation, TargetVerdict};
 
@@ -13,13 +14,13 @@ pub(crate) fn run(args: ExplainArgs, quiet: bool) -> ExitCode {
         args.format,
         build(&args),
         Report::Explain,
-        |report, out, _| if quiet { Ok(()) } else { human::print_explain(report, single, out) },
+        |report, out, err| if quiet { Ok(()) } else { human::print_explain(report, single, out, err) },
         |_| EXIT_OK,
     )
 }
 
 fn build(args: &ExplainArgs) -> Result<ExplainReport, Failure> {
-    let compiled = load_policy(&args.policy)?;
+    let (parsed, compiled) = load_parsed_policy(&args.policy)?;
     let targets = match &args.target {
         Some(triple) => {
             let explanation = explain(&compiled, triple).ok_or_else(|| {
@@ -45,7 +46,8 @@ fn build(args: &ExplainArgs) -> Result<ExplainReport, Failure> {
             all
         }
     };
-    Ok(ExplainReport { policy: compiled.policy.name.clone(), rules: rules(&compiled), targets })
+    let notes = policy_notes(&parsed, &compiled, args.target.as_deref());
+    Ok(ExplainReport { policy: compiled.policy.name.clone(), rules: rules(&compiled), targets, notes })
 }
 
 fn rules(compiled: &CompiledPolicy) -> Vec<RuleReport> {
@@ -63,11 +65,13 @@ fn rules(compiled: &CompiledPolicy) -> Vec<RuleReport> {
                 .map_or_else(|| compiled.predicate.to_string(), |(table, _)| table.to_string()),
             stack: compiled.stack.into(),
             target_count: compiled.targets.len(),
+            extra_build_tools: rule_extra_tools(compiled),
         })
         .collect()
 }
 
 fn target_report(explanation: Explanation) -> TargetReport {
+    let target = cfg_expr::targets::get_builtin_target_by_triple(&explanation.target);
     let verdict = match explanation.verdict {
         TargetVerdict::Served { rule, stack, considered } => Verdict::Served {
             rule,
@@ -77,6 +81,12 @@ fn target_report(explanation: Explanation) -> TargetReport {
                 .map(|m| Considered { rule: m.rule, cfg: m.cfg.map(|c| c.to_string()), matches: m.matches })
                 .collect(),
             unusable: unusable(&explanation.target),
+            tier: target.map_or(3, |t| crate::platforms::tier(t).number()),
+            // The policy compiled, so the provider builds for every target it serves.
+            native_build: match (stack.provider(), target) {
+                (Some(provider), Some(target)) => stack_build(provider, target).unwrap_or_default(),
+                _ => Vec::new(),
+            },
         },
         TargetVerdict::NotAHost(why) => Verdict::NotAHost { why: why.to_owned() },
     };

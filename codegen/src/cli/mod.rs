@@ -11,7 +11,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::diag::Diagnostic;
 use crate::model::CompiledPolicy;
-use crate::policy::{parse_policy, PolicySource};
+use crate::policy::{parse_policy, ParsedPolicy, PolicySource};
 use crate::presets;
 use crate::report::human::{self, RewriteCommand, RewriteView};
 use crate::report::{Document, FailureReport, Outcome, PresetReport, PresetsReport, Report};
@@ -81,7 +81,8 @@ pub enum Command {
     /// (the policy flags only name the runtime crate, and with --vendor-runtime where it is; every
     /// preset's is `smithy-default-tls` beside the crates).
     Revert(RewriteArgs),
-    /// Show which rule, provider and roots every builtin target gets (or one target, and why).
+    /// Show which rule, provider and roots every builtin target gets and what it compiles (or one
+    /// target, and why).
     Explain(ExplainArgs),
     /// List the embedded policy presets.
     Presets {
@@ -234,6 +235,12 @@ pub(crate) fn finish<T>(
 
 /// Loads, parses and compiles the policy the arguments name.
 pub(crate) fn load_policy(args: &PolicyArgs) -> Result<CompiledPolicy, Failure> {
+    load_parsed_policy(args).map(|(_, compiled)| compiled)
+}
+
+/// Loads, parses and compiles the policy the arguments name, keeping the parsed policy for the
+/// diagnostics raised about a policy that compiles (notes).
+pub(crate) fn load_parsed_policy(args: &PolicyArgs) -> Result<(ParsedPolicy, CompiledPolicy), Failure> {
     let source = match (&args.policy, &args.preset) {
         (Some(path), _) => {
             let text = crate::read::read_text(path)
@@ -253,10 +260,11 @@ pub(crate) fn load_policy(args: &PolicyArgs) -> Result<CompiledPolicy, Failure> 
     let shown = source.path.display().to_string();
     let parsed = parse_policy(source)
         .map_err(|d| Failure { message: format!("{shown}: the policy is not valid"), diagnostics: d.0 })?;
-    crate::targets::compile(&parsed).map_err(|d| Failure {
+    let compiled = crate::targets::compile(&parsed).map_err(|d| Failure {
         message: format!("{shown}: the policy does not serve every target correctly"),
         diagnostics: d.0,
-    })
+    })?;
+    Ok((parsed, compiled))
 }
 
 /// Prints `value` as one pretty JSON document on stdout (a value that cannot be serialized is

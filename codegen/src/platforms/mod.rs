@@ -15,6 +15,10 @@ use cfg_expr::targets::{Endian, Env, Family, TargetInfo};
 
 use crate::model::{Provider, Roots};
 
+mod tier;
+
+pub use tier::{tier, Tier};
+
 /// Operating systems none of whose builtin targets has `std` (`metadata.std` false or unknown
 /// in `rustc +nightly -Z unstable-options --print all-target-specs-json`).
 const NO_STD_OS: &[&str] = &[

@@ -15,16 +15,7 @@ fn target(triple: &str) -> &'static TargetInfo {
 
 #[test]
 fn the_std_table_matches_rustcs_target_specs() {
-    let out = Command::new("rustc")
-        .args(["+nightly", "-Z", "unstable-options", "--print", "all-target-specs-json"])
-        .output()
-        .expect("rustc +nightly is needed to check the std table (rustup toolchain install nightly)");
-    assert!(
-        out.status.success(),
-        "rustc +nightly --print all-target-specs-json: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let specs: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(&out.stdout).expect("JSON");
+    let specs = rustc_target_specs();
     let mut compared = 0;
     for target in ALL_BUILTINS {
         let Some(spec) = specs.get(target.triple.as_str()) else { continue };
@@ -34,6 +25,44 @@ fn the_std_table_matches_rustcs_target_specs() {
     }
     // cfg-expr and rustc list nearly the same targets; most must have been compared.
     assert!(compared > 300, "only {compared} targets compared");
+}
+
+/// rustc's target specifications, from nightly (installed for cargo-fuzz); without it the
+/// tests that need them fail, they never pass unchecked.
+fn rustc_target_specs() -> serde_json::Map<String, serde_json::Value> {
+    let out = Command::new("rustc")
+        .args(["+nightly", "-Z", "unstable-options", "--print", "all-target-specs-json"])
+        .output()
+        .expect("rustc +nightly is needed to check the platform tables (rustup toolchain install nightly)");
+    assert!(
+        out.status.success(),
+        "rustc +nightly --print all-target-specs-json: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON")
+}
+
+#[test]
+fn the_tier_lists_match_rustcs_target_specs() {
+    let specs = rustc_target_specs();
+    let rustc_tier =
+        |triple: &str| specs.get(triple).and_then(|s| s.pointer("/metadata/tier")).and_then(|t| t.as_u64());
+    // Every listed target is the tier rustc says, whether or not cfg-expr knows it.
+    for (number, list) in [(1, tier::TIER_1), (2, tier::TIER_2)] {
+        for triple in list {
+            assert_eq!(rustc_tier(triple), Some(number), "{triple} is listed as tier {number}");
+        }
+    }
+    // And every builtin target cfg-expr knows gets rustc's tier (none given: tier 3).
+    let mut compared = 0;
+    for target in ALL_BUILTINS {
+        let Some(spec) = specs.get(target.triple.as_str()) else { continue };
+        let expected = spec.pointer("/metadata/tier").and_then(|t| t.as_u64()).unwrap_or(3);
+        assert_eq!(u64::from(tier(target).number()), expected, "{}", target.triple);
+        compared += 1;
+    }
+    assert!(compared > 300, "only {compared} targets compared");
+    assert!(tier::TIER_1.len() >= 8 && tier::TIER_2.len() > 90, "the lists are rustc's, not a sample");
 }
 
 #[test]

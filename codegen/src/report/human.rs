@@ -11,6 +11,7 @@ use super::{
     Verdict,
 };
 use crate::model::{EmptyStore, Roots};
+use crate::native_build::{BuildTool, LibraryBuild, Necessity, RuleToolNeed};
 
 const ERROR: Style = AnsiColor::Red.on_default().effects(Effects::BOLD);
 const WARNING: Style = AnsiColor::Yellow.on_default().effects(Effects::BOLD);
@@ -182,14 +183,102 @@ fn print_stat(trees: &[TreeReport], out: &mut dyn Write) -> io::Result<()> {
     )
 }
 
-/// Prints `explain`'s report: the matrix, or one target and why.
-pub fn print_explain(report: &ExplainReport, single: bool, out: &mut dyn Write) -> io::Result<()> {
+/// Prints `explain`'s report: the matrix, or one target and why, on `out`; its notes, rendered
+/// as rustc renders diagnostics, on `err`.
+pub fn print_explain(report: &ExplainReport, single: bool, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<()> {
     if single {
         for target in &report.targets {
             print_target(report, target, out)?;
         }
-        return Ok(());
+    } else {
+        print_matrix(report, out)?;
     }
+    for note in &report.notes {
+        writeln!(err, "{}", note.render(true).trim_end())?;
+        writeln!(err)?;
+    }
+    Ok(())
+}
+
+/// "a", "a and b", "a, b and c".
+fn and_list(items: &[&str]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => (*one).to_owned(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// The rules whose providers need more than a C compiler on some of their targets: the tool,
+/// the targets, and why.
+fn print_build_tools(report: &ExplainReport, out: &mut dyn Write) -> io::Result<()> {
+    let heavy: Vec<(&str, &[RuleToolNeed])> = report
+        .rules
+        .iter()
+        .filter(|r| !r.extra_build_tools.is_empty())
+        .map(|r| (r.name.as_str(), r.extra_build_tools.as_slice()))
+        .collect();
+    if heavy.is_empty() {
+        return writeln!(out, "build tools: every rule with a provider needs only a C compiler");
+    }
+    writeln!(out, "build tools beyond a C compiler (which every provider needs):")?;
+    for (rule, needs) in &heavy {
+        writeln!(out, "rule `{rule}`:")?;
+        for need in *needs {
+            writeln!(
+                out,
+                "  {} on {} ({} {}: {})",
+                need.tool.name(),
+                need.targets.join(", "),
+                need.library.crate_name(),
+                need.library.version(),
+                need.why
+            )?;
+        }
+    }
+    let light = report.rules.iter().filter(|r| r.stack.roots().is_some()).count() - heavy.len();
+    if light > 0 {
+        writeln!(out, "the other {light} rule(s) with a provider need only a C compiler")?;
+    }
+    Ok(())
+}
+
+/// What a target's provider compiles, and the tools each build needs.
+fn print_native_build(tier: u8, builds: &[LibraryBuild], out: &mut dyn Write) -> io::Result<()> {
+    if builds.is_empty() {
+        return writeln!(out, "  native build: none (no default client)");
+    }
+    let required: Vec<&str> = crate::native_build::required_tools(builds).into_iter().map(BuildTool::name).collect();
+    writeln!(
+        out,
+        "  native build for this tier-{tier} target: {} librar{}; the build host needs {}",
+        builds.len(),
+        if builds.len() == 1 { "y" } else { "ies" },
+        and_list(&required)
+    )?;
+    for build in builds {
+        writeln!(
+            out,
+            "    {} {}, {}, {}",
+            build.library.crate_name(),
+            build.version,
+            build.library.compiles(),
+            build.route.name()
+        )?;
+        for need in &build.needs {
+            let verb = match need.necessity {
+                Necessity::Required => "needs",
+                Necessity::Optional => "can use",
+            };
+            writeln!(out, "      {verb} {}: {}", need.tool.name(), need.why)?;
+        }
+    }
+    Ok(())
+}
+
+/// The matrix: every target that can host an SDK with its rule, the rules, the build tools
+/// beyond a C compiler, and the targets that cannot host an SDK.
+fn print_matrix(report: &ExplainReport, out: &mut dyn Write) -> io::Result<()> {
     let served: Vec<(&TargetReport, &str, StackReport)> = report
         .targets
         .iter()
@@ -221,6 +310,8 @@ pub fn print_explain(report: &ExplainReport, single: bool, out: &mut dyn Write) 
             writeln!(out, "  roots `{roots}`, empty-store `{empty_store}`: {}", empty_store.meaning())?;
         }
     }
+    writeln!(out)?;
+    print_build_tools(report, out)?;
     let others: Vec<(&str, &str)> = report
         .targets
         .iter()
@@ -243,7 +334,7 @@ fn print_target(report: &ExplainReport, target: &TargetReport, out: &mut dyn Wri
         Verdict::NotAHost { why } => {
             writeln!(out, "{triple}: cannot host an SDK ({why}); no rule serves it and none needs to")
         }
-        Verdict::Served { rule, stack, considered, unusable } => {
+        Verdict::Served { rule, stack, considered, unusable, tier, native_build } => {
             writeln!(
                 out,
                 "{triple}: rule `{rule}` → provider {}, roots {}",
@@ -261,6 +352,7 @@ fn print_target(report: &ExplainReport, target: &TargetReport, out: &mut dyn Wri
                     writeln!(out, "  empty-store `{empty_store}`: {}", empty_store.meaning())?;
                 }
             }
+            print_native_build(*tier, native_build, out)?;
             for item in unusable {
                 match item {
                     Unusable::Provider { provider, why } => {

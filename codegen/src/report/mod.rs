@@ -14,6 +14,7 @@ use serde::Serialize;
 use crate::diag::Diagnostic;
 use crate::discover::CrateKind;
 use crate::model::{EmptyStore, Provider, Roots, Stack};
+use crate::native_build::{LibraryBuild, RuleToolNeed};
 
 /// The version of the JSON documents' shape. It changes when a field is removed, renamed or
 /// changes meaning; new fields may appear without a change.
@@ -302,6 +303,10 @@ pub struct ExplainReport {
     pub rules: Vec<RuleReport>,
     /// The targets, sorted by triple (one with `--target`).
     pub targets: Vec<TargetReport>,
+    /// Advice about the policy (diagnostics of severity `note`, such as P020: a rule that makes
+    /// a tier-1 or tier-2 target need cmake, Go or libclang); with `--target`, the notes about
+    /// that target. Never an error: the command succeeds.
+    pub notes: Vec<Diagnostic>,
 }
 
 /// One compiled rule.
@@ -320,6 +325,10 @@ pub struct RuleReport {
     pub stack: StackReport,
     /// How many builtin targets it serves.
     pub target_count: usize,
+    /// The build tools beyond a C compiler that its provider requires on some of its targets,
+    /// each with the library that runs it, why, where that is read, and those targets; empty
+    /// when a C compiler is all it needs (or it has no provider).
+    pub extra_build_tools: Vec<RuleToolNeed>,
 }
 
 /// One target and what it gets.
@@ -348,6 +357,11 @@ pub enum Verdict {
         /// The providers that do not build for this target and the roots that do not work on
         /// it, each with why: what a rule for it could not have chosen.
         unusable: Vec<Unusable>,
+        /// rustc's support tier of the target (1, 2 or 3).
+        tier: u8,
+        /// The native libraries its provider compiles for it, in build order, each with the
+        /// tools the build host needs (empty without a provider).
+        native_build: Vec<LibraryBuild>,
     },
     /// It cannot host an SDK (no std, no sockets, ...), so no rule serves it and none needs to.
     NotAHost {

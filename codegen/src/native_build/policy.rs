@@ -1,0 +1,223 @@
+//! A policy's build tools: per rule, the tools beyond a C compiler its provider needs on the
+//! targets the rule serves (for `explain`), and the note P020 for a rule that makes a tier-1 or
+//! tier-2 target need cmake, Go or libclang, naming a provider that builds there with only a C
+//! compiler.
+
+use std::collections::BTreeSet;
+
+use cfg_expr::targets::{get_builtin_target_by_triple, TargetInfo};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::{required_tools, stack_build, BuildTool, LibraryBuild, NativeLibrary, Necessity};
+use crate::diag::{Diagnostic, Severity};
+use crate::model::{CompiledPolicy, CompiledRule, Provider, Rule, Stack};
+use crate::platforms::{tier, Tier};
+use crate::policy::ParsedPolicy;
+
+/// The code of the note for a rule that makes a tier-1 or tier-2 target need one of
+/// [`NOTE_TOOLS`].
+pub const NOTE_CODE: &str = "P020";
+
+/// The tools whose need on a tier-1 or tier-2 target gets a note: each is a separate install
+/// that a C toolchain does not bring along.
+pub const NOTE_TOOLS: [BuildTool; 3] = [BuildTool::Cmake, BuildTool::Go, BuildTool::Libclang];
+
+/// A tool beyond a C compiler that a rule's provider requires on some of the rule's targets.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct RuleToolNeed {
+    /// The tool.
+    pub tool: BuildTool,
+    /// The library whose build runs it.
+    pub library: NativeLibrary,
+    /// What that build does with it.
+    pub why: &'static str,
+    /// Where that is read.
+    pub source: &'static str,
+    /// The rule's targets that need it, sorted.
+    pub targets: Vec<String>,
+}
+
+/// The tools beyond a C compiler that `rule`'s provider requires on the targets it serves,
+/// one entry per tool, library and reason, ordered by tool; empty for a rule without a provider
+/// and for one whose provider needs only a C compiler everywhere it serves.
+///
+/// ```
+/// use smithy_tls_codegen::{native_build, policy, presets, targets};
+/// let compiled = targets::compile(&policy::parse_policy(presets::preset("fips").unwrap()).unwrap()).unwrap();
+/// let tools: Vec<_> = native_build::rule_extra_tools(&compiled.rules[0]).iter().map(|n| n.tool.name()).collect();
+/// // Perl too, and libclang on the targets without pregenerated bindings (the sanitizer ones).
+/// assert_eq!(tools, ["cmake", "Go", "Perl", "libclang"]);
+/// ```
+pub fn rule_extra_tools(rule: &CompiledRule) -> Vec<RuleToolNeed> {
+    let Some(provider) = rule.stack.provider() else { return Vec::new() };
+    let mut out: Vec<RuleToolNeed> = Vec::new();
+    for triple in &rule.targets {
+        let Some(builds) = get_builtin_target_by_triple(triple).and_then(|t| stack_build(provider, t).ok()) else {
+            continue;
+        };
+        for build in &builds {
+            let extra =
+                build.needs.iter().filter(|n| n.necessity == Necessity::Required && n.tool != BuildTool::CCompiler);
+            for need in extra {
+                match out.iter_mut().find(|o| (o.tool, o.library, o.why) == (need.tool, build.library, need.why)) {
+                    Some(known) => known.targets.push(triple.clone()),
+                    None => out.push(RuleToolNeed {
+                        tool: need.tool,
+                        library: build.library,
+                        why: need.why,
+                        source: need.source,
+                        targets: vec![triple.clone()],
+                    }),
+                }
+            }
+        }
+    }
+    out.sort_by_key(|o| (o.tool, o.library));
+    out
+}
+
+/// The notes (P020) for the rules of a policy that make tier-1 or tier-2 targets need cmake, Go
+/// or libclang, pointing at each rule's provider; with `only`, about that target alone.
+///
+/// ```
+/// use smithy_tls_codegen::{native_build, policy, presets, targets};
+/// let parsed = policy::parse_policy(presets::preset("fips").unwrap()).unwrap();
+/// let compiled = targets::compile(&parsed).unwrap();
+/// let notes = native_build::policy_notes(&parsed, &compiled, None);
+/// assert_eq!(notes.len(), 1);
+/// assert!(notes[0].message.starts_with("rule `linux-fips` makes 7 tier-1/2 targets need cmake, Go, Perl and libclang"));
+/// assert!(native_build::policy_notes(&parsed, &compiled, Some("aarch64-apple-darwin")).is_empty());
+/// ```
+pub fn policy_notes(parsed: &ParsedPolicy, compiled: &CompiledPolicy, only: Option<&str>) -> Vec<Diagnostic> {
+    parsed
+        .policy
+        .all_rules()
+        .zip(&compiled.rules)
+        .filter_map(|(rule, served)| rule_note(parsed, rule, served, only))
+        .collect()
+}
+
+/// Whether `provider` runs on the FIPS module.
+fn fips(provider: Provider) -> bool {
+    matches!(provider, Provider::RustlsAwsLcFips | Provider::S2nTlsFips)
+}
+
+/// Whether `builds` need nothing but a C compiler.
+fn c_compiler_only(builds: &[LibraryBuild]) -> bool {
+    required_tools(builds).iter().all(|&tool| tool == BuildTool::CCompiler)
+}
+
+/// "a", "a and b", "a, b and c".
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+fn rule_note(parsed: &ParsedPolicy, rule: &Rule, served: &CompiledRule, only: Option<&str>) -> Option<Diagnostic> {
+    let Stack::Tls { provider, roots, .. } = rule.stack else { return None };
+    let affected: Vec<(&TargetInfo, Tier, Vec<LibraryBuild>)> = served
+        .targets
+        .iter()
+        .filter(|triple| only.is_none_or(|o| o == triple.as_str()))
+        .filter_map(|triple| get_builtin_target_by_triple(triple))
+        .filter_map(|target| {
+            let tier = tier(target);
+            let builds = stack_build(provider, target).ok()?;
+            let needs_heavy = required_tools(&builds).iter().any(|tool| NOTE_TOOLS.contains(tool));
+            (tier != Tier::Three && needs_heavy).then_some((target, tier, builds))
+        })
+        .collect();
+    if affected.is_empty() {
+        return None;
+    }
+
+    let tools: BTreeSet<BuildTool> = affected
+        .iter()
+        .flat_map(|(_, _, builds)| required_tools(builds))
+        .filter(|&tool| tool != BuildTool::CCompiler)
+        .collect();
+    let tool_names: Vec<String> = tools.iter().map(|t| t.name().to_owned()).collect();
+    let sample: Vec<String> =
+        affected.iter().take(4).map(|(t, tier, _)| format!("{} (tier {})", t.triple.as_str(), tier.number())).collect();
+    let more = affected.len() - sample.len();
+    let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+    let plural = if affected.len() == 1 { "target" } else { "targets" };
+    let message = format!(
+        "rule `{}` makes {} tier-1/2 {plural} need {} to build provider `{provider}`: {}{more}",
+        rule.name,
+        affected.len(),
+        and_list(&tool_names),
+        sample.join(", ")
+    );
+
+    // Why, per library: each tool beyond a C compiler once, with what the build does with it.
+    let mut reasons: Vec<(NativeLibrary, Vec<String>)> = Vec::new();
+    for (_, _, builds) in &affected {
+        for build in builds {
+            let index = match reasons.iter().position(|(library, _)| *library == build.library) {
+                Some(index) => index,
+                None => {
+                    reasons.push((build.library, Vec::new()));
+                    reasons.len() - 1
+                }
+            };
+            for need in
+                build.needs.iter().filter(|n| n.necessity == Necessity::Required && n.tool != BuildTool::CCompiler)
+            {
+                let reason = format!("{}: {}", need.tool.name(), need.why);
+                if !reasons[index].1.contains(&reason) {
+                    reasons[index].1.push(reason);
+                }
+            }
+        }
+    }
+    let why: Vec<String> = reasons
+        .iter()
+        .filter(|(_, needs)| !needs.is_empty())
+        .map(|(library, needs)| format!("{} {} needs {}", library.crate_name(), library.version(), needs.join("; ")))
+        .collect();
+    let serves_lightly = |candidate: Provider| {
+        candidate != provider
+            && candidate.supports_roots(roots)
+            && affected.iter().all(|(t, ..)| stack_build(candidate, t).is_ok_and(|b| c_compiler_only(&b)))
+    };
+    let named = |providers: Vec<Provider>| {
+        let names: Vec<String> = providers.iter().map(|p| format!("`{p}`")).collect();
+        match names.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+            _ => names.concat(),
+        }
+    };
+    let alternatives: Vec<Provider> =
+        Provider::ALL.into_iter().filter(|&p| fips(p) == fips(provider) && serves_lightly(p)).collect();
+    let them = if affected.len() == 1 { "it" } else { "them" };
+    let alternative = if !alternatives.is_empty() {
+        let verb = if alternatives.len() == 1 { "builds" } else { "build" };
+        format!(
+            "{} {verb} for {them} with only a C compiler: give {them} an earlier rule with that provider",
+            named(alternatives)
+        )
+    } else if fips(provider) {
+        let others: Vec<Provider> = Provider::ALL.into_iter().filter(|&p| !fips(p) && serves_lightly(p)).collect();
+        match others.as_slice() {
+            [] => format!("no provider builds for {them} with only a C compiler"),
+            _ => format!(
+                "no FIPS provider builds for {them} with only a C compiler; {} would, without the FIPS module",
+                named(others)
+            ),
+        }
+    } else {
+        format!("no other provider with roots `{roots}` builds for {them} with only a C compiler")
+    };
+    let span = rule.spans.provider.clone().unwrap_or(rule.spans.table.clone());
+    Some(
+        parsed
+            .diagnostic(NOTE_CODE, message, span)
+            .with_severity(Severity::Note)
+            .with_help(format!("{alternative}. Why: {}", why.join(". "))),
+    )
+}

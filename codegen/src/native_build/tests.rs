@@ -1,0 +1,286 @@
+//! The build model against its sources: the versions against the workspace's Cargo.lock, the
+//! libraries of each provider against the runtime's dependency graph (`cargo tree`), the facts
+//! the model rests on against the build scripts themselves (found through `cargo metadata`;
+//! without cargo or the crates' sources these tests fail, they never pass unchecked), and the
+//! verdicts for the targets SDK users build for, pinned.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use cfg_expr::targets::get_builtin_target_by_triple;
+
+use super::*;
+use BuildTool::{CCompiler, Clang, ClangCl, Cmake, Go, Libclang, Nasm, Perl, PkgConfig, SystemHeaders};
+
+fn target(triple: &str) -> &'static TargetInfo {
+    get_builtin_target_by_triple(triple).unwrap_or_else(|| panic!("{triple} is not a builtin target"))
+}
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Runs cargo in the workspace, offline and locked; its stdout.
+fn cargo(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO"))
+        .current_dir(workspace())
+        .args(args)
+        .args(["--offline", "--locked"])
+        .output()
+        .unwrap_or_else(|e| panic!("cargo {args:?}: {e}"));
+    assert!(out.status.success(), "cargo {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).expect("UTF-8")
+}
+
+/// The tools `builds` require, and the ones they may use.
+fn tools(builds: &[LibraryBuild]) -> (Vec<BuildTool>, Vec<BuildTool>) {
+    let optional: BTreeSet<BuildTool> =
+        builds.iter().flat_map(|b| &b.needs).filter(|n| n.necessity == Necessity::Optional).map(|n| n.tool).collect();
+    (required_tools(builds).into_iter().collect(), optional.into_iter().collect())
+}
+
+#[test]
+fn the_versions_read_are_the_locked_ones() {
+    let lock = std::fs::read_to_string(workspace().join("Cargo.lock")).expect("the workspace's Cargo.lock");
+    let lock: toml_edit::DocumentMut = lock.parse().expect("Cargo.lock is TOML");
+    let packages = lock["package"].as_array_of_tables().expect("[[package]]");
+    for library in NativeLibrary::ALL {
+        let versions: Vec<&str> = packages
+            .iter()
+            .filter(|p| p.get("name").and_then(|n| n.as_str()) == Some(library.crate_name()))
+            .filter_map(|p| p.get("version").and_then(|v| v.as_str()))
+            .collect();
+        match versions.as_slice() {
+            [locked] => assert_eq!(
+                *locked,
+                library.version(),
+                "Cargo.lock moved {} to {locked}: read its build script and documentation again, then update \
+                 native_build (facts, sources, versions)",
+                library.crate_name()
+            ),
+            // No provider links the system OpenSSL yet: its facts are read from the version named.
+            [] => assert_eq!(library, NativeLibrary::OpensslSys, "{} is not in Cargo.lock", library.crate_name()),
+            _ => panic!("Cargo.lock has several versions of {}: {versions:?}", library.crate_name()),
+        }
+    }
+}
+
+/// The native libraries in the runtime's dependency graph with `provider` on `triple`.
+fn libraries_in_graph(provider: Provider, triple: &str) -> BTreeSet<String> {
+    let features = format!("{provider},webpki");
+    let tree = cargo(&[
+        "tree",
+        "-p",
+        "smithy-default-tls",
+        "--no-default-features",
+        "--features",
+        &features,
+        "--target",
+        triple,
+        "-e",
+        "normal,build",
+        "--prefix",
+        "none",
+        "--format",
+        "{p}",
+    ]);
+    let natives: Vec<&str> = NativeLibrary::ALL.iter().map(|l| l.crate_name()).collect();
+    tree.lines()
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|name| natives.contains(name))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn each_provider_compiles_the_libraries_its_dependency_graph_has() {
+    let mut compared = 0;
+    for triple in
+        ["x86_64-unknown-linux-gnu", "aarch64-apple-darwin", "x86_64-pc-windows-msvc", "aarch64-linux-android"]
+    {
+        for provider in Provider::ALL {
+            // Where the provider does not build, the graph says nothing about the model.
+            let Ok(builds) = stack_build(provider, target(triple)) else { continue };
+            let modelled: BTreeSet<String> = builds.iter().map(|b| b.library.crate_name().to_owned()).collect();
+            assert_eq!(libraries_in_graph(provider, triple), modelled, "{provider} on {triple}");
+            compared += 1;
+        }
+    }
+    assert!(compared >= 12, "only {compared} provider/target pairs compared");
+}
+
+#[test]
+fn pinned_verdicts_for_the_targets_sdk_users_build_for() {
+    use Provider::{RustlsAwsLc as AwsLc, RustlsAwsLcFips as Fips, RustlsRing as Ring, S2nTls as S2n};
+    let cases: &[(&str, Provider, &[BuildTool], &[BuildTool])] = &[
+        ("x86_64-unknown-linux-gnu", AwsLc, &[CCompiler], &[PkgConfig]),
+        ("x86_64-unknown-linux-gnu", Ring, &[CCompiler], &[]),
+        // s2n-tls-sys prefers clang there, for LTO with rust-lld.
+        ("x86_64-unknown-linux-gnu", S2n, &[CCompiler], &[Clang, PkgConfig]),
+        ("aarch64-unknown-linux-gnu", S2n, &[CCompiler], &[PkgConfig]),
+        // The FIPS module: CMake, Go and Perl; bindings pregenerated for Linux x86_64/aarch64.
+        ("x86_64-unknown-linux-gnu", Fips, &[CCompiler, Cmake, Go, Perl], &[PkgConfig]),
+        ("aarch64-unknown-linux-musl", Fips, &[CCompiler, Cmake, Go, Perl], &[PkgConfig]),
+        ("aarch64-unknown-linux-gnu", Provider::S2nTlsFips, &[CCompiler, Cmake, Go, Perl], &[PkgConfig]),
+        // Windows x86-64: NASM when installed, the prebuilt objects otherwise.
+        ("x86_64-pc-windows-msvc", AwsLc, &[CCompiler], &[Nasm]),
+        ("x86_64-pc-windows-gnu", AwsLc, &[CCompiler], &[Nasm]),
+        // Windows x86: NASM, no prebuilt objects. ring ships its NASM objects.
+        ("i686-pc-windows-msvc", AwsLc, &[CCompiler, Nasm], &[]),
+        ("i686-pc-windows-gnu", AwsLc, &[CCompiler, Nasm], &[]),
+        ("i686-pc-windows-msvc", Ring, &[CCompiler], &[]),
+        ("x86_64-pc-windows-msvc", Ring, &[CCompiler], &[]),
+        // Windows ARM64: clang-cl for aws-lc, clang for ring.
+        ("aarch64-pc-windows-msvc", AwsLc, &[ClangCl], &[]),
+        ("aarch64-pc-windows-msvc", Ring, &[Clang], &[]),
+        // OpenHarmony: aws-lc-sys only through CMake; ring needs a C compiler.
+        ("aarch64-unknown-linux-ohos", AwsLc, &[CCompiler, Cmake], &[PkgConfig]),
+        ("x86_64-unknown-linux-ohos", S2n, &[CCompiler, Cmake], &[PkgConfig]),
+        ("aarch64-unknown-linux-ohos", Ring, &[CCompiler], &[]),
+        ("aarch64-apple-darwin", AwsLc, &[CCompiler], &[PkgConfig]),
+        ("aarch64-apple-darwin", S2n, &[CCompiler], &[PkgConfig]),
+        ("aarch64-apple-ios", AwsLc, &[CCompiler], &[PkgConfig]),
+        ("aarch64-linux-android", AwsLc, &[CCompiler], &[PkgConfig]),
+        ("riscv64gc-unknown-linux-gnu", AwsLc, &[CCompiler], &[PkgConfig]),
+    ];
+    for &(triple, provider, required, optional) in cases {
+        let builds =
+            stack_build(provider, target(triple)).unwrap_or_else(|why| panic!("{provider} on {triple}: {why}"));
+        assert_eq!(tools(&builds), (required.to_vec(), optional.to_vec()), "{provider} on {triple}: {builds:#?}");
+    }
+    // A provider that does not build for the target has no build.
+    assert!(stack_build(S2n, target("x86_64-pc-windows-msvc")).is_err());
+    assert!(stack_build(Fips, target("aarch64-apple-darwin")).is_err());
+}
+
+#[test]
+fn routes_follow_the_build_scripts() {
+    let route = |library, triple| library_build(library, target(triple)).route;
+    assert_eq!(route(NativeLibrary::AwsLcSys, "x86_64-unknown-linux-gnu"), BuildRoute::Cc);
+    assert_eq!(route(NativeLibrary::AwsLcSys, "aarch64-unknown-linux-ohos"), BuildRoute::Cmake);
+    assert_eq!(route(NativeLibrary::AwsLcFipsSys, "x86_64-unknown-linux-gnu"), BuildRoute::Cmake);
+    assert_eq!(route(NativeLibrary::Ring, "x86_64-pc-windows-msvc"), BuildRoute::Cc);
+    assert_eq!(route(NativeLibrary::S2nTlsSys, "aarch64-apple-darwin"), BuildRoute::Cc);
+    assert_eq!(route(NativeLibrary::OpensslSys, "x86_64-unknown-linux-gnu"), BuildRoute::System);
+    // Without pregenerated bindings the FIPS build runs bindgen, and so needs libclang.
+    let needs = |library, triple| tools(&[library_build(library, target(triple))]);
+    assert!(needs(NativeLibrary::AwsLcFipsSys, "i686-unknown-linux-gnu").0.contains(&Libclang));
+    assert!(!needs(NativeLibrary::AwsLcFipsSys, "x86_64-unknown-linux-musl").0.contains(&Libclang));
+    // The system OpenSSL: headers and libraries, found by pkg-config on Linux, vcpkg on MSVC.
+    assert_eq!(
+        needs(NativeLibrary::OpensslSys, "x86_64-unknown-linux-gnu"),
+        (vec![CCompiler, PkgConfig, SystemHeaders], vec![])
+    );
+    assert_eq!(needs(NativeLibrary::OpensslSys, "x86_64-pc-windows-msvc"), (vec![CCompiler, SystemHeaders], vec![]));
+    assert_eq!(
+        needs(NativeLibrary::OpensslSys, "aarch64-apple-darwin"),
+        (vec![CCompiler, SystemHeaders], vec![PkgConfig])
+    );
+}
+
+/// Every package's source directory, by name, from `cargo metadata` with every feature (so the
+/// FIPS crates are in the graph; it resolves, it does not build).
+fn sources() -> BTreeMap<String, PathBuf> {
+    let metadata: serde_json::Value =
+        serde_json::from_str(&cargo(&["metadata", "--format-version", "1", "--all-features"]))
+            .expect("cargo metadata JSON");
+    metadata["packages"]
+        .as_array()
+        .expect("packages")
+        .iter()
+        .filter_map(|p| {
+            let manifest = Path::new(p["manifest_path"].as_str()?);
+            Some((p["name"].as_str()?.to_owned(), manifest.parent()?.to_path_buf()))
+        })
+        .collect()
+}
+
+/// The text of `file` in `library`'s sources.
+fn read(sources: &BTreeMap<String, PathBuf>, library: NativeLibrary, file: &str) -> String {
+    let dir =
+        sources.get(library.crate_name()).unwrap_or_else(|| panic!("{} not in cargo metadata", library.crate_name()));
+    assert!(dir.ends_with(format!("{}-{}", library.crate_name(), library.version())), "{}", dir.display());
+    std::fs::read_to_string(dir.join(file)).unwrap_or_else(|e| panic!("{}: {e}", dir.join(file).display()))
+}
+
+#[test]
+fn the_facts_are_in_the_build_scripts() {
+    let sources = sources();
+    let aws_lc = |file: &str| read(&sources, NativeLibrary::AwsLcSys, file);
+    let fips = |file: &str| read(&sources, NativeLibrary::AwsLcFipsSys, file);
+
+    // aws-lc-sys: the cc builder refuses OpenHarmony, so CMake builds it.
+    assert!(aws_lc("builder/cc_builder.rs").contains(
+        "if target_env() == \"ohos\" {\n            return Err(\"OpenHarmony targets must be built with CMake.\""
+    ));
+    // Universal bindings unless `all-bindings`, which aws-lc-rs leaves off: no bindgen.
+    assert!(
+        aws_lc("builder/main.rs").contains("} else if !is_fips_crate() {\n            emit_rustc_cfg(\"universal\");")
+    );
+    let aws_lc_rs = std::fs::read_to_string(sources["aws-lc-rs"].join("Cargo.toml")).expect("aws-lc-rs Cargo.toml");
+    assert!(aws_lc_rs
+        .contains("[dependencies.aws-lc-sys]\nversion = \"0.47.0\"\noptional = true\ndefault-features = false\n"));
+    // Prebuilt NASM objects: x86-64 only, one per x86-64 NASM source; x86 has NASM sources.
+    assert!(aws_lc("builder/main.rs").contains(
+        "fn use_prebuilt_nasm() -> bool {\n    target_os() == \"windows\"\n        && target_arch() == \"x86_64\""
+    ));
+    let prebuilt: BTreeSet<String> = std::fs::read_dir(sources["aws-lc-sys"].join("builder/prebuilt-nasm"))
+        .expect("prebuilt-nasm")
+        .map(|e| e.unwrap().file_name().to_string_lossy().replace(".obj", ""))
+        .collect();
+    let asm_stems = |file: &str| -> BTreeSet<String> {
+        aws_lc(file)
+            .split('"')
+            .filter(|s| s.ends_with(".asm"))
+            .map(|s| Path::new(s).file_stem().unwrap().to_string_lossy().into_owned())
+            .collect()
+    };
+    let x86_64 = asm_stems("builder/cc_builder/win_x86_64.rs");
+    assert!(!x86_64.is_empty() && x86_64.is_subset(&prebuilt), "{x86_64:?} vs {prebuilt:?}");
+    let x86 = asm_stems("builder/cc_builder/win_x86.rs");
+    assert!(!x86.is_empty() && x86.is_disjoint(&prebuilt), "{x86:?}");
+    // rustls's aws-lc-rs provider turns the prebuilt objects on.
+    let rustls = std::fs::read_to_string(sources["rustls"].join("Cargo.toml")).expect("rustls Cargo.toml");
+    assert!(rustls.contains("\"aws-lc-rs/prebuilt-nasm\""));
+    // clang-cl on Windows ARM64.
+    assert!(aws_lc("builder/cc_builder.rs").contains("requires clang-cl"));
+
+    // aws-lc-fips-sys: CMake always; Go and Perl; pregenerated bindings for the six targets.
+    assert!(
+        fips("builder/main.rs").contains("    if is_fips_build() {\n        return cmake_builder_builder();\n    }")
+    );
+    assert!(fips("aws-lc/CMakeLists.txt")
+        .contains("message(FATAL_ERROR \"Building AWS-LC for FIPS requires Go and Perl\")"));
+    let main = fips("builder/main.rs");
+    let arm = main
+        .split("(is_fips_crate(), target.as_str()) {")
+        .nth(1)
+        .and_then(|s| s.split("(\n                    false,").next());
+    let pregenerated: Vec<&str> = arm.expect("the bindings match").split('"').skip(1).step_by(2).collect();
+    assert_eq!(pregenerated, FIPS_PREGENERATED);
+
+    // ring: packaged builds use the pregenerated sources; a NASM object for each NASM source;
+    // clang on Windows ARM64.
+    let ring = read(&sources, NativeLibrary::Ring, "build.rs");
+    assert!(ring.contains("let generated_dir = if !is_git {\n        c_root_dir.join(PREGENERATED)"));
+    assert!(ring.contains("if target.os == WINDOWS && target.arch == AARCH64 && !compiler.is_like_clang() {\n        let _ = c.compiler(\"clang\");"));
+    let pregenerated: BTreeSet<String> = std::fs::read_dir(sources["ring"].join("pregenerated"))
+        .expect("ring pregenerated/")
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    let nasm: Vec<&String> = pregenerated.iter().filter(|f| f.ends_with(".asm")).collect();
+    assert!(!nasm.is_empty());
+    for asm in nasm {
+        assert!(pregenerated.contains(&asm.replace(".asm", ".o")), "ring ships no object for {asm}");
+    }
+
+    // s2n-tls-sys: cc only (no cmake build dependency), clang preferred on x86_64 Linux glibc.
+    let s2n = read(&sources, NativeLibrary::S2nTlsSys, "build.rs");
+    assert!(s2n.contains("build.compile(\"s2n-tls\");"));
+    assert!(s2n.contains(
+        "if std::env::var(\"TARGET\").as_deref() != Ok(\"x86_64-unknown-linux-gnu\") {\n        return false;"
+    ));
+    let manifest = read(&sources, NativeLibrary::S2nTlsSys, "Cargo.toml");
+    assert!(!manifest.contains("[build-dependencies.cmake]") && !manifest.contains("[build-dependencies.bindgen]"));
+}
