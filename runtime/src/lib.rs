@@ -6,13 +6,13 @@
 //!
 //! | cargo feature   | what it brings                                                          |
 //! |-----------------|-------------------------------------------------------------------------|
-//! | `rustls-aws-lc` | [`TlsProvider::RustlsAwsLc`]: rustls + aws-lc-rs, post-quantum hybrid key exchange first |
-//! | `rustls-ring`   | [`TlsProvider::RustlsRing`]: rustls + ring                               |
+//! | `rustls-aws-lc` | `TlsProvider::RustlsAwsLc`: rustls + aws-lc-rs, post-quantum hybrid key exchange first |
+//! | `rustls-ring`   | `TlsProvider::RustlsRing`: rustls + ring                               |
 //! | `rustls-aws-lc-fips` | `TlsProvider::RustlsAwsLcFips`: rustls + the FIPS build of aws-lc-rs, in FIPS mode ([`TlsInfo::fips`]); alone in a build, Linux x86_64/aarch64 |
 //! | `s2n-tls-fips` | `TlsProvider::S2nTlsFips`: s2n-tls on the FIPS build of aws-lc, security policy `20251015` (FIPS 140-3 rules); only with the other FIPS provider, Linux x86_64/aarch64 |
 //! | `s2n-tls`       | `TlsProvider::S2nTls`: s2n-tls + aws-lc, security policy `20251014`, Linux and macOS only |
-//! | `native`        | [`TrustRoots::Native`]: the OS store (honours `SSL_CERT_FILE` / `SSL_CERT_DIR`) |
-//! | `webpki`        | [`TrustRoots::Webpki`]: bundled Mozilla roots, no filesystem access     |
+//! | `native`        | `TrustRoots::Native`: the OS store (honours `SSL_CERT_FILE` / `SSL_CERT_DIR`) |
+//! | `webpki`        | `TrustRoots::Webpki`: bundled Mozilla roots, no filesystem access     |
 //! | `platform-verifier` | `TrustRoots::PlatformVerifier`: the OS verifier (rustls providers); no store to load on Apple platforms and Windows |
 //! | `native` + `webpki` | also `TrustRoots::NativeOrWebpki`: the OS store, or the bundled roots where it yields no certificate (a warning event says so) |
 //!
