@@ -195,17 +195,21 @@ impl Cfg {
     /// assert_eq!(cfg.key_values(), vec![(TargetKey::Os, "linux"), (TargetKey::Env, "gnu")]);
     /// ```
     pub fn key_values(&self) -> Vec<(TargetKey, &str)> {
-        let mut out = Vec::new();
-        self.collect_key_values(&mut out);
-        out
+        self.leaves()
+            .into_iter()
+            .filter_map(|leaf| match leaf {
+                Cfg::Key(key, value) => Some((*key, value.as_str())),
+                _ => None,
+            })
+            .collect()
     }
 
-    fn collect_key_values<'a>(&'a self, out: &mut Vec<(TargetKey, &'a str)>) {
+    /// Every `key = value` and family-flag leaf, in order of appearance.
+    fn leaves(&self) -> Vec<&Cfg> {
         match self {
-            Cfg::All(parts) | Cfg::Any(parts) => parts.iter().for_each(|p| p.collect_key_values(out)),
-            Cfg::Not(part) => part.collect_key_values(out),
-            Cfg::Family(_) => {}
-            Cfg::Key(key, value) => out.push((*key, value)),
+            Cfg::All(parts) | Cfg::Any(parts) => parts.iter().flat_map(Cfg::leaves).collect(),
+            Cfg::Not(part) => part.leaves(),
+            leaf => vec![leaf],
         }
     }
 
@@ -242,6 +246,28 @@ impl Cfg {
         }
     }
 
+    /// `any(parts)`, with each part that is itself a non-empty `any(..)` spliced in:
+    /// `any(a, any(b, c))` is `any(a, b, c)`, so predicates built from earlier rules do not nest
+    /// deeper with every rule.
+    ///
+    /// ```
+    /// use smithy_tls_codegen::cfg::Cfg;
+    /// let a = Cfg::parse("unix").unwrap();
+    /// let bc = Cfg::parse("any(windows, target_os = \"hermit\")").unwrap();
+    /// assert_eq!(Cfg::any_of([a, bc]).to_string(), "any(unix, windows, target_os = \"hermit\")");
+    /// ```
+    pub fn any_of(parts: impl IntoIterator<Item = Cfg>) -> Cfg {
+        Cfg::Any(
+            parts
+                .into_iter()
+                .flat_map(|cfg| match cfg {
+                    Cfg::Any(inner) if !inner.is_empty() => inner,
+                    other => vec![other],
+                })
+                .collect(),
+        )
+    }
+
     /// The predicate of a first-match rule: its own predicate (`None` for the fallback), and
     /// not any earlier rule's. `all(a, b)` with earlier rules reads `all(a, b, not(..))`, not
     /// `all(all(a, b), not(..))`.
@@ -261,16 +287,7 @@ impl Cfg {
         let none_earlier = match earlier {
             [] => return own.cloned().unwrap_or(Cfg::All(Vec::new())),
             [one] => Cfg::Not(Box::new(one.clone())),
-            // `any(a, any(b, c))` is `any(a, b, c)`: earlier rules that are `any(..)` lists are
-            // spliced in, so the predicate does not nest deeper with every rule.
-            many => Cfg::Not(Box::new(Cfg::Any(
-                many.iter()
-                    .flat_map(|cfg| match cfg {
-                        Cfg::Any(parts) if !parts.is_empty() => parts.clone(),
-                        other => vec![other.clone()],
-                    })
-                    .collect(),
-            ))),
+            many => Cfg::Not(Box::new(Cfg::any_of(many.iter().cloned()))),
         };
         match own {
             None => none_earlier,
@@ -462,17 +479,7 @@ impl Cfg {
     /// Every `key = value` atom the predicate tests (family flags as `target_family`), in order
     /// of appearance, repeats included.
     pub fn atoms(&self) -> Vec<(TargetKey, &str)> {
-        let mut out = Vec::new();
-        self.collect_atoms(&mut out);
-        out
-    }
-
-    fn collect_atoms<'a>(&'a self, out: &mut Vec<(TargetKey, &'a str)>) {
-        match self {
-            Cfg::All(parts) | Cfg::Any(parts) => parts.iter().for_each(|p| p.collect_atoms(out)),
-            Cfg::Not(part) => part.collect_atoms(out),
-            atom => out.extend(atom.atom()),
-        }
+        self.leaves().into_iter().filter_map(Cfg::atom).collect()
     }
 }
 

@@ -326,14 +326,7 @@ pub fn manifest_tables(compiled: &CompiledPolicy) -> Vec<(Cfg, Stack)> {
                             (0..i).filter(|j| !members.contains(j)).filter_map(|j| owns[j].cloned()).collect();
                         Cfg::exclusive(owns[i], &others)
                     });
-                    Cfg::Any(
-                        parts
-                            .flat_map(|cfg| match cfg {
-                                Cfg::Any(inner) if !inner.is_empty() => inner,
-                                other => vec![other],
-                            })
-                            .collect(),
-                    )
+                    Cfg::any_of(parts)
                 }
             };
             (predicate, stack)
@@ -390,15 +383,7 @@ pub fn module_selection(compiled: &CompiledPolicy) -> ModuleSelection {
             Cfg::Not(inner) => *inner,
             other => Cfg::Not(Box::new(other)),
         }),
-        _ => Some(Cfg::Not(Box::new(Cfg::Any(
-            none_first
-                .into_iter()
-                .flat_map(|cfg| match cfg {
-                    Cfg::Any(parts) if !parts.is_empty() => parts,
-                    other => vec![other],
-                })
-                .collect(),
-        )))),
+        _ => Some(Cfg::Not(Box::new(Cfg::any_of(none_first)))),
     };
     ModuleSelection { runtime, rules }
 }

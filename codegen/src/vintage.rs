@@ -9,8 +9,8 @@
 use semver::{Version, VersionReq};
 
 /// The oldest aws-smithy-runtime-api the runtime crate works with: what the manifest of the
-/// runtime this tool ships requires (runtime/Cargo.toml, copied into the tool and kept equal by
-/// a test), so the floor is declared in one place.
+/// runtime this tool ships requires (runtime/Cargo.toml, which the tool embeds through the
+/// `codegen/runtime/Cargo.toml.in` link), so the floor is declared in one place.
 ///
 /// ```
 /// assert!(*smithy_tls_codegen::vintage::min_runtime_api() >= semver::Version::new(1, 19, 0));

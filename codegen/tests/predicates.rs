@@ -192,6 +192,19 @@ fn simplification_shortens_the_presets_tables() {
     }
 }
 
+/// Runs `check` on every builtin target and on every assignment of the keys `cfgs` mention,
+/// naming each in its first argument; returns how many assignments there were.
+fn on_every_model(cfgs: &[&Cfg], check: impl Fn(&str, &dyn Fn(TargetKey, &str) -> bool)) -> usize {
+    for target in cfg_expr::targets::ALL_BUILTINS {
+        check(target.triple.as_str(), &|key, value| Cfg::Key(key, value.to_owned()).matches(target));
+    }
+    let models = assignments(cfgs);
+    for model in &models {
+        check(&format!("under {model:?}"), &|key, value| model.holds(key, value));
+    }
+    models.len()
+}
+
 /// The module's predicates ([`targets::module_selection`]) pick the same rule as the manifest's
 /// tables on every builtin target and every assignment: the runtime gate holds exactly where no
 /// `none` rule is the first match, and inside it each rule's module predicate is its table's.
@@ -217,18 +230,12 @@ fn the_module_selection_agrees_with_the_tables() {
                 }
             }
         };
-        for target in cfg_expr::targets::ALL_BUILTINS {
-            check(target.triple.as_str(), &|key, value| Cfg::Key(key, value.to_owned()).matches(target));
-        }
-        let models = assignments(&all);
-        for model in &models {
-            check(&format!("under {model:?}"), &|key, value| model.holds(key, value));
-        }
+        let models = on_every_model(&all, check);
         let long: usize =
             compiled.rules.iter().filter(|r| r.stack.provider().is_some()).map(|r| r.predicate.to_string().len()).sum();
         let short: usize = selection.rules.iter().map(|(_, c)| c.to_string().len()).sum::<usize>()
             + selection.runtime.as_ref().map_or(0, |c| c.to_string().len());
-        println!("{name}: module predicates {short} characters (the tables' {long}), {} assignments", models.len());
+        println!("{name}: module predicates {short} characters (the tables' {long}), {models} assignments");
     }
 }
 
@@ -248,12 +255,7 @@ fn a_table_per_stack_holds_where_its_rules_do() {
                 assert_eq!(cfg.holds(holds), rules, "{name}: table for {stack:?} {what}: {cfg}");
             }
         };
-        for target in cfg_expr::targets::ALL_BUILTINS {
-            check(target.triple.as_str(), &|key, value| Cfg::Key(key, value.to_owned()).matches(target));
-        }
-        for model in &assignments(&all) {
-            check(&format!("under {model:?}"), &|key, value| model.holds(key, value));
-        }
+        on_every_model(&all, check);
         let stacks: BTreeSet<String> = tables.iter().map(|(_, stack)| format!("{stack:?}")).collect();
         assert_eq!(stacks.len(), tables.len(), "{name}: one table per stack");
     }

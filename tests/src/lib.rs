@@ -75,6 +75,16 @@ pub fn run(cmd: &mut Command) -> Output {
     out
 }
 
+/// The target triple `rustc` builds for by default here (`host:` of `rustc -vV`).
+pub fn host_triple() -> String {
+    let out = run(Command::new("rustc").arg("-vV"));
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .find_map(|l| l.strip_prefix("host: "))
+        .expect("rustc -vV names the host")
+        .to_owned()
+}
+
 /// The last `lines` lines of `text`.
 pub fn tail(text: &str, lines: usize) -> String {
     let all: Vec<&str> = text.lines().collect();

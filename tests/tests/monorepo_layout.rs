@@ -20,7 +20,9 @@ use std::process::Command;
 use std::time::Instant;
 
 use smithy_tls_codegen::presets;
-use smithy_tls_e2e::{fetch_published, repo_root, run, scratch_cargo, scratch_root, smithy_tls_binary, PUBLISHED};
+use smithy_tls_e2e::{
+    fetch_published, host_triple, repo_root, run, scratch_cargo, scratch_root, smithy_tls_binary, PUBLISHED,
+};
 
 /// How dependencies between the tree's crates are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -171,12 +173,6 @@ fn runtime_api_copies(root: &Path, target: &str) -> BTreeSet<String> {
 fn smithy_tls(binary: &Path, args: &[&str], root: &Path) -> String {
     let out = run(Command::new(binary).args(args).arg(root));
     format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
-}
-
-fn host_triple() -> String {
-    let out = run(Command::new("rustc").arg("-vV"));
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    text.lines().find_map(|l| l.strip_prefix("host: ")).expect("rustc -vV names the host").to_owned()
 }
 
 /// Rewrites the tree in `layout` with every preset in turn (each switch converges, as

@@ -12,8 +12,8 @@ use smithy_tls_codegen::model::{CompiledPolicy, LegacyRustls, Provider, Roots, S
 use smithy_tls_codegen::{policy, presets, targets};
 use smithy_tls_e2e::support::{copy_tree, ConnectProxy, ProxyMode, TestCa};
 use smithy_tls_e2e::{
-    prepare_sdk_tree, run, scratch_cargo, scratch_root, scratch_target, smithy_tls_binary, tail, MockAws, MockMetadata,
-    MOCK_ECS_ACCESS_KEY_ID, MOCK_ECS_PATH, MOCK_INSTANCE_ID, MOCK_WEB_IDENTITY_ACCESS_KEY_ID, PUBLISHED,
+    host_triple, prepare_sdk_tree, run, scratch_cargo, scratch_root, scratch_target, smithy_tls_binary, tail, MockAws,
+    MockMetadata, MOCK_ECS_ACCESS_KEY_ID, MOCK_ECS_PATH, MOCK_INSTANCE_ID, MOCK_WEB_IDENTITY_ACCESS_KEY_ID, PUBLISHED,
 };
 
 /// Targets whose dependency graph is checked for every preset (linux gnu x86_64/aarch64, musl,
@@ -39,15 +39,6 @@ fn stack_for(compiled: &CompiledPolicy, triple: &str) -> Option<Stack> {
 /// an SDK).
 fn provider_for(compiled: &CompiledPolicy, triple: &str) -> Option<Provider> {
     stack_for(compiled, triple).and_then(|stack| stack.provider())
-}
-
-fn host_triple() -> String {
-    let out = run(Command::new("rustc").arg("-vV"));
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .find_map(|l| l.strip_prefix("host: "))
-        .expect("rustc -vV names the host")
-        .to_owned()
 }
 
 fn cargo(tree: &Path) -> Command {

@@ -145,13 +145,19 @@ pub fn render_module(compiled: &CompiledPolicy) -> Result<String, EmitError> {
     // Each `STACK` names runtime variants that exist only where the manifest enables their
     // features, so every rule's constant, the last one's too, is gated by its own predicate.
     for (index, predicate) in &selection.rules {
+        let rule = &compiled.rules[*index];
+        let Stack::Tls { provider, roots, empty_store } = rule.stack else { continue };
+        let roots_variant = rule.stack.runtime_roots_variant().unwrap_or(roots.runtime_variant());
+        let fallback = match empty_store {
+            EmptyStore::Fail => "",
+            EmptyStore::Webpki => ", else webpki",
+        };
         out.blank();
-        let (doc, item) = stack_const(compiled, *index);
-        out.line(&doc);
+        out.line(&format!("    /// Rule `{}`: {provider}, {} roots{fallback}.", rule.name, roots.name()));
         if *predicate != crate::cfg::Cfg::All(Vec::new()) {
             out.line(&layout::cfg_attribute_at(&Meta::from_cfg(predicate), 4));
         }
-        out.line(&item);
+        out.line(&format!("    const STACK: (P, R) = (P::{}, R::{roots_variant});", provider.runtime_variant()));
     }
     for line in [
         "",
@@ -221,21 +227,6 @@ pub fn render_module(compiled: &CompiledPolicy) -> Result<String, EmitError> {
     );
     syn::parse_file(&text).map_err(|e| EmitError::Unparsable(e.to_string()))?;
     Ok(text)
-}
-
-/// The doc line and the `const STACK` of rule `index` (which has a provider), inside `mod selected`.
-fn stack_const(compiled: &CompiledPolicy, index: usize) -> (String, String) {
-    let rule = &compiled.rules[index];
-    let Stack::Tls { provider, roots, empty_store } = rule.stack else { return (String::new(), String::new()) };
-    let roots_variant = rule.stack.runtime_roots_variant().unwrap_or(roots.runtime_variant());
-    let fallback = match empty_store {
-        EmptyStore::Fail => "",
-        EmptyStore::Webpki => ", else webpki",
-    };
-    (
-        format!("    /// Rule `{}`: {provider}, {} roots{fallback}.", rule.name, roots.name()),
-        format!("    const STACK: (P, R) = (P::{}, R::{roots_variant});", provider.runtime_variant()),
-    )
 }
 
 /// The module's text, built line by line.
