@@ -67,7 +67,7 @@ impl TrustRoots {
     ];
 
     /// The source's name as used in cargo features and policy files (e.g. `native`);
-    /// `native-or-webpki` for [`NativeOrWebpki`](TrustRoots::NativeOrWebpki), which needs both
+    /// `native-or-webpki` for `TrustRoots::NativeOrWebpki`, which needs both
     /// features and which a policy writes as `roots = "native"` with `empty-store = "webpki"`.
     pub fn name(self) -> &'static str {
         match self {
@@ -122,7 +122,7 @@ impl std::fmt::Display for TrustRoots {
 }
 
 /// Reads the operating system store for the rustls backends (s2n-tls reads it itself, but asks
-/// here first for [`TrustRoots::NativeOrWebpki`]). The rustls backends cache the outcome,
+/// here first for `TrustRoots::NativeOrWebpki`). The rustls backends cache the outcome,
 /// certificates or error, for the life of the process, so a broken store is reported the same
 /// way at every connection.
 #[cfg(any(rustls_native, native_or_webpki))]
@@ -147,7 +147,7 @@ pub(crate) fn load_native_certificates() -> Result<Vec<CertificateDer<'static>>,
 }
 
 /// Says, once per backend prepared, that the native store yielded nothing and the bundled
-/// roots stand in for it ([`TrustRoots::NativeOrWebpki`]).
+/// roots stand in for it (`TrustRoots::NativeOrWebpki`).
 #[cfg(native_or_webpki)]
 pub(crate) fn warn_native_fallback(provider: crate::TlsProvider, why: &crate::RootsError, roots: usize) {
     tracing::warn!(
