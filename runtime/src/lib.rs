@@ -11,6 +11,7 @@
 //! | `rustls-aws-lc-fips` | `TlsProvider::RustlsAwsLcFips`: rustls + the FIPS build of aws-lc-rs, in FIPS mode ([`TlsInfo::fips`]); alone in a build, Linux x86_64/aarch64 |
 //! | `s2n-tls-fips` | `TlsProvider::S2nTlsFips`: s2n-tls on the FIPS build of aws-lc, security policy `20251015` (FIPS 140-3 rules); only with the other FIPS provider, Linux x86_64/aarch64 |
 //! | `s2n-tls`       | `TlsProvider::S2nTls`: s2n-tls + aws-lc, security policy `20251014`, Linux and macOS only |
+//! | `openssl`       | `TlsProvider::OpenSsl`: the operating system's OpenSSL (libssl via pkg-config); the distro's crypto policy applies, tightened only below our floor; FIPS when the system's OpenSSL is |
 //! | `native`        | `TrustRoots::Native`: the OS store (honours `SSL_CERT_FILE` / `SSL_CERT_DIR`) |
 //! | `webpki`        | `TrustRoots::Webpki`: bundled Mozilla roots, no filesystem access     |
 //! | `platform-verifier` | `TrustRoots::PlatformVerifier`: the OS verifier (rustls providers); no store to load on Apple platforms and Windows |
@@ -40,8 +41,9 @@
 //! own record buffers once a connection has had nothing to read for 100 ms, so a connection
 //! waiting in the pool holds neither.
 #![warn(missing_docs, unreachable_pub)]
-// One module has `unsafe` code (tls/s2n/key_log.rs, the C callback s2n-tls needs for
-// SSLKEYLOGFILE); it opts in with `allow`, everything else is refused.
+// Two modules have `unsafe` code (tls/s2n/key_log.rs, the C callback s2n-tls needs for
+// SSLKEYLOGFILE; tls/openssl/ffi.rs, the libssl calls the safe `openssl` crate lacks); each opts
+// in with `allow` and argues its safety, everything else is refused.
 #![deny(unsafe_code)]
 
 #[cfg(not(any(
@@ -49,11 +51,12 @@
     feature = "rustls-ring",
     feature = "s2n-tls",
     feature = "rustls-aws-lc-fips",
-    feature = "s2n-tls-fips"
+    feature = "s2n-tls-fips",
+    feature = "openssl"
 )))]
 compile_error!(
     "smithy-default-tls needs a TLS provider: enable the `rustls-aws-lc`, `rustls-ring`, `s2n-tls`, \
-     `rustls-aws-lc-fips` or `s2n-tls-fips` feature"
+     `openssl`, `rustls-aws-lc-fips` or `s2n-tls-fips` feature"
 );
 
 // aws-lc-rs's `fips` switches every user of aws-lc-rs in the build to the FIPS module, and a

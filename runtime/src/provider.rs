@@ -43,12 +43,18 @@ pub enum TlsProvider {
     /// `s2n-tls-fips`, which no non-FIPS provider may share a build with.
     #[cfg(s2n_fips)]
     S2nTlsFips,
+    /// The operating system's OpenSSL (libssl, linked dynamically): the system's crypto policy
+    /// (`OPENSSL_CONF`, the distro's `system_default` section) applies, tightened only where it
+    /// is below this crate's floor (TLS 1.2, forward-secret AEAD suites, security level 2); in
+    /// FIPS mode when the system's OpenSSL is (`TlsInfo::fips`). Cargo feature `openssl`.
+    #[cfg(openssl_provider)]
+    OpenSsl,
 }
 
 /// The cargo feature of every provider, compiled into this build or not: the one list messages
 /// name when they list the providers (a test checks it against the manifest's features).
 pub(crate) const PROVIDER_FEATURES: &[&str] =
-    &["rustls-aws-lc", "rustls-ring", "s2n-tls", "rustls-aws-lc-fips", "s2n-tls-fips"];
+    &["rustls-aws-lc", "rustls-ring", "s2n-tls", "rustls-aws-lc-fips", "s2n-tls-fips", "openssl"];
 
 impl TlsProvider {
     /// Every provider compiled into this build, in a stable order.
@@ -63,6 +69,8 @@ impl TlsProvider {
         TlsProvider::S2nTls,
         #[cfg(s2n_fips)]
         TlsProvider::S2nTlsFips,
+        #[cfg(openssl_provider)]
+        TlsProvider::OpenSsl,
     ];
 
     /// The provider's name as used in cargo features and policy files (e.g. `rustls-aws-lc`).
@@ -78,14 +86,16 @@ impl TlsProvider {
             TlsProvider::S2nTls => "s2n-tls",
             #[cfg(s2n_fips)]
             TlsProvider::S2nTlsFips => "s2n-tls-fips",
+            #[cfg(openssl_provider)]
+            TlsProvider::OpenSsl => "openssl",
         }
     }
 }
 
 impl TlsProvider {
     /// Whether this provider can use `roots`. The one place that decides it: the builder, the
-    /// shared clients and the backends all ask here. (s2n-tls reads the system store itself and
-    /// has no use for the platform verifier.)
+    /// shared clients and the backends all ask here. (s2n-tls
+    /// and OpenSSL read the system store themselves and have no use for the platform verifier.)
     ///
     /// ```
     /// # #[cfg(all(feature = "rustls-ring", feature = "platform-verifier"))] {
@@ -98,8 +108,8 @@ impl TlsProvider {
             return Err(Error::UnsupportedRoots {
                 provider: self,
                 roots,
-                reason: "only rustls providers can use the platform verifier (s2n-tls reads the system store \
-                         itself): use `native` (or `webpki`) roots, or a rustls provider",
+                reason: "only rustls providers can use the platform verifier (s2n-tls and openssl read the system \
+                         store themselves): use `native` (or `webpki`) roots, or a rustls provider",
             });
         }
         Ok(())
@@ -118,6 +128,8 @@ impl TlsProvider {
             TlsProvider::S2nTls => false,
             #[cfg(s2n_fips)]
             TlsProvider::S2nTlsFips => false,
+            #[cfg(openssl_provider)]
+            TlsProvider::OpenSsl => false,
         }
     }
 
@@ -135,6 +147,8 @@ impl TlsProvider {
             TlsProvider::S2nTls => true,
             #[cfg(s2n_fips)]
             TlsProvider::S2nTlsFips => true,
+            #[cfg(openssl_provider)]
+            TlsProvider::OpenSsl => false,
         }
     }
 }

@@ -213,3 +213,32 @@ impl ExtraRoots {
         self.certificates.is_empty()
     }
 }
+
+/// s2n-tls and OpenSSL read the system store through libcrypto's default paths, which silently
+/// skip missing files; they check here first so that an unusable store is a clear error.
+#[cfg(all(feature = "native", store_by_library))]
+pub(crate) fn check_native_store() -> Result<(), crate::RootsError> {
+    use std::path::Path;
+    let mut details = Vec::new();
+    if let Some(file) = std::env::var_os("SSL_CERT_FILE") {
+        match std::fs::metadata(&file) {
+            Ok(m) if m.is_file() => return Ok(()),
+            Ok(_) => details.push(format!("SSL_CERT_FILE={}: not a file", Path::new(&file).display())),
+            Err(e) => details.push(format!("SSL_CERT_FILE={}: {e}", Path::new(&file).display())),
+        }
+        return Err(crate::RootsError::NativeUnreadable { details });
+    }
+    if let Some(dir) = std::env::var_os("SSL_CERT_DIR") {
+        if Path::new(&dir).is_dir() {
+            return Ok(());
+        }
+        details.push(format!("SSL_CERT_DIR={}: not a directory", Path::new(&dir).display()));
+        return Err(crate::RootsError::NativeUnreadable { details });
+    }
+    const DEFAULTS: &[&str] =
+        &["/etc/ssl/cert.pem", "/etc/ssl/certs", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/ca-bundle.pem"];
+    if DEFAULTS.iter().any(|p| Path::new(p).exists()) {
+        return Ok(());
+    }
+    Err(crate::RootsError::NativeUnreadable { details: DEFAULTS.iter().map(|p| format!("{p}: not found")).collect() })
+}

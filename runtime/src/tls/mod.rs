@@ -7,6 +7,8 @@
 //! connection.
 
 mod names;
+#[cfg(openssl_provider)]
+pub(crate) mod openssl;
 mod read_ahead;
 #[cfg(rustls)]
 pub(crate) mod rustls;
@@ -78,13 +80,15 @@ impl TlsSettings {
 pub struct TlsInfo {
     /// The provider that ran the handshake.
     pub provider: TlsProvider,
-    /// The protocol version as the provider names it, e.g. `TLSv1_3` (rustls) or `TLS13`
-    /// (s2n-tls).
+    /// The protocol version as the provider names it, e.g. `TLSv1_3` (rustls), `TLS13`
+    /// (s2n-tls) or `TLSv1.3` (openssl).
     pub protocol_version: &'static str,
-    /// The cipher suite as the provider names it, e.g. `TLS13_AES_256_GCM_SHA384` (rustls) or
-    /// `TLS_AES_256_GCM_SHA384` (s2n-tls).
+    /// The cipher suite as the provider names it, e.g. `TLS13_AES_256_GCM_SHA384` (rustls),
+    /// `TLS_AES_256_GCM_SHA384` (s2n-tls, openssl) or `ECDHE-RSA-AES128-GCM-SHA256` (openssl's
+    /// name of a TLS 1.2 suite).
     pub cipher_suite: &'static str,
-    /// The key exchange group, e.g. `X25519MLKEM768`, when known.
+    /// The key exchange group, e.g. `X25519MLKEM768`, when known (openssl: from OpenSSL 3.0 on,
+    /// as OpenSSL names it).
     pub key_exchange_group: Option<&'static str>,
     /// The application protocol agreed through ALPN (`h2` or `http/1.1`), if any: a server
     /// that selects one the client did not offer fails the handshake, with every provider.
@@ -93,8 +97,10 @@ pub struct TlsInfo {
     pub resumed: bool,
     /// Whether the connection ran in FIPS mode: FIPS-validated cryptography and the TLS
     /// settings NIST recommends (rustls's `ClientConnection::fips`; for s2n-tls, a libcrypto in
-    /// FIPS mode and the FIPS security policy). True only with `TlsProvider::RustlsAwsLcFips`
-    /// and `TlsProvider::S2nTlsFips`.
+    /// FIPS mode and the FIPS security policy; for openssl, the system's OpenSSL 3 fetching its
+    /// algorithms from its FIPS provider, `EVP_default_properties_is_fips_enabled`). True only
+    /// with `TlsProvider::RustlsAwsLcFips`, `TlsProvider::S2nTlsFips`, and `TlsProvider::OpenSsl`
+    /// on a system whose OpenSSL is in FIPS mode.
     pub fips: bool,
 }
 
@@ -103,6 +109,7 @@ pub struct TlsInfo {
 /// first draw from its random generator, which seeds it from CPU-jitter entropy (tens of
 /// milliseconds, once per process): the backends overlap it with the system trust store's
 /// loading instead of doing one after the other.
+#[cfg(any(rustls, s2n))]
 fn seeding_meanwhile<T>(seed: impl Fn() + Sync, work: impl FnOnce() -> T) -> T {
     std::thread::scope(|scope| {
         let seeding = std::thread::Builder::new().name("smithy-tls-seed".into()).spawn_scoped(scope, &seed);
@@ -130,6 +137,8 @@ pub(crate) enum TlsBackend {
     Rustls(self::rustls::RustlsBackend),
     #[cfg(s2n)]
     S2n(self::s2n::S2nBackend),
+    #[cfg(openssl_provider)]
+    OpenSsl(self::openssl::OpensslBackend),
 }
 
 impl TlsBackend {
@@ -170,6 +179,8 @@ impl TlsBackend {
             TlsProvider::S2nTls => Ok(TlsBackend::S2n(self::s2n::S2nBackend::prepare(settings)?)),
             #[cfg(s2n_fips)]
             TlsProvider::S2nTlsFips => Ok(TlsBackend::S2n(self::s2n::S2nBackend::prepare(settings)?)),
+            #[cfg(openssl_provider)]
+            TlsProvider::OpenSsl => Ok(TlsBackend::OpenSsl(self::openssl::OpensslBackend::prepare(settings)?)),
         }
     }
 
@@ -183,6 +194,8 @@ impl TlsBackend {
             TlsBackend::Rustls(b) => b.handshake(server_name, tcp).await,
             #[cfg(s2n)]
             TlsBackend::S2n(b) => b.handshake(server_name, tcp).await,
+            #[cfg(openssl_provider)]
+            TlsBackend::OpenSsl(b) => b.handshake(server_name, tcp).await,
         }
     }
 }
@@ -276,6 +289,8 @@ pub(crate) enum MaybeTlsStream {
     Rustls(Box<tokio_rustls::client::TlsStream<ReadAhead<Transport>>>),
     #[cfg(s2n)]
     S2n(Box<self::s2n::S2nStream>),
+    #[cfg(openssl_provider)]
+    OpenSsl(Box<self::openssl::OpensslStream>),
 }
 
 impl MaybeTlsStream {
@@ -286,6 +301,8 @@ impl MaybeTlsStream {
             MaybeTlsStream::Rustls(s) => s.get_ref().0.get_ref().tcp(),
             #[cfg(s2n)]
             MaybeTlsStream::S2n(s) => s.tcp(),
+            #[cfg(openssl_provider)]
+            MaybeTlsStream::OpenSsl(s) => s.get_ref().get_ref().tcp(),
         }
     }
 }
@@ -304,6 +321,11 @@ macro_rules! delegate {
             }
             #[cfg(s2n)]
             MaybeTlsStream::S2n($s) => {
+                let $s = Pin::new(&mut **$s);
+                $e
+            }
+            #[cfg(openssl_provider)]
+            MaybeTlsStream::OpenSsl($s) => {
                 let $s = Pin::new(&mut **$s);
                 $e
             }
@@ -337,6 +359,8 @@ impl AsyncWrite for MaybeTlsStream {
             MaybeTlsStream::Rustls(s) => s.is_write_vectored(),
             #[cfg(s2n)]
             MaybeTlsStream::S2n(s) => s.is_write_vectored(),
+            #[cfg(openssl_provider)]
+            MaybeTlsStream::OpenSsl(s) => s.is_write_vectored(),
         }
     }
 
@@ -384,6 +408,11 @@ mod tests {
         assert!(lazy(TlsProvider::S2nTls, None).preparation_is_slow());
         #[cfg(s2n_fips)]
         assert!(lazy(TlsProvider::S2nTlsFips, None).preparation_is_slow());
+        // OpenSSL prepares in well under a millisecond but for reading the system store.
+        #[cfg(openssl_provider)]
+        assert!(!lazy(TlsProvider::OpenSsl, None).preparation_is_slow());
+        #[cfg(all(openssl_provider, feature = "native"))]
+        assert!(lazy(TlsProvider::OpenSsl, Some(TrustRoots::Native)).preparation_is_slow());
     }
 
     #[cfg(feature = "rustls-ring")]

@@ -2,9 +2,6 @@
 //! connection and response can carry it without allocating: constants where the set is ours
 //! (ALPN), the library's own otherwise, copied once per process where it only lends them.
 
-use std::collections::BTreeSet;
-use std::sync::{Mutex, PoisonError};
-
 use super::{ALPN_H2, ALPN_HTTP11};
 
 /// The ALPN protocol as text: one of the two we offer, or `None` for any other bytes (which a
@@ -18,6 +15,7 @@ pub(crate) fn alpn(protocol: &[u8]) -> Option<&'static str> {
 }
 
 /// `known`, the library's own name for `value`, or else `value`'s `Debug` spelling, interned.
+#[cfg(any(rustls, s2n))]
 pub(crate) fn known_or_debug(known: Option<&'static str>, value: &dyn std::fmt::Debug) -> &'static str {
     known.unwrap_or_else(|| intern(&format!("{value:?}")))
 }
@@ -28,7 +26,10 @@ pub(crate) fn known_or_debug(known: Option<&'static str>, value: &dyn std::fmt::
 /// Only for names out of a TLS library's own tables (protocol versions, cipher suites, key
 /// exchange groups), never for bytes a peer sent: the tables are what bounds the memory, a few
 /// dozen short names at most.
+#[cfg(any(rustls, s2n, ossl320, test))]
 pub(crate) fn intern(name: &str) -> &'static str {
+    use std::collections::BTreeSet;
+    use std::sync::{Mutex, PoisonError};
     static NAMES: Mutex<BTreeSet<&'static str>> = Mutex::new(BTreeSet::new());
     let mut names = NAMES.lock().unwrap_or_else(PoisonError::into_inner);
     if let Some(&known) = names.get(name) {

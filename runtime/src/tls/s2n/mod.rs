@@ -107,35 +107,6 @@ fn trust_bundled_roots(
     Ok(())
 }
 
-/// s2n-tls reads the system store through libcrypto's default paths, which silently skip
-/// missing files; check first so that an unusable store is a clear error.
-#[cfg(feature = "native")]
-fn check_native_store() -> Result<(), crate::RootsError> {
-    use std::path::Path;
-    let mut details = Vec::new();
-    if let Some(file) = std::env::var_os("SSL_CERT_FILE") {
-        match std::fs::metadata(&file) {
-            Ok(m) if m.is_file() => return Ok(()),
-            Ok(_) => details.push(format!("SSL_CERT_FILE={}: not a file", Path::new(&file).display())),
-            Err(e) => details.push(format!("SSL_CERT_FILE={}: {e}", Path::new(&file).display())),
-        }
-        return Err(crate::RootsError::NativeUnreadable { details });
-    }
-    if let Some(dir) = std::env::var_os("SSL_CERT_DIR") {
-        if Path::new(&dir).is_dir() {
-            return Ok(());
-        }
-        details.push(format!("SSL_CERT_DIR={}: not a directory", Path::new(&dir).display()));
-        return Err(crate::RootsError::NativeUnreadable { details });
-    }
-    const DEFAULTS: &[&str] =
-        &["/etc/ssl/cert.pem", "/etc/ssl/certs", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/ca-bundle.pem"];
-    if DEFAULTS.iter().any(|p| Path::new(p).exists()) {
-        return Ok(());
-    }
-    Err(crate::RootsError::NativeUnreadable { details: DEFAULTS.iter().map(|p| format!("{p}: not found")).collect() })
-}
-
 /// Initializes s2n-tls once per process, seeding aws-lc's random generator on a second thread
 /// meanwhile.
 ///
@@ -179,7 +150,7 @@ impl S2nBackend {
         match settings.roots {
             #[cfg(feature = "native")]
             Some(crate::TrustRoots::Native) => {
-                check_native_store()?;
+                crate::roots::check_native_store()?;
                 builder.with_system_certs(true).map_err(config_error)?;
             }
             #[cfg(feature = "webpki")]
@@ -189,7 +160,9 @@ impl S2nBackend {
             // store without a word, so the store is read here first to know (once per backend).
             #[cfg(native_or_webpki)]
             Some(crate::TrustRoots::NativeOrWebpki) => {
-                match check_native_store().and_then(|()| crate::roots::load_native_certificates().map(drop)) {
+                match crate::roots::check_native_store()
+                    .and_then(|()| crate::roots::load_native_certificates().map(drop))
+                {
                     Ok(()) => {
                         builder.with_system_certs(true).map_err(config_error)?;
                     }

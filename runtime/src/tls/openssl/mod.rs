@@ -1,0 +1,376 @@
+//! The openssl backend: the operating system's libssl (through the `openssl` crate, linked
+//! dynamically as distros build it), so that the system's crypto policy and, where the system
+//! runs it, its FIPS module govern this client's TLS.
+//!
+//! The context is made with `SslContextBuilder::new` (not `SslConnector::builder`, which sets a
+//! cipher list of its own and so replaces the system's): OpenSSL applies the configuration's
+//! `system_default` section then, and [`floor`] only takes away what is below this crate's
+//! floor. Verification is OpenSSL's own (chain, host name or IP address, no partial wildcards)
+//! at the security level the floor keeps (2 or above: no SHA-1 signatures, no RSA keys under
+//! 2048 bits).
+//!
+//! Modules: [`floor`] (what to keep of the system's settings), [`sessions`] (resumption),
+//! [`key_log`] (`SSLKEYLOGFILE`), `ffi` (the few libssl calls the safe crate lacks; the
+//! backend's only `unsafe`).
+
+mod ffi;
+mod floor;
+mod key_log;
+mod sessions;
+
+use std::pin::Pin;
+use std::sync::Arc;
+
+use openssl::error::ErrorStack;
+use openssl::ssl::{
+    ErrorCode, Ssl, SslContext, SslContextBuilder, SslMethod, SslRef, SslSessionCacheMode, SslVerifyMode,
+};
+use openssl::x509::verify::X509CheckFlags;
+use openssl::x509::X509;
+use tokio_openssl::SslStream;
+
+use self::sessions::SessionCache;
+use super::{names, MaybeTlsStream, ReadAhead, TlsInfo, TlsSettings, Transport};
+use crate::error::{CertificateProblem, Error, HandshakeFailure, TlsHandshakeError};
+use crate::TlsProvider;
+
+/// A TLS connection through libssl.
+pub(crate) type OpensslStream = SslStream<ReadAhead<Transport>>;
+
+pub(crate) struct OpensslBackend {
+    provider: TlsProvider,
+    context: SslContext,
+    sessions: Option<Arc<SessionCache>>,
+    /// The ALPN protocols offered (checked against the server's choice after the handshake).
+    offered_alpn: Vec<Vec<u8>>,
+    /// Whether the process's OpenSSL is in FIPS mode (a process-wide setting, read once).
+    fips: bool,
+}
+
+impl std::fmt::Debug for OpensslBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpensslBackend")
+            .field("provider", &self.provider)
+            .field("library", &openssl::version::version())
+            .field("fips", &self.fips)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The protocols in ALPN's wire format: each prefixed by its length.
+fn alpn_wire(protocols: &[Vec<u8>]) -> Vec<u8> {
+    let mut wire = Vec::new();
+    for protocol in protocols {
+        // Ours are `h2` and `http/1.1`: far below 256 bytes.
+        wire.push(u8::try_from(protocol.len()).unwrap_or(u8::MAX));
+        wire.extend_from_slice(protocol);
+    }
+    wire
+}
+
+/// Trusts the bundled Mozilla roots (webpki-root-certs), not the system store.
+#[cfg(feature = "webpki")]
+fn trust_bundled_roots(builder: &mut SslContextBuilder, provider: TlsProvider) -> Result<(), Error> {
+    for cert in webpki_root_certs::TLS_SERVER_ROOT_CERTS {
+        let cert = X509::from_der(cert.as_ref()).map_err(config_error(provider))?;
+        builder.cert_store_mut().add_cert(cert).map_err(config_error(provider))?;
+    }
+    Ok(())
+}
+
+fn config_error(provider: TlsProvider) -> impl Fn(ErrorStack) -> Error + Copy {
+    move |e| Error::TlsConfig { provider, reason: e.to_string() }
+}
+
+impl OpensslBackend {
+    pub(crate) fn prepare(settings: &TlsSettings) -> Result<Self, Error> {
+        let provider = settings.provider;
+        let config_error = config_error(provider);
+        // The system's configuration (`OPENSSL_CONF` or the default file) is loaded by libssl's
+        // initialization, and its `system_default` section applied to this new context.
+        let mut builder = SslContextBuilder::new(SslMethod::tls_client()).map_err(config_error)?;
+        let tightened = floor::apply(&mut builder).map_err(config_error)?;
+        if !tightened.is_empty() {
+            tracing::debug!(
+                ?tightened,
+                library = openssl::version::version(),
+                "openssl: the system's TLS settings were below the floor and were tightened"
+            );
+        }
+        builder.set_verify(SslVerifyMode::PEER);
+        builder.set_alpn_protos(&alpn_wire(&settings.alpn())).map_err(config_error)?;
+        match settings.roots {
+            #[cfg(feature = "native")]
+            Some(crate::TrustRoots::Native) => {
+                crate::roots::check_native_store()?;
+                builder.set_default_verify_paths().map_err(config_error)?;
+            }
+            #[cfg(feature = "webpki")]
+            Some(crate::TrustRoots::Webpki) => trust_bundled_roots(&mut builder, provider)?,
+            // As `Native` where the store yields a certificate (OpenSSL reading it itself, as
+            // there); the bundled roots where it does not. OpenSSL loads an empty or missing
+            // store without a word, so the store is read here first to know.
+            #[cfg(native_or_webpki)]
+            Some(crate::TrustRoots::NativeOrWebpki) => {
+                match crate::roots::check_native_store()
+                    .and_then(|()| crate::roots::load_native_certificates().map(drop))
+                {
+                    Ok(()) => builder.set_default_verify_paths().map_err(config_error)?,
+                    Err(why) => {
+                        trust_bundled_roots(&mut builder, provider)?;
+                        let roots = webpki_root_certs::TLS_SERVER_ROOT_CERTS.len();
+                        crate::roots::warn_native_fallback(provider, &why, roots);
+                    }
+                }
+            }
+            None => {}
+            #[cfg(not(roots_source))]
+            Some(roots) => match roots {},
+            // Refused by `TlsProvider::validate_roots` before any backend is prepared.
+            #[cfg(feature = "platform-verifier")]
+            Some(roots @ crate::TrustRoots::PlatformVerifier) => provider.validate_roots(roots)?,
+        }
+        for cert in &settings.extra_roots.certificates {
+            let invalid = |e: ErrorStack| Error::InvalidPem {
+                origin: "extra root certificate".to_owned(),
+                reason: e.to_string(),
+            };
+            let cert = X509::from_der(cert.as_ref()).map_err(invalid)?;
+            builder.cert_store_mut().add_cert(cert).map_err(invalid)?;
+        }
+        if settings.roots.is_none() && settings.extra_roots.is_empty() {
+            return Err(Error::NoTrustRoots);
+        }
+        if let Some(path) = super::key_log_file() {
+            tracing::warn!(
+                path = %path.display(),
+                "SSLKEYLOGFILE is set: TLS session secrets are written to it, so anyone who can read the \
+                 file can decrypt this process's traffic; unset it outside debugging"
+            );
+            key_log::install(&mut builder, &path).map_err(|reason| Error::TlsConfig { provider, reason })?;
+        }
+        let sessions = if settings.session_resumption {
+            let index = sessions::server_name_index().map_err(config_error)?;
+            let cache = Arc::new(SessionCache::default());
+            let sink = Arc::clone(&cache);
+            // The client side of the cache only: sessions go to `cache`, none to OpenSSL's own
+            // store (a server's lookup table, of no use to a client).
+            builder.set_session_cache_mode(SslSessionCacheMode::CLIENT | SslSessionCacheMode::NO_INTERNAL_STORE);
+            builder.set_new_session_callback(move |ssl, session| {
+                if let Some(name) = ssl.ex_data(index) {
+                    sink.put(name, session);
+                }
+            });
+            Some(cache)
+        } else {
+            builder.set_session_cache_mode(SslSessionCacheMode::OFF);
+            None
+        };
+        Ok(OpensslBackend {
+            provider,
+            context: builder.build(),
+            sessions,
+            offered_alpn: settings.alpn(),
+            fips: ffi::fips_enabled(),
+        })
+    }
+
+    /// One connection's `Ssl`: SNI, the name or address to verify, and a session to resume.
+    fn ssl(&self, server_name: &str) -> Result<Ssl, ErrorStack> {
+        let mut ssl = Ssl::new(&self.context)?;
+        let unbracketed = server_name.strip_prefix('[').and_then(|s| s.strip_suffix(']')).unwrap_or(server_name);
+        if let Ok(ip) = unbracketed.parse::<std::net::IpAddr>() {
+            // No SNI for an address (RFC 6066); the certificate must name the address.
+            ssl.param_mut().set_ip(ip)?;
+        } else {
+            ssl.set_hostname(server_name)?;
+            ssl.param_mut().set_hostflags(X509CheckFlags::NO_PARTIAL_WILDCARDS);
+            ssl.param_mut().set_host(server_name)?;
+        }
+        if let Some(cache) = &self.sessions {
+            ssl.set_ex_data(sessions::server_name_index()?, server_name.to_owned());
+            if let Some(session) = cache.take(server_name) {
+                // The cache holds sessions of `self.context` only, which `ssl` was made from.
+                ffi::resume(&mut ssl, &session);
+            }
+        }
+        Ok(ssl)
+    }
+
+    pub(crate) async fn handshake(
+        &self,
+        server_name: &str,
+        tcp: Transport,
+    ) -> Result<(MaybeTlsStream, TlsInfo), TlsHandshakeError> {
+        let provider = self.provider;
+        let setup = |e: ErrorStack| TlsHandshakeError {
+            provider,
+            kind: HandshakeFailure::Protocol,
+            source: Arc::new(OpensslError(e.to_string(), None)),
+        };
+        let ssl = self.ssl(server_name).map_err(setup)?;
+        let mut stream = SslStream::new(ssl, ReadAhead::new(tcp)).map_err(setup)?;
+        if let Err(e) = Pin::new(&mut stream).connect().await {
+            return Err(classify(provider, stream.ssl(), e));
+        }
+        let ssl = stream.ssl();
+        let alpn = selected_alpn(provider, ssl.selected_alpn_protocol(), &self.offered_alpn)?;
+        let info = TlsInfo {
+            provider,
+            // OpenSSL's own names: `TLSv1.3`, `TLS_AES_256_GCM_SHA384`, `ECDHE-RSA-AES128-GCM-SHA256`.
+            protocol_version: ssl.version_str(),
+            cipher_suite: ssl.current_cipher().map_or("", |c| c.name()),
+            key_exchange_group: ffi::group_name(ssl),
+            alpn,
+            resumed: ssl.session_reused(),
+            fips: self.fips,
+        };
+        Ok((MaybeTlsStream::OpenSsl(Box::new(stream)), info))
+    }
+}
+
+/// The ALPN protocol the server selected, refused unless it is one we offered (as the other
+/// providers refuse it), whatever the library version checks itself.
+fn selected_alpn(
+    provider: TlsProvider,
+    selected: Option<&[u8]>,
+    offered: &[Vec<u8>],
+) -> Result<Option<&'static str>, TlsHandshakeError> {
+    let Some(selected) = selected else { return Ok(None) };
+    match names::alpn(selected).filter(|_| offered.iter().any(|p| p == selected)) {
+        Some(name) => Ok(Some(name)),
+        None => {
+            let shown = String::from_utf8_lossy(&selected[..selected.len().min(64)]).into_owned();
+            Err(TlsHandshakeError {
+                provider,
+                kind: HandshakeFailure::Protocol,
+                source: Arc::new(OpensslError(
+                    format!("the server selected the application protocol {shown:?}, which was not offered"),
+                    None,
+                )),
+            })
+        }
+    }
+}
+
+/// The certificate problem an X.509 verification result names.
+fn certificate_problem(code: std::ffi::c_int) -> CertificateProblem {
+    use openssl_sys as sys;
+    match code {
+        sys::X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT
+        | sys::X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY
+        | sys::X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE
+        | sys::X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT
+        | sys::X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN => CertificateProblem::UnknownIssuer,
+        sys::X509_V_ERR_HOSTNAME_MISMATCH | sys::X509_V_ERR_IP_ADDRESS_MISMATCH => CertificateProblem::NameMismatch,
+        sys::X509_V_ERR_CERT_HAS_EXPIRED => CertificateProblem::Expired,
+        sys::X509_V_ERR_CERT_NOT_YET_VALID => CertificateProblem::NotYetValid,
+        // Below the security level: a SHA-1 (or weaker) signature, a key too small.
+        sys::X509_V_ERR_CA_MD_TOO_WEAK | sys::X509_V_ERR_EE_KEY_TOO_SMALL | sys::X509_V_ERR_CA_KEY_TOO_SMALL => {
+            CertificateProblem::WeakAlgorithm
+        }
+        _ => CertificateProblem::Other,
+    }
+}
+
+/// Whether libssl reported the peer closing the connection mid-handshake (OpenSSL 3 reports an
+/// unexpected EOF as a protocol error; it is a transport failure a retry can get past).
+fn is_unexpected_eof(stack: &ErrorStack) -> bool {
+    #[cfg(ossl300)]
+    {
+        // From OpenSSL 3's err.h and sslerr.h (openssl-sys does not name them).
+        const ERR_LIB_SSL: std::ffi::c_int = 20;
+        const SSL_R_UNEXPECTED_EOF_WHILE_READING: std::ffi::c_int = 294;
+        stack.errors().iter().any(|e| {
+            openssl_sys::ERR_GET_LIB(e.code()) == ERR_LIB_SSL
+                && openssl_sys::ERR_GET_REASON(e.code()) == SSL_R_UNEXPECTED_EOF_WHILE_READING
+        })
+    }
+    #[cfg(not(ossl300))]
+    {
+        let _ = stack;
+        false
+    }
+}
+
+fn classify(provider: TlsProvider, ssl: &SslRef, e: openssl::ssl::Error) -> TlsHandshakeError {
+    let verify = ssl.verify_result();
+    let kind = if verify.as_raw() != openssl_sys::X509_V_OK {
+        HandshakeFailure::Certificate(certificate_problem(verify.as_raw()))
+    } else if e.code() == ErrorCode::SYSCALL || e.code() == ErrorCode::ZERO_RETURN || e.io_error().is_some() {
+        // A reset, or the peer closing before the handshake finished.
+        HandshakeFailure::Io
+    } else if e.ssl_error().is_some_and(is_unexpected_eof) {
+        HandshakeFailure::Io
+    } else {
+        HandshakeFailure::Protocol
+    };
+    let message = match kind {
+        HandshakeFailure::Certificate(_) => format!("{} ({e})", verify.error_string()),
+        _ => e.to_string(),
+    };
+    TlsHandshakeError { provider, kind, source: Arc::new(OpensslError(message, Some(e))) }
+}
+
+/// libssl's error, with the verification result in the message where there is one.
+#[derive(Debug)]
+struct OpensslError(String, Option<openssl::ssl::Error>);
+
+impl std::fmt::Display for OpensslError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for OpensslError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.1.as_ref().map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn alpn_in_wire_format() {
+        assert_eq!(alpn_wire(&[b"h2".to_vec(), b"http/1.1".to_vec()]), b"\x02h2\x08http/1.1");
+        assert_eq!(alpn_wire(&[]), b"");
+    }
+
+    #[test]
+    fn verification_results_name_the_problem() {
+        use openssl_sys as sys;
+        assert_eq!(certificate_problem(sys::X509_V_ERR_CERT_HAS_EXPIRED), CertificateProblem::Expired);
+        assert_eq!(certificate_problem(sys::X509_V_ERR_HOSTNAME_MISMATCH), CertificateProblem::NameMismatch);
+        assert_eq!(certificate_problem(sys::X509_V_ERR_CA_MD_TOO_WEAK), CertificateProblem::WeakAlgorithm);
+        assert_eq!(certificate_problem(sys::X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT), CertificateProblem::UnknownIssuer);
+        assert_eq!(certificate_problem(sys::X509_V_ERR_CERT_REVOKED), CertificateProblem::Other);
+    }
+
+    #[test]
+    fn the_server_may_select_only_an_offered_protocol() {
+        let provider = TlsProvider::OpenSsl;
+        let http11_only = [b"http/1.1".to_vec()];
+        assert_eq!(selected_alpn(provider, None, &http11_only).ok(), Some(None));
+        assert_eq!(selected_alpn(provider, Some(b"http/1.1"), &http11_only).ok(), Some(Some("http/1.1")));
+        assert!(selected_alpn(provider, Some(b"h2"), &http11_only).is_err());
+        assert!(selected_alpn(provider, Some(b"spdy/3"), &http11_only).is_err());
+    }
+
+    #[test]
+    fn the_system_default_context_is_tightened_to_the_floor_at_most() {
+        // Whatever this machine's configuration says, the prepared context is at the floor.
+        let mut builder = SslContextBuilder::new(SslMethod::tls_client()).expect("context");
+        floor::apply(&mut builder).expect("floor");
+        let min = builder.min_proto_version();
+        assert!(min == Some(openssl::ssl::SslVersion::TLS1_2) || min == Some(openssl::ssl::SslVersion::TLS1_3));
+        assert!(ffi::security_level(&builder) >= floor::MIN_SECURITY_LEVEL);
+        for cipher in ffi::context_ciphers(&builder) {
+            let modern = floor::MODERN_TLS13.contains(&cipher.id) || floor::MODERN_TLS12.contains(&cipher.id);
+            assert!(modern || min == Some(openssl::ssl::SslVersion::TLS1_3), "{cipher:?} is below the floor");
+        }
+        // A second pass changes nothing: the floor is a fixed point.
+        assert!(floor::apply(&mut builder).expect("floor").is_empty());
+    }
+}

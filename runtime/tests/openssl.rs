@@ -1,0 +1,10 @@
+//! The conformance suite against the openssl provider (the system's libssl).
+#![cfg(feature = "openssl")]
+
+use smithy_tls_test_support as support;
+
+const PROVIDER: smithy_default_tls::TlsProvider = smithy_default_tls::TlsProvider::OpenSsl;
+
+include!("conformance/suite.rs");
+include!("conformance/proxy.rs");
+include!("conformance/telemetry.rs");
