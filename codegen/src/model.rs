@@ -21,16 +21,21 @@ pub enum Provider {
     /// s2n-tls with the FIPS build of aws-lc (Linux x86_64 and aarch64; a build with it holds no
     /// non-FIPS provider).
     S2nTlsFips,
+    /// The operating system's OpenSSL (Linux, FreeBSD, NetBSD): the distro's crypto policy and,
+    /// where the system runs it, its FIPS module apply.
+    #[serde(rename = "openssl")]
+    OpenSsl,
 }
 
 impl Provider {
     /// Every provider, in policy-file spelling order.
-    pub const ALL: [Provider; 5] = [
+    pub const ALL: [Provider; 6] = [
         Provider::RustlsAwsLc,
         Provider::RustlsRing,
         Provider::S2nTls,
         Provider::RustlsAwsLcFips,
         Provider::S2nTlsFips,
+        Provider::OpenSsl,
     ];
 
     /// The spelling used in policy files and as the runtime crate's cargo feature.
@@ -41,6 +46,7 @@ impl Provider {
             Provider::S2nTls => "s2n-tls",
             Provider::RustlsAwsLcFips => "rustls-aws-lc-fips",
             Provider::S2nTlsFips => "s2n-tls-fips",
+            Provider::OpenSsl => "openssl",
         }
     }
 
@@ -57,13 +63,16 @@ impl Provider {
             Provider::S2nTls => "S2nTls",
             Provider::RustlsAwsLcFips => "RustlsAwsLcFips",
             Provider::S2nTlsFips => "S2nTlsFips",
+            Provider::OpenSsl => "OpenSsl",
         }
     }
 
-    /// Whether this provider can use `roots` (s2n-tls reads the system store itself and has no
-    /// platform verifier). The runtime crate decides the same in `TlsProvider::validate_roots`.
+    /// Whether this provider can use `roots` (s2n-tls and OpenSSL read the system store
+    /// themselves and have no platform verifier). The runtime crate decides the same in
+    /// `TlsProvider::validate_roots`.
     pub fn supports_roots(self, roots: Roots) -> bool {
-        !(matches!(self, Provider::S2nTls | Provider::S2nTlsFips) && roots == Roots::PlatformVerifier)
+        !(matches!(self, Provider::S2nTls | Provider::S2nTlsFips | Provider::OpenSsl)
+            && roots == Roots::PlatformVerifier)
     }
 }
 

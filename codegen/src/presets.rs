@@ -9,6 +9,7 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("rustls-everywhere", include_str!("../presets/rustls-everywhere.toml")),
     ("portable", include_str!("../presets/portable.toml")),
     ("fips", include_str!("../presets/fips.toml")),
+    ("system-crypto", include_str!("../presets/system-crypto.toml")),
 ];
 
 /// The preset used when no policy is given.

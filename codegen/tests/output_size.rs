@@ -16,6 +16,7 @@ const CEILINGS: &[(&str, usize, usize, usize)] = &[
     ("portable", 5_100, 950, 220),
     ("rustls-everywhere", 3_500, 800, 170),
     ("fips", 1_000, 220, 110),
+    ("system-crypto", 4_250, 900, 190),
 ];
 
 #[test]

@@ -102,6 +102,37 @@ fn fips_gives_the_fips_provider_where_it_builds_and_nothing_else_anywhere() {
 }
 
 #[test]
+fn system_crypto_gives_the_system_openssl_where_the_system_has_one() {
+    let c = compiled("system-crypto");
+    for t in [
+        "x86_64-unknown-linux-gnu",
+        "aarch64-unknown-linux-gnu",
+        "x86_64-unknown-linux-musl",
+        "riscv64gc-unknown-linux-gnu",
+        "x86_64-unknown-freebsd",
+        "x86_64-unknown-netbsd",
+    ] {
+        assert_eq!(provider_for(&c, t), Some(Provider::OpenSsl), "{t}");
+        assert_eq!(roots_for(&c, t), Some(Roots::Native), "{t}");
+    }
+    // The OS verifier with rustls where the OS has its own TLS stack; platform-default's choice
+    // elsewhere (LibreSSL on OpenBSD and DragonFly: no OpenSSL policy to honour).
+    for (t, provider) in [
+        ("aarch64-apple-darwin", Provider::RustlsAwsLc),
+        ("aarch64-apple-ios", Provider::RustlsAwsLc),
+        ("x86_64-pc-windows-msvc", Provider::RustlsAwsLc),
+        ("aarch64-linux-android", Provider::RustlsAwsLc),
+        ("x86_64-unknown-openbsd", Provider::RustlsAwsLc),
+        ("x86_64-unknown-dragonfly", Provider::RustlsRing),
+    ] {
+        assert_eq!(provider_for(&c, t), Some(provider), "{t}");
+    }
+    assert_eq!(roots_for(&c, "aarch64-apple-darwin"), Some(Roots::PlatformVerifier));
+    assert_eq!(roots_for(&c, "x86_64-pc-windows-msvc"), Some(Roots::PlatformVerifier));
+    assert_eq!(provider_for(&c, "wasm32-wasip2"), None);
+}
+
+#[test]
 fn platform_default_picks_per_platform() {
     let c = compiled("platform-default");
     assert_eq!(provider_for(&c, "x86_64-unknown-linux-gnu"), Some(Provider::S2nTls));

@@ -8,9 +8,8 @@
 //!
 //! Versions read: aws-lc-sys 0.47.0 (through aws-lc-rs 1.19.0, which depends on it with its
 //! default features off, and rustls 0.23.46, whose `aws_lc_rs` feature turns on aws-lc-rs's
-//! `prebuilt-nasm`), aws-lc-fips-sys 0.14.4, ring 0.17.14, s2n-tls-sys 0.3.47; openssl-sys
-//! 0.9.118 for a provider on the system's OpenSSL (modelled, not yet a provider: see
-//! [`libraries`]).
+//! `prebuilt-nasm`), aws-lc-fips-sys 0.14.4, ring 0.17.14, s2n-tls-sys 0.3.47, openssl-sys
+//! 0.9.118 (the `openssl` provider, on the system's OpenSSL).
 
 use std::collections::BTreeSet;
 
@@ -116,7 +115,7 @@ pub enum NativeLibrary {
     Ring,
     /// s2n-tls-sys: libs2n.
     S2nTlsSys,
-    /// openssl-sys: the system's libssl and libcrypto (no provider uses it yet).
+    /// openssl-sys: the system's libssl and libcrypto (the `openssl` provider).
     OpensslSys,
 }
 
@@ -208,8 +207,7 @@ impl LibraryBuild {
 }
 
 /// The native libraries `provider` compiles, in build order (a library before the ones that
-/// link it). The match is exhaustive: a new provider must say what it builds here. For a
-/// provider on the system's OpenSSL, that is [`NativeLibrary::OpensslSys`].
+/// link it). The match is exhaustive: a new provider must say what it builds here.
 ///
 /// ```
 /// use smithy_tls_codegen::model::Provider;
@@ -217,7 +215,7 @@ impl LibraryBuild {
 /// assert_eq!(libraries(Provider::S2nTls), [NativeLibrary::AwsLcSys, NativeLibrary::S2nTlsSys]);
 /// ```
 pub fn libraries(provider: Provider) -> &'static [NativeLibrary] {
-    use NativeLibrary::{AwsLcFipsSys, AwsLcSys, Ring, S2nTlsSys};
+    use NativeLibrary::{AwsLcFipsSys, AwsLcSys, OpensslSys, Ring, S2nTlsSys};
     match provider {
         Provider::RustlsAwsLc => &[AwsLcSys],
         Provider::RustlsRing => &[Ring],
@@ -227,6 +225,7 @@ pub fn libraries(provider: Provider) -> &'static [NativeLibrary] {
         // features, which include aws-lc-sys (s2n-tls-sys Cargo.toml).
         Provider::RustlsAwsLcFips => &[AwsLcFipsSys, AwsLcSys],
         Provider::S2nTlsFips => &[AwsLcFipsSys, AwsLcSys, S2nTlsSys],
+        Provider::OpenSsl => &[OpensslSys],
     }
 }
 

@@ -59,8 +59,7 @@ fn the_versions_read_are_the_locked_ones() {
                  native_build (facts, sources, versions)",
                 library.crate_name()
             ),
-            // No provider links the system OpenSSL yet: its facts are read from the version named.
-            [] => assert_eq!(library, NativeLibrary::OpensslSys, "{} is not in Cargo.lock", library.crate_name()),
+            [] => panic!("{} is not in Cargo.lock", library.crate_name()),
             _ => panic!("Cargo.lock has several versions of {}: {versions:?}", library.crate_name()),
         }
     }
@@ -143,6 +142,11 @@ fn pinned_verdicts_for_the_targets_sdk_users_build_for() {
         ("aarch64-apple-ios", AwsLc, &[CCompiler], &[PkgConfig]),
         ("aarch64-linux-android", AwsLc, &[CCompiler], &[PkgConfig]),
         ("riscv64gc-unknown-linux-gnu", AwsLc, &[CCompiler], &[PkgConfig]),
+        // The system's OpenSSL: its headers, found by pkg-config on Linux; optional on FreeBSD,
+        // whose base system has it at a known path.
+        ("x86_64-unknown-linux-gnu", Provider::OpenSsl, &[CCompiler, PkgConfig, SystemHeaders], &[]),
+        ("aarch64-unknown-linux-musl", Provider::OpenSsl, &[CCompiler, PkgConfig, SystemHeaders], &[]),
+        ("x86_64-unknown-freebsd", Provider::OpenSsl, &[CCompiler, SystemHeaders], &[PkgConfig]),
     ];
     for &(triple, provider, required, optional) in cases {
         let builds =
@@ -152,6 +156,11 @@ fn pinned_verdicts_for_the_targets_sdk_users_build_for() {
     // A provider that does not build for the target has no build.
     assert!(stack_build(S2n, target("x86_64-pc-windows-msvc")).is_err());
     assert!(stack_build(Fips, target("aarch64-apple-darwin")).is_err());
+    // No system OpenSSL to honour on Apple systems, Windows or Android; LibreSSL on OpenBSD.
+    for triple in ["aarch64-apple-darwin", "x86_64-pc-windows-msvc", "aarch64-linux-android", "x86_64-unknown-openbsd"]
+    {
+        assert!(stack_build(Provider::OpenSsl, target(triple)).is_err(), "openssl on {triple}");
+    }
 }
 
 #[test]

@@ -246,6 +246,26 @@ fn aws_lc_fips_support(target: &TargetInfo) -> Result<(), &'static str> {
     Ok(())
 }
 
+/// Whether the `openssl` provider serves the target, and if not, why: it exists to put TLS under
+/// the operating system's own OpenSSL (its crypto policy, its FIPS module), so it serves where
+/// the system ships OpenSSL as its TLS library — Linux (glibc or musl distros), FreeBSD and
+/// NetBSD — and nowhere it would mean bringing an OpenSSL of one's own.
+fn openssl_support(target: &TargetInfo) -> Result<(), &'static str> {
+    match os(target) {
+        "linux" | "freebsd" | "netbsd" => Ok(()),
+        "openbsd" | "dragonfly" => Err("this system ships LibreSSL, not OpenSSL: the openssl provider serves systems \
+                                        whose own TLS library is OpenSSL (use rustls-aws-lc or rustls-ring here)"),
+        "android" => Err("Android has no system OpenSSL for applications (BoringSSL is private to the platform): \
+                          there is no system policy to honour"),
+        _ if apple(target) || os(target) == "windows" => {
+            Err("no system OpenSSL to honour here (Apple systems and Windows have their own TLS stacks): use rustls \
+             with roots \"platform-verifier\" to follow the operating system")
+        }
+        _ => Err("no system OpenSSL is known on this operating system: the openssl provider serves Linux, FreeBSD \
+                  and NetBSD"),
+    }
+}
+
 /// Whether `provider` builds for `target`, and if not, why. Only meaningful for targets that
 /// can host an SDK ([`sdk_host`]); wasm targets never get a provider (the runtime's tokio/hyper
 /// stack has no sockets there, so SDKs on wasm bring their own client).
@@ -275,6 +295,7 @@ pub fn provider_support(provider: Provider, target: &TargetInfo) -> Result<(), &
         // s2n-tls-sys depends on aws-lc-rs with its default features, so the non-FIPS
         // aws-lc-sys builds beside the module, as with rustls's `fips`.
         Provider::S2nTlsFips => aws_lc_fips_support(target).and_then(|()| aws_lc_support(target)),
+        Provider::OpenSsl => openssl_support(target),
         Provider::S2nTls => {
             // The runtime builds s2n-tls for Linux and macOS only (runtime/src/lib.rs): its C
             // library is POSIX (pthread.h, unistd.h), and its libcrypto is aws-lc.

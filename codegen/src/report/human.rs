@@ -377,6 +377,7 @@ fn provider_name(stack: StackReport) -> &'static str {
         StackReport::S2nTls { .. } => "s2n-tls",
         StackReport::RustlsAwsLcFips { .. } => "rustls-aws-lc-fips",
         StackReport::S2nTlsFips { .. } => "s2n-tls-fips",
+        StackReport::OpenSsl { .. } => "openssl",
     }
 }
 

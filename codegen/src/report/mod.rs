@@ -262,6 +262,17 @@ pub enum StackReport {
         #[serde(default, skip_serializing_if = "EmptyStore::is_fail")]
         empty_store: EmptyStore,
     },
+    /// The operating system's OpenSSL.
+    #[serde(rename = "openssl")]
+    OpenSsl {
+        /// Where its trusted roots come from.
+        roots: Roots,
+        /// What `native` roots do where the store yields no certificate: present, `webpki`,
+        /// when the rule's `empty-store` falls back to the bundled roots; absent for the
+        /// default (connections fail).
+        #[serde(default, skip_serializing_if = "EmptyStore::is_fail")]
+        empty_store: EmptyStore,
+    },
 }
 
 impl From<Stack> for StackReport {
@@ -274,6 +285,7 @@ impl From<Stack> for StackReport {
                 Provider::S2nTls => StackReport::S2nTls { roots, empty_store },
                 Provider::RustlsAwsLcFips => StackReport::RustlsAwsLcFips { roots, empty_store },
                 Provider::S2nTlsFips => StackReport::S2nTlsFips { roots, empty_store },
+                Provider::OpenSsl => StackReport::OpenSsl { roots, empty_store },
             },
         }
     }
@@ -288,7 +300,8 @@ impl StackReport {
             | StackReport::RustlsRing { roots, empty_store }
             | StackReport::S2nTls { roots, empty_store }
             | StackReport::RustlsAwsLcFips { roots, empty_store }
-            | StackReport::S2nTlsFips { roots, empty_store } => Some((roots, empty_store)),
+            | StackReport::S2nTlsFips { roots, empty_store }
+            | StackReport::OpenSsl { roots, empty_store } => Some((roots, empty_store)),
         }
     }
 }

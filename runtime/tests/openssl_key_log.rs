@@ -1,0 +1,55 @@
+//! `SSLKEYLOGFILE` with openssl: off unless the variable is set; when it is, every TLS 1.3
+//! secret of a handshake is appended to the file in the NSS key log format, one line each. A
+//! single-purpose binary: it sets a process environment variable.
+#![cfg(feature = "openssl")]
+
+use smithy_default_tls::{SmithyTlsClient, TlsProvider};
+use smithy_tls_test_support::{call, digest_body, get, settings, Alpn, TestCa, TestServer};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sslkeylogfile_captures_the_openssl_secrets_only_when_set() {
+    let ca = TestCa::new("openssl key log CA");
+    let server = TestServer::start(&ca.leaf(&["localhost"]), Alpn::Http1Only).await;
+    let log = std::env::temp_dir().join(format!("smithy-tls-openssl-keylog-{}.txt", std::process::id()));
+    let _ = std::fs::remove_file(&log);
+    let client = || {
+        SmithyTlsClient::builder()
+            .provider(TlsProvider::OpenSsl)
+            .extra_root_pem(&ca.pem)
+            .expect("CA")
+            .session_resumption(false)
+            .build()
+            .expect("client")
+    };
+
+    // Not set: nothing written.
+    std::env::remove_var("SSLKEYLOGFILE");
+    let response = call(&client(), &settings(None, None), get(&server.url("/bytes/10"))).await.expect("GET");
+    digest_body(response.into_body()).await;
+    assert!(!log.exists());
+
+    std::env::set_var("SSLKEYLOGFILE", &log);
+    for _ in 0..2 {
+        let response = call(&client(), &settings(None, None), get(&server.url("/bytes/10"))).await.expect("GET");
+        digest_body(response.into_body()).await;
+    }
+    std::env::remove_var("SSLKEYLOGFILE");
+    let text = std::fs::read_to_string(&log).expect("the key log was written");
+    let _ = std::fs::remove_file(&log);
+    // TLS 1.3: four secrets per handshake, each `LABEL <client random hex> <secret hex>`.
+    let lines: Vec<&str> = text.lines().collect();
+    for label in [
+        "CLIENT_HANDSHAKE_TRAFFIC_SECRET",
+        "SERVER_HANDSHAKE_TRAFFIC_SECRET",
+        "CLIENT_TRAFFIC_SECRET_0",
+        "SERVER_TRAFFIC_SECRET_0",
+    ] {
+        assert_eq!(lines.iter().filter(|l| l.starts_with(&format!("{label} "))).count(), 2, "{label}:\n{text}");
+    }
+    for line in &lines {
+        let fields: Vec<&str> = line.split(' ').collect();
+        assert_eq!(fields.len(), 3, "NSS key log line: {line}");
+        assert_eq!(fields[1].len(), 64, "client random in hex: {line}");
+        assert!(fields[1..].iter().all(|f| f.chars().all(|c| c.is_ascii_hexdigit())), "{line}");
+    }
+}
