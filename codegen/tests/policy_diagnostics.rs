@@ -207,7 +207,7 @@ version = "0.1"
 [[rule]]
 name = "linux"
 cfg = 'target_os = "linux"'
-provider = "openssl"
+provider = "boringssl"
 roots = "webpki"
 
 [fallback]
@@ -222,11 +222,11 @@ roots = "webpki"
         "P003",
         9,
         12,
-        "unknown provider `openssl`",
-        "use one of: rustls-aws-lc, rustls-ring, s2n-tls, rustls-aws-lc-fips, s2n-tls-fips, none",
+        "unknown provider `boringssl`",
+        "use one of: rustls-aws-lc, rustls-ring, s2n-tls, rustls-aws-lc-fips, s2n-tls-fips, openssl, none",
     );
     // The marker covers the whole quoted value.
-    assert_eq!(loc(&diags[0]).width, "\"openssl\"".len());
+    assert_eq!(loc(&diags[0]).width, "\"boringssl\"".len());
 }
 
 #[test]
@@ -707,7 +707,7 @@ version = "0.1"
 [[rule]]
 name = "linux"
 cfg = 'target_os = "linux"'
-provider = "openssl"
+provider = "boringssl"
 roots = "mozilla"
 
 [fallback]
@@ -888,6 +888,65 @@ roots = "webpki"
 }
 
 #[test]
+fn p013_openssl_where_the_system_has_no_openssl_to_honour() {
+    let text = r#"name = "t"
+
+[runtime]
+version = "0.1"
+
+[[rule]]
+name = "wasm"
+cfg = 'target_family = "wasm"'
+provider = "none"
+
+[[rule]]
+name = "desktop"
+cfg = 'any(target_os = "macos", target_os = "windows", target_os = "openbsd")'
+provider = "openssl"
+roots = "native"
+
+[fallback]
+name = "elsewhere"
+provider = "rustls-ring"
+roots = "webpki"
+"#;
+    let diags = compile_errors(text);
+    let on_rule: Vec<&Diagnostic> = diags.iter().filter(|d| loc(d).line == 14).collect();
+    assert_eq!(on_rule.len(), 1, "{}", Diagnostics(diags.clone()));
+    let d = on_rule[0];
+    check(d, "P013", 14, 12, "provider `openssl` of rule `desktop` cannot serve", "no system OpenSSL to honour here");
+    let rendered = Diagnostics(diags.clone()).to_string();
+    assert!(rendered.contains("ships LibreSSL, not OpenSSL"), "OpenBSD's reason: {rendered}");
+    assert!(d.message.contains("aarch64-apple-darwin"), "{}", d.message);
+}
+
+#[test]
+fn p013_openssl_on_linux_and_freebsd_is_fine() {
+    let text = r#"name = "t"
+
+[runtime]
+version = "0.1"
+
+[[rule]]
+name = "wasm"
+cfg = 'target_family = "wasm"'
+provider = "none"
+
+[[rule]]
+name = "system"
+cfg = 'any(target_os = "linux", target_os = "freebsd", target_os = "netbsd")'
+provider = "openssl"
+roots = "native"
+
+[fallback]
+name = "elsewhere"
+provider = "none"
+"#;
+    let compiled = targets::compile(&parse(text).expect("parses")).expect("openssl serves Linux, FreeBSD and NetBSD");
+    assert!(compiled.rules[1].targets.iter().any(|t| t == "x86_64-unknown-linux-gnu"));
+}
+
+#[test]
 fn p013_s2n_tls_on_linux_and_macos_is_fine() {
     let text = r#"name = "t"
 
@@ -1021,7 +1080,7 @@ version = "0.1"
 [[rule]]
 name = "linux"
 cfg = 'target_os = "linux"'
-provider = "openssl"
+provider = "boringssl"
 roots = "mozilla"
 
 [fallback]
