@@ -56,6 +56,7 @@ fn each_provider_wires_builds_and_serves() {
         ("rustls-aws-lc", "native"),
         ("rustls-ring", "native"),
         ("s2n-tls", "native"),
+        ("openssl", "native"),
         ("rustls-ring", "platform-verifier"),
     ] {
         let policy_path = tree.join(format!("policy-{provider}-{roots}.toml"));

@@ -67,7 +67,7 @@ fn every_provider_and_roots_combination_builds_without_warnings_including_no_roo
     if !FIPS_HOST {
         eprintln!("SKIPPING the rustls-aws-lc-fips combinations: aws-lc-fips-sys builds on Linux x86_64/aarch64 only");
     }
-    let providers = ["rustls-aws-lc", "rustls-ring", "s2n-tls", "rustls-aws-lc-fips", "s2n-tls-fips"];
+    let providers = ["rustls-aws-lc", "rustls-ring", "s2n-tls", "openssl", "rustls-aws-lc-fips", "s2n-tls-fips"];
     for provider in providers.into_iter().filter(|p| FIPS_HOST || !p.contains("fips")) {
         for roots in [",native", ",webpki", ",platform-verifier", ""] {
             let features = format!("{provider}{roots}");
