@@ -98,6 +98,11 @@ impl Contender {
 
 const PROVIDERS: [&str; 3] = ["rustls-aws-lc", "rustls-ring", "s2n-tls"];
 
+/// Our providers upstream has no counterpart of (the system's OpenSSL): measured beside ours on
+/// rustls-aws-lc (and so beside upstream's rustls-aws-lc), in the throughput and new-connection
+/// sections.
+const OURS_ONLY: [&str; 1] = ["openssl"];
+
 /// Ours and upstream with each provider, side by side per provider.
 fn ours_and_upstream() -> impl Iterator<Item = Contender> {
     PROVIDERS.iter().flat_map(|p| [Contender::Ours(p), Contender::Upstream(p)])
@@ -109,7 +114,7 @@ fn selected_ours_and_upstream() -> Vec<Contender> {
 }
 
 fn throughput_contenders() -> Vec<Contender> {
-    ours_and_upstream().chain([Contender::Plain]).collect()
+    ours_and_upstream().chain(OURS_ONLY.map(Contender::Ours)).chain([Contender::Plain]).collect()
 }
 
 /// The contenders the throughput section measures: all, or those whose label contains
@@ -139,6 +144,10 @@ fn connection_contenders() -> Vec<Contender> {
         all.push(Contender::Ours(p));
         all.push(Contender::OursNoResumption(p));
         all.push(Contender::Upstream(p));
+    }
+    for p in OURS_ONLY {
+        all.push(Contender::Ours(p));
+        all.push(Contender::OursNoResumption(p));
     }
     all
 }
@@ -326,6 +335,21 @@ async fn throughput(server: &ServerProcess, direction: Direction, report: &mut R
         map.get(&(s.to_owned(), label.to_owned())).map_or(f64::NAN, |v| median(v))
     };
     let t = |scenario: &str, label: &str| median_of(&results, scenario, label);
+    let _ = write!(md, "\n### Providers without an upstream counterpart, {what}: median Gb/s / ours rustls-aws-lc (/ upstream rustls-aws-lc)\n\n| provider | h1 single | h1 8x8MiB | h2 single | h2 8x8MiB |\n|---|---|---|---|---|\n");
+    for p in OURS_ONLY {
+        let cells: Vec<String> = SCENARIOS
+            .iter()
+            .map(|(s, _, _)| {
+                let ours = t(s, &Contender::Ours(p).label());
+                let (base, upstream) = (
+                    t(s, &Contender::Ours("rustls-aws-lc").label()),
+                    t(s, &Contender::Upstream("rustls-aws-lc").label()),
+                );
+                format!("{:.2} ({:.2})", ours / base, ours / upstream)
+            })
+            .collect();
+        let _ = writeln!(md, "| {p} | {} |", cells.join(" | "));
+    }
     let _ = write!(md, "\n### Ratios ours / upstream, {what} (median Gb/s; CPU per GiB in brackets, lower is better)\n\n| provider | h1 single | h1 8x8MiB | h2 single | h2 8x8MiB | our h2 / our h1 (single, 8x) |\n|---|---|---|---|---|---|\n");
     let c = |scenario: &str, label: &str| median_of(&cpu, scenario, label);
     for p in PROVIDERS {
@@ -923,6 +947,15 @@ async fn new_connections(server: &ServerProcess, report: &mut Report) {
     for p in PROVIDERS {
         let (ours, theirs) = (Contender::Ours(p).label(), Contender::Upstream(p).label());
         let _ = writeln!(md, "| {p} | {:.2} | {:.2} |", rates[&ours] / rates[&theirs], cpus[&ours] / cpus[&theirs]);
+    }
+    md.push_str(
+        "\n| provider | / ours rustls-aws-lc, requests/s | / upstream rustls-aws-lc, requests/s |\n|---|---|---|\n",
+    );
+    for p in OURS_ONLY {
+        let ours = rates[&Contender::Ours(p).label()];
+        let (base, upstream) =
+            (rates[&Contender::Ours("rustls-aws-lc").label()], rates[&Contender::Upstream("rustls-aws-lc").label()]);
+        let _ = writeln!(md, "| {p} | {:.2} | {:.2} |", ours / base, ours / upstream);
     }
     report.target("new connections/s", 1.0, |p| {
         rates[&Contender::Ours(p).label()] / rates[&Contender::Upstream(p).label()]
