@@ -338,6 +338,14 @@ impl<'a> Facts<'a> {
             .then(|| (key, atoms.into_iter().map(|(_, value)| value).collect()))
     }
 
+    /// Whether `any(parts)` names every value a key is known to take one of (`any(target_arch =
+    /// "x86_64", target_arch = "aarch64")` under that same fact), and so holds.
+    fn covered_by(&self, parts: &[Cfg]) -> bool {
+        self.one_of
+            .iter()
+            .any(|(key, values)| values.iter().all(|value| parts.iter().any(|p| p.atom() == Some((*key, *value)))))
+    }
+
     /// Whether `key = value` holds wherever the facts do, when they decide it.
     fn decide(&self, key: TargetKey, value: &str) -> Option<bool> {
         if self.not_equal.contains(&(key, value)) {
@@ -377,6 +385,9 @@ impl Cfg {
     /// of `all`/`any`/`not` folded away.
     fn fold(&self, facts: &Facts<'_>) -> Folded {
         let list = |parts: &[Cfg], absorbing: bool, make: fn(Vec<Cfg>) -> Cfg| {
+            if absorbing && facts.covered_by(parts) {
+                return Folded::Decided(true);
+            }
             let mut open = Vec::new();
             for part in parts {
                 match part.fold(facts) {
@@ -386,18 +397,7 @@ impl Cfg {
                 }
             }
             if absorbing {
-                // `any(a, all(a, b))` is `any(a)`: a part that includes another as a conjunct adds
-                // nothing; nor does a repeat.
-                let parts = std::mem::take(&mut open);
-                for (i, part) in parts.iter().enumerate() {
-                    let absorbed = match part {
-                        Cfg::All(conjuncts) => parts.iter().enumerate().any(|(j, q)| j != i && conjuncts.contains(q)),
-                        _ => false,
-                    };
-                    if !absorbed && !open.contains(part) {
-                        open.push(part.clone());
-                    }
-                }
+                open = Cfg::absorbed(open);
             }
             match open.len() {
                 0 => Folded::Decided(!absorbing),
@@ -417,6 +417,56 @@ impl Cfg {
                 None => Folded::Open(atom.clone()),
             },
         }
+    }
+
+    /// The parts of an `any(..)` without those that add nothing: a repeat; a part that includes
+    /// another as a conjunct (`any(a, all(a, b))` is `any(a)`); and a `not(y)` conjunct where `y`
+    /// implies another part (`any(x, all(a, not(y)))` is `any(x, a)` when `y` implies `x`: where
+    /// `x` is false, so is `y`).
+    fn absorbed(parts: Vec<Cfg>) -> Vec<Cfg> {
+        // `any(x, p)` is `any(x, p')` where `p'` is `p` with the atom `x` false: `any(target_arch =
+        // "arm", all(any(target_arch = "aarch64", target_arch = "arm"), ..))` needs no second "arm".
+        let atoms: Vec<(TargetKey, &str)> = parts.iter().filter_map(Cfg::atom).collect();
+        let parts: Vec<Cfg> = parts
+            .iter()
+            .filter_map(|part| {
+                if part.atom().is_some() {
+                    return Some(part.clone());
+                }
+                let facts = Facts { not_equal: atoms.clone(), ..Facts::default() };
+                match part.fold(&facts) {
+                    Folded::Decided(false) => None,
+                    Folded::Decided(true) => Some(part.clone()),
+                    Folded::Open(short) => Some(short),
+                }
+            })
+            .collect();
+        let implies = |y: &Cfg, x: &Cfg| matches!(x.fold(&Facts::of(y)), Folded::Decided(true));
+        let mut kept: Vec<Cfg> = Vec::new();
+        for (i, part) in parts.iter().enumerate() {
+            let others = || parts.iter().enumerate().filter(move |(j, _)| *j != i).map(|(_, q)| q);
+            let part = match part {
+                Cfg::All(conjuncts) if others().any(|q| conjuncts.contains(q)) => continue,
+                Cfg::All(conjuncts) => {
+                    let needed: Vec<Cfg> = conjuncts
+                        .iter()
+                        .filter(|c| !matches!(c, Cfg::Not(y) if others().any(|x| implies(y, x))))
+                        .cloned()
+                        .collect();
+                    match needed.len() {
+                        // `any(x, not(y))` with `y` implying `x` always holds; kept as it is.
+                        0 => part.clone(),
+                        1 => needed.into_iter().next().unwrap_or(Cfg::All(Vec::new())),
+                        _ => Cfg::All(needed),
+                    }
+                }
+                other => other.clone(),
+            };
+            if !kept.contains(&part) {
+                kept.push(part);
+            }
+        }
+        kept
     }
 
     /// The table predicate of a first-match rule, as short as it can be made while meaning the
@@ -444,7 +494,18 @@ impl Cfg {
     /// ```
     pub fn exclusive(own: Option<&Cfg>, earlier: &[Cfg]) -> Cfg {
         let long = Cfg::first_match(own, earlier);
-        let (Some(own), false) = (own, earlier.is_empty()) else { return long };
+        if earlier.is_empty() {
+            return long;
+        }
+        let Some(own) = own else {
+            // The fallback: no fact to decide by, but an earlier clause that includes another
+            // one (`all(target_os = "windows", target_env = "gnu")` beside `target_os =
+            // "windows"`) adds nothing to the negation.
+            return match long.fold(&Facts::default()) {
+                Folded::Open(short) => short,
+                Folded::Decided(_) => long,
+            };
+        };
         let facts = Facts::of(own);
         let Cfg::All(mut parts) = long else { return long };
         let Some(none_earlier) = parts.pop() else { return Cfg::All(parts) };
@@ -456,6 +517,67 @@ impl Cfg {
                 Cfg::All(parts)
             }
         }
+    }
+
+    /// The predicate of a table shared by several first-match rules (each given as its own cfg
+    /// and its earlier rules), factored when that is shorter than [`Cfg::any_of`] their
+    /// [`Cfg::exclusive`] predicates: `all(any(<each rule, with what only it excludes>),
+    /// not(any(<earlier rules they all exclude>)))`. A list of earlier rules serves as the common
+    /// part when, under each rule's own cfg, what is left of it is among what that rule excludes
+    /// anyway (`apple` and a later `windows`: under `target_os = "windows"`, an `android` rule
+    /// between them drops out). `None` when no rule's list serves, or a rule is the fallback or
+    /// never first.
+    ///
+    /// ```
+    /// use smithy_tls_codegen::cfg::Cfg;
+    /// let parse = |text: &str| Cfg::parse(text).unwrap();
+    /// let (wasm, apple) = (parse("target_family = \"wasm\""), parse("target_vendor = \"apple\""));
+    /// let (android, windows) = (parse("target_os = \"android\""), parse("target_os = \"windows\""));
+    /// let apple_earlier = [wasm.clone()];
+    /// let windows_earlier = [wasm, android];
+    /// let table = Cfg::exclusive_group(&[(&apple, &apple_earlier), (&windows, &windows_earlier)]).unwrap();
+    /// assert_eq!(
+    ///     table.to_string(),
+    ///     "all(any(target_vendor = \"apple\", target_os = \"windows\"), not(target_family = \"wasm\"))"
+    /// );
+    /// ```
+    pub fn exclusive_group(members: &[(&Cfg, &[Cfg])]) -> Option<Cfg> {
+        // What each rule's earlier rules leave to exclude under the rule's own facts.
+        let left_under = |own: &Cfg, earlier: &[Cfg]| -> Option<Vec<Cfg>> {
+            match Cfg::any_of(earlier.iter().cloned()).fold(&Facts::of(own)) {
+                Folded::Decided(false) => Some(Vec::new()),
+                Folded::Decided(true) => None,
+                Folded::Open(Cfg::Any(clauses)) => Some(clauses),
+                Folded::Open(one) => Some(vec![one]),
+            }
+        };
+        let left: Vec<Vec<Cfg>> =
+            members.iter().map(|(own, earlier)| left_under(own, earlier)).collect::<Option<_>>()?;
+        let mut best: Option<Cfg> = None;
+        for (_, common) in members {
+            let Some(shares) = members.iter().map(|(own, _)| left_under(own, common)).collect::<Option<Vec<_>>>()
+            else {
+                continue;
+            };
+            if !shares.iter().zip(&left).all(|(share, left)| share.iter().all(|clause| left.contains(clause))) {
+                continue;
+            }
+            let each = members.iter().zip(shares.iter().zip(&left)).map(|((own, _), (share, left))| {
+                let own_only: Vec<Cfg> = left.iter().filter(|clause| !share.contains(clause)).cloned().collect();
+                Cfg::first_match(Some(own), &own_only)
+            });
+            let mut parts = vec![Cfg::any_of(each)];
+            match Cfg::any_of(common.iter().cloned()).fold(&Facts::default()) {
+                Folded::Decided(false) => {}
+                Folded::Decided(true) => continue,
+                Folded::Open(clauses) => parts.push(Cfg::Not(Box::new(clauses))),
+            }
+            let factored = if parts.len() == 1 { parts.remove(0) } else { Cfg::All(parts) };
+            if best.as_ref().is_none_or(|b| factored.to_string().len() < b.to_string().len()) {
+                best = Some(factored);
+            }
+        }
+        best
     }
 
     /// Whether the predicate holds where `holds` says which `key = value` atoms are true (a

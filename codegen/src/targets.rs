@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use cfg_expr::targets::{TargetInfo, ALL_BUILTINS};
 
-use crate::cfg::Cfg;
+use crate::cfg::{Cfg, TargetKey};
 use crate::diag::Diagnostics;
 use crate::model::{CompiledPolicy, CompiledRule, Roots, Stack};
 use crate::platforms::{provider_support, roots_support, sdk_host};
@@ -321,12 +321,17 @@ pub fn manifest_tables(compiled: &CompiledPolicy) -> Vec<(Cfg, Stack)> {
             let predicate = match members.as_slice() {
                 [only] => compiled.rules[*only].predicate.clone(),
                 _ => {
-                    let parts = members.iter().map(|&i| {
-                        let others: Vec<Cfg> =
-                            (0..i).filter(|j| !members.contains(j)).filter_map(|j| owns[j].cloned()).collect();
-                        Cfg::exclusive(owns[i], &others)
-                    });
-                    Cfg::any_of(parts)
+                    let earlier: Vec<Vec<Cfg>> = members
+                        .iter()
+                        .map(|&i| (0..i).filter(|j| !members.contains(j)).filter_map(|j| owns[j].cloned()).collect())
+                        .collect();
+                    let parts = Cfg::any_of(members.iter().zip(&earlier).map(|(&i, e)| Cfg::exclusive(owns[i], e)));
+                    let group: Option<Vec<(&Cfg, &[Cfg])>> =
+                        members.iter().zip(&earlier).map(|(&i, e)| owns[i].map(|own| (own, e.as_slice()))).collect();
+                    match group.and_then(|group| Cfg::exclusive_group(&group)) {
+                        Some(factored) if factored.to_string().len() < parts.to_string().len() => factored,
+                        _ => parts,
+                    }
                 }
             };
             (predicate, stack)
@@ -334,21 +339,32 @@ pub fn manifest_tables(compiled: &CompiledPolicy) -> Vec<(Cfg, Stack)> {
         .collect()
 }
 
-/// How the emitted module picks a target's rule, in predicates shorter than the manifest's.
+/// How the emitted module picks a target's rule.
 ///
 /// The module can name the runtime crate only where the manifest gives the target one, which
-/// is where no `none` rule is the first match: [`runtime`](Self::runtime). Inside that, a rule
-/// is the first match exactly when its own cfg holds and no earlier rule *with a provider* does
-/// (an earlier `none` rule that held would have been the first match, and such targets are
-/// outside), so the `none` rules drop out of every other rule's predicate.
+/// is where no `none` rule is the first match: [`runtime`](Self::runtime). Inside that, the
+/// target's rule is the first rule *with a provider* whose own cfg holds (an earlier `none` rule
+/// that held would have been the first match, and such targets are outside), so the module tests
+/// the rules' own cfgs in the policy's order, an `if` / `else if` chain ([`chain`](Self::chain)),
+/// with no rule repeating the negation of the ones before it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ModuleSelection {
     /// Where the target gets the runtime crate; `None` when every rule has a provider.
     pub runtime: Option<Cfg>,
-    /// For each rule with a provider, in policy order: its index in the compiled rules and the
-    /// predicate that, where [`runtime`](Self::runtime) holds, holds exactly when it is the
-    /// target's first match.
-    pub rules: Vec<(usize, Cfg)>,
+    /// Each rule with a provider, in policy order: its index in the compiled rules and its own
+    /// cfg (`None` for the fallback, the chain's `else`).
+    pub chain: Vec<(usize, Option<Cfg>)>,
+}
+
+impl ModuleSelection {
+    /// The index of the rule the module picks where `holds` says which `key = value` atoms are
+    /// true: `None` outside [`runtime`](Self::runtime) or where no rule of the chain holds.
+    pub fn pick(&self, holds: &dyn Fn(TargetKey, &str) -> bool) -> Option<usize> {
+        if self.runtime.as_ref().is_some_and(|runtime| !runtime.holds(holds)) {
+            return None;
+        }
+        self.chain.iter().find(|(_, own)| own.as_ref().is_none_or(|cfg| cfg.holds(holds))).map(|(index, _)| *index)
+    }
 }
 
 /// The [`ModuleSelection`] of a compiled policy.
@@ -357,22 +373,21 @@ pub struct ModuleSelection {
 /// use smithy_tls_codegen::{presets, policy, targets};
 /// let compiled = targets::compile(&policy::parse_policy(presets::preset("platform-default").unwrap()).unwrap()).unwrap();
 /// let selection = targets::module_selection(&compiled);
-/// // The apple rule follows only `none` rules: inside the runtime's targets, its own cfg decides.
-/// let (index, apple) = &selection.rules[0];
+/// // The chain starts with the first rule with a provider, tested by its own cfg.
+/// let (index, apple) = &selection.chain[0];
 /// assert_eq!(compiled.rules[*index].name, "apple");
-/// assert_eq!(apple.to_string(), "target_vendor = \"apple\"");
+/// assert_eq!(apple.as_ref().unwrap().to_string(), "target_vendor = \"apple\"");
 /// ```
 pub fn module_selection(compiled: &CompiledPolicy) -> ModuleSelection {
     let mut earlier_tls: Vec<Cfg> = Vec::new();
     let mut none_first = Vec::new();
-    let mut rules = Vec::new();
+    let mut chain = Vec::new();
     for (index, rule) in compiled.policy.all_rules().enumerate() {
         let own = rule.scope.cfg();
-        let predicate = Cfg::exclusive(own, &earlier_tls);
         match rule.stack {
-            Stack::None => none_first.push(predicate),
+            Stack::None => none_first.push(Cfg::exclusive(own, &earlier_tls)),
             Stack::Tls { .. } => {
-                rules.push((index, predicate));
+                chain.push((index, own.cloned()));
                 earlier_tls.extend(own.cloned());
             }
         }
@@ -385,7 +400,7 @@ pub fn module_selection(compiled: &CompiledPolicy) -> ModuleSelection {
         }),
         _ => Some(Cfg::Not(Box::new(Cfg::any_of(none_first)))),
     };
-    ModuleSelection { runtime, rules }
+    ModuleSelection { runtime, chain }
 }
 
 /// How many builtin targets cfg-expr knows.

@@ -169,7 +169,12 @@ fn explain_one_target_for_people() {
     assert!(lines.contains(&meaning.as_str()), "{out}");
     let table = lines.last().unwrap();
     // apple shares its table with windows (the same provider and roots).
-    assert!(table.starts_with("  compiled table: [target.'cfg(any(all(target_vendor = \"apple\", not("), "{out}");
+    assert!(
+        table.starts_with(
+            "  compiled table: [target.'cfg(all(any(target_vendor = \"apple\", target_os = \"windows\"), not("
+        ),
+        "{out}"
+    );
     assert!(table.ends_with(")'.dependencies]"), "{out}");
 
     let out = stdout_of(&["explain", "--target", "aarch64-linux-android"]);

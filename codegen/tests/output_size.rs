@@ -8,16 +8,20 @@ use std::process::Command;
 
 use smithy_tls_codegen::presets;
 
-/// (preset, most added bytes, longest added line, most module lines) allowed. The fallback's
-/// table header cannot be shortened (it negates every earlier rule), so the longest line is a
-/// header, not the record.
+/// (preset, most added bytes, longest added line, most module lines) allowed: issue 27's goals.
+/// A table header cannot span lines, and a rule whose own cfg names several keys
+/// (`any(target_os = .., target_arch = ..)`) or the fallback still negates the `none` rules in
+/// full, so the longest line is a header; every other added line is held to 200 characters.
 const CEILINGS: &[(&str, usize, usize, usize)] = &[
-    ("platform-default", 4_250, 900, 190),
-    ("portable", 5_100, 950, 220),
-    ("rustls-everywhere", 3_500, 800, 170),
+    ("platform-default", 4_000, 900, 150),
+    ("portable", 4_500, 900, 150),
+    ("rustls-everywhere", 3_300, 800, 150),
     ("fips", 1_000, 220, 110),
     ("system-crypto", 4_250, 900, 190),
 ];
+
+/// The longest added line that is not a target table's header.
+const MAX_OTHER_LINE: usize = 200;
 
 #[test]
 fn added_bytes_longest_line_and_module_lines_stay_under_their_ceilings() {
@@ -46,5 +50,8 @@ fn added_bytes_longest_line_and_module_lines_stay_under_their_ceilings() {
         assert!(bytes <= *max_bytes, "{preset}: {bytes} bytes added (ceiling {max_bytes})");
         assert!(longest <= *max_line, "{preset}: longest added line {longest} (ceiling {max_line})");
         assert!(lines <= *max_lines, "{preset}: module of {lines} lines (ceiling {max_lines})");
+        for line in added.iter().filter(|l| !l.starts_with("[target.")) {
+            assert!(line.trim_end().len() <= MAX_OTHER_LINE, "{preset}: added line over {MAX_OTHER_LINE}: {line}");
+        }
     }
 }

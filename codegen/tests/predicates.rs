@@ -205,9 +205,10 @@ fn on_every_model(cfgs: &[&Cfg], check: impl Fn(&str, &dyn Fn(TargetKey, &str) -
     models.len()
 }
 
-/// The module's predicates ([`targets::module_selection`]) pick the same rule as the manifest's
+/// The module's selection ([`targets::module_selection`]) picks the same rule as the manifest's
 /// tables on every builtin target and every assignment: the runtime gate holds exactly where no
-/// `none` rule is the first match, and inside it each rule's module predicate is its table's.
+/// `none` rule is the first match, and inside it the chain of own cfgs picks the rule whose
+/// table holds.
 #[test]
 fn the_module_selection_agrees_with_the_tables() {
     for name in presets::names() {
@@ -219,22 +220,20 @@ fn the_module_selection_agrees_with_the_tables() {
             compiled.rules.iter().filter(|r| r.stack.provider().is_none()).map(|r| &r.predicate).collect();
         let mut all: Vec<&Cfg> = compiled.rules.iter().map(|r| &r.predicate).collect();
         all.push(&gate);
-        all.extend(selection.rules.iter().map(|(_, cfg)| cfg));
+        all.extend(selection.chain.iter().filter_map(|(_, cfg)| cfg.as_ref()));
         let check = |what: &str, holds: &dyn Fn(TargetKey, &str) -> bool| {
             let none_first = none_tables.iter().any(|t| t.holds(holds));
             assert_eq!(gate.holds(holds), !none_first, "{name}: runtime gate {what}");
-            for (index, cfg) in &selection.rules {
-                let table = compiled.rules[*index].predicate.holds(holds);
-                if !none_first {
-                    assert_eq!(cfg.holds(holds), table, "{name}: rule {} {what}: {cfg}", compiled.rules[*index].name);
-                }
-            }
+            let table = compiled.rules.iter().position(|r| r.stack.provider().is_some() && r.predicate.holds(holds));
+            let expected = if none_first { None } else { table };
+            assert_eq!(selection.pick(holds), expected, "{name}: the module's rule {what}");
         };
         let models = on_every_model(&all, check);
         let long: usize =
             compiled.rules.iter().filter(|r| r.stack.provider().is_some()).map(|r| r.predicate.to_string().len()).sum();
-        let short: usize = selection.rules.iter().map(|(_, c)| c.to_string().len()).sum::<usize>()
-            + selection.runtime.as_ref().map_or(0, |c| c.to_string().len());
+        let short: usize =
+            selection.chain.iter().filter_map(|(_, c)| c.as_ref()).map(|c| c.to_string().len()).sum::<usize>()
+                + selection.runtime.as_ref().map_or(0, |c| c.to_string().len());
         println!("{name}: module predicates {short} characters (the tables' {long}), {models} assignments");
     }
 }

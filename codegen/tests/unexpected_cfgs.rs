@@ -22,6 +22,32 @@ const RUNTIME_API_STUB: &str = "pub mod client {
 }
 ";
 
+/// The runtime's `cfg_if!` (re-exported from the cfg-if crate there): the same `if` / `else if`
+/// / `else` chain, each branch's items kept where its cfg holds and no earlier one's does.
+const CFG_IF_STUB: &str = "#[macro_export]
+macro_rules! cfg_if {
+    (if #[cfg($c:meta)] { $($items:item)* } $(else $($rest:tt)*)?) => {
+        $crate::cfg_if! { @after [] if #[cfg($c)] { $($items)* } $(else $($rest)*)? }
+    };
+    (@after $seen:tt if #[cfg($c:meta)] { $($items:item)* } $(else $($rest:tt)*)?) => {
+        $crate::cfg_if! { @keep $seen $c { $($items)* } }
+        $($crate::cfg_if! { @push $seen $c $($rest)* })?
+    };
+    (@after [$($seen:meta),*] { $($items:item)* }) => {
+        #[cfg(not(any($($seen),*)))]
+        $crate::cfg_if! { @items $($items)* }
+    };
+    (@keep [$($seen:meta),*] $c:meta { $($items:item)* }) => {
+        #[cfg(all($c, not(any($($seen),*))))]
+        $crate::cfg_if! { @items $($items)* }
+    };
+    (@push [$($seen:meta),*] $c:meta $($rest:tt)*) => {
+        $crate::cfg_if! { @after [$($seen,)* $c] $($rest)* }
+    };
+    (@items $($items:item)*) => { $($items)* };
+}
+";
+
 /// The runtime's items the module calls, as the manifest builds the runtime for this host under
 /// `preset`: only that stack's provider and roots variants exist (the runtime's enums are gated
 /// by its features), so a module naming another provider where the host compiles fails here.
@@ -36,10 +62,10 @@ fn runtime_stub(preset: &str) -> String {
 pub enum TlsProvider {{ {provider} }}
 pub enum TrustRoots {{ {roots} }}
 pub fn shared_client(_: TlsProvider, _: TrustRoots) -> SharedHttpClient {{ SharedHttpClient }}
-pub fn shared_client_for(_: TlsProvider, _: TrustRoots, _: BehaviorVersion) -> SharedHttpClient {{ SharedHttpClient }}
+pub fn shared_client_for(_: TlsProvider, _: TrustRoots, _: impl Into<Option<BehaviorVersion>>) -> SharedHttpClient {{ SharedHttpClient }}
 pub fn default_client_plugin(_: TlsProvider, _: TrustRoots) -> SharedRuntimePlugin {{ SharedRuntimePlugin }}
-pub fn default_client_plugin_for(_: TlsProvider, _: TrustRoots, _: BehaviorVersion) -> SharedRuntimePlugin {{ SharedRuntimePlugin }}
-"
+pub fn default_client_plugin_for(_: TlsProvider, _: TrustRoots, _: impl Into<Option<BehaviorVersion>>) -> SharedRuntimePlugin {{ SharedRuntimePlugin }}
+{CFG_IF_STUB}"
     )
 }
 

@@ -104,6 +104,22 @@ pub use shared::{
 };
 pub use tls::TlsInfo;
 
+/// Selects items by the first of several cfg predicates that holds, as an `if` / `else if` /
+/// `else` chain (the [`cfg-if`](https://docs.rs/cfg-if) crate's macro). The `default_http_client`
+/// module smithy-tls generates picks its policy rule with it, in the policy's order.
+///
+/// ```
+/// smithy_default_tls::cfg_if! {
+///     if #[cfg(target_pointer_width = "64")] {
+///         const WIDTH: u32 = 64;
+///     } else {
+///         const WIDTH: u32 = usize::BITS;
+///     }
+/// }
+/// assert_eq!(WIDTH, usize::BITS);
+/// ```
+pub use cfg_if::cfg_if;
+
 /// The s2n-tls security policy used by `TlsProvider::S2nTls` (TLS 1.2 minimum, TLS 1.3
 /// preferred, forward secrecy, post-quantum hybrid key exchange offered first).
 #[cfg(s2n_plain)]

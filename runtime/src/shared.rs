@@ -59,9 +59,10 @@ pub fn shared_tls_client(provider: TlsProvider, roots: TrustRoots) -> SmithyTlsC
 pub fn shared_tls_client_for(
     provider: TlsProvider,
     roots: TrustRoots,
-    behavior_version: BehaviorVersion,
+    behavior_version: impl Into<Option<BehaviorVersion>>,
 ) -> SmithyTlsClient {
-    let proxy = if reads_proxy_env(behavior_version) { ProxyConfig::from_env() } else { ProxyConfig::disabled() };
+    let reads_env = behavior_version.into().is_some_and(reads_proxy_env);
+    let proxy = if reads_env { ProxyConfig::from_env() } else { ProxyConfig::disabled() };
     registered(provider, roots, proxy)
 }
 
@@ -196,7 +197,7 @@ pub fn shared_client(provider: TlsProvider, roots: TrustRoots) -> SharedHttpClie
 pub fn shared_client_for(
     provider: TlsProvider,
     roots: TrustRoots,
-    behavior_version: BehaviorVersion,
+    behavior_version: impl Into<Option<BehaviorVersion>>,
 ) -> SharedHttpClient {
     shared_tls_client_for(provider, roots, behavior_version).into_shared()
 }
@@ -230,7 +231,7 @@ pub fn default_client_plugin(provider: TlsProvider, roots: TrustRoots) -> Shared
 pub fn default_client_plugin_for(
     provider: TlsProvider,
     roots: TrustRoots,
-    behavior_version: BehaviorVersion,
+    behavior_version: impl Into<Option<BehaviorVersion>>,
 ) -> SharedRuntimePlugin {
     plugin_installing(shared_client_for(provider, roots, behavior_version))
 }

@@ -109,6 +109,19 @@ pub(super) fn cfg_attribute_at(meta: &Meta, indent: usize) -> String {
     out
 }
 
+/// `<prefix>#[cfg(<meta>)]<suffix>` on a line indented by `indent` columns (the indentation
+/// included), wrapped as rustfmt would wrap the attribute there. For text rustfmt leaves alone
+/// (a macro's body): the same layout reads the same as the attributes around it.
+pub(super) fn cfg_attribute_between(prefix: &str, meta: &Meta, suffix: &str, indent: usize) -> String {
+    let mut out = " ".repeat(indent);
+    out.push_str(prefix);
+    out.push_str("#[");
+    Meta::List("cfg", vec![meta.clone()]).layout(indent, indent + prefix.len() + 2, 1 + suffix.len(), &mut out);
+    out.push(']');
+    out.push_str(suffix);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,6 +152,19 @@ mod tests {
             "#[cfg(all(\n    feature = \"default-https-client\",\n    target_os = \"linux\",\n    \
              target_env = \"gnu\",\n    not(target_family = \"wasm\")\n))]"
         );
+    }
+
+    #[test]
+    fn text_around_an_attribute_counts_toward_its_width() {
+        let meta = Meta::List("any", (0..4).map(|i| leaf(&format!("target_os = \"os-number-{i}\""))).collect());
+        assert_eq!(
+            cfg_attribute_between("} else if ", &meta, " {", 8),
+            "        } else if #[cfg(any(\n            target_os = \"os-number-0\",\n            \
+             target_os = \"os-number-1\",\n            target_os = \"os-number-2\",\n            \
+             target_os = \"os-number-3\"\n        ))] {"
+        );
+        let short = Meta::List("any", vec![leaf("unix"), leaf("windows")]);
+        assert_eq!(cfg_attribute_between("if ", &short, " {", 8), "        if #[cfg(any(unix, windows))] {");
     }
 
     #[test]

@@ -91,8 +91,7 @@ pub fn render_module(compiled: &CompiledPolicy) -> Result<String, EmitError> {
     out.blank();
     // rustc warns about a cfg value it does not know (`unexpected_cfgs`), and the values it knows
     // grow with each release: allowed in this module only, where every value is one P018 checked.
-    out.line("// smithy-tls checked every target value below against rustc's builtin targets; some are known");
-    out.line("// only to newer rustc releases (e.g. QNX 8's `target_os = \"qnx\"`), which older ones warn about.");
+    out.line("// Every target value below is one rustc knows; older releases warn of newer ones (`qnx`).");
     out.line("#![allow(unexpected_cfgs)]");
     out.blank();
     out.line("use ::aws_smithy_runtime_api::client::behavior_version::BehaviorVersion;");
@@ -119,16 +118,12 @@ pub fn render_module(compiled: &CompiledPolicy) -> Result<String, EmitError> {
         "#[allow(unused_imports)]",
         "use self::no_client::*;",
         "",
-        "#[allow(dead_code)]",
+        "#[allow(dead_code, unused_imports)]",
         "mod no_client {",
         "    pub(super) mod selected {",
-        "        use super::super::{BehaviorVersion, SharedHttpClient, SharedRuntimePlugin};",
+        "        pub(crate) use self::client as plugin;",
         "",
-        "        pub(crate) fn client(_: Option<BehaviorVersion>) -> Option<SharedHttpClient> {",
-        "            None",
-        "        }",
-        "",
-        "        pub(crate) fn plugin(_: Option<BehaviorVersion>) -> Option<SharedRuntimePlugin> {",
+        "        pub(crate) fn client<T>(_: Option<super::super::BehaviorVersion>) -> Option<T> {",
         "            None",
         "        }",
         "    }",
@@ -143,38 +138,46 @@ pub fn render_module(compiled: &CompiledPolicy) -> Result<String, EmitError> {
     out.line("    use super::{BehaviorVersion, SharedHttpClient, SharedRuntimePlugin};");
     out.line("    use ::smithy_default_tls::{self as runtime, TlsProvider as P, TrustRoots as R};");
     // Each `STACK` names runtime variants that exist only where the manifest enables their
-    // features, so every rule's constant, the last one's too, is gated by its own predicate.
-    for (index, predicate) in &selection.rules {
+    // features; `cfg_if!` keeps the rule that matches first, in the policy's order, and drops the
+    // rest before they are resolved. A fallback alone needs no test.
+    let single = matches!(selection.chain.as_slice(), [(_, None)]);
+    let indent = if single { 4 } else { 12 };
+    out.blank();
+    if !single {
+        out.line("    runtime::cfg_if! {");
+    }
+    for (position, (index, own)) in selection.chain.iter().enumerate() {
         let rule = &compiled.rules[*index];
         let Stack::Tls { provider, roots, empty_store } = rule.stack else { continue };
+        let opening = if position == 0 { "if " } else { "} else if " };
+        match own {
+            _ if single => {}
+            None => out.line("        } else {"),
+            Some(cfg) => out.line(&layout::cfg_attribute_between(opening, &Meta::from_cfg(cfg), " {", 8)),
+        }
         let roots_variant = rule.stack.runtime_roots_variant().unwrap_or(roots.runtime_variant());
         let fallback = match empty_store {
             EmptyStore::Fail => "",
             EmptyStore::Webpki => ", else webpki",
         };
-        out.blank();
-        out.line(&format!("    /// Rule `{}`: {provider}, {} roots{fallback}.", rule.name, roots.name()));
-        if *predicate != crate::cfg::Cfg::All(Vec::new()) {
-            out.line(&layout::cfg_attribute_at(&Meta::from_cfg(predicate), 4));
-        }
-        out.line(&format!("    const STACK: (P, R) = (P::{}, R::{roots_variant});", provider.runtime_variant()));
+        let pad = " ".repeat(indent);
+        out.line(&format!("{pad}// Rule `{}`: {provider}, {} roots{fallback}.", rule.name, roots.name()));
+        out.line(&format!("{pad}const STACK: (P, R) = (P::{}, R::{roots_variant});", provider.runtime_variant()));
+    }
+    if !single {
+        out.line("        }");
+        out.line("    }");
     }
     for line in [
         "",
         "    pub(super) fn client(version: Option<BehaviorVersion>) -> Option<SharedHttpClient> {",
         "        let (provider, roots) = STACK;",
-        "        if let Some(version) = version {",
-        "            return Some(runtime::shared_client_for(provider, roots, version));",
-        "        }",
-        "        Some(runtime::shared_client(provider, roots))",
+        "        Some(runtime::shared_client_for(provider, roots, version))",
         "    }",
         "",
         "    pub(super) fn plugin(version: Option<BehaviorVersion>) -> Option<SharedRuntimePlugin> {",
         "        let (provider, roots) = STACK;",
-        "        if let Some(version) = version {",
-        "            return Some(runtime::default_client_plugin_for(provider, roots, version));",
-        "        }",
-        "        Some(runtime::default_client_plugin(provider, roots))",
+        "        Some(runtime::default_client_plugin_for(provider, roots, version))",
         "    }",
         "}",
         "",

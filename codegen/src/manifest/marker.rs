@@ -18,7 +18,7 @@ use super::ManifestError;
 /// The key under `package.metadata`.
 pub(super) const MARKER_KEY: &str = "smithy-tls";
 
-const NOTE: &str = "smithy-tls's record of its edits, for `smithy-tls revert` and the next apply; do not edit";
+const NOTE: &str = "what `smithy-tls revert` and the next apply need; do not edit";
 
 /// The record's own format: 1 (no `format` key) listed each added table's `cfg(..)` key in full;
 /// 2 lists a digest of each ([`table_digest`]).

@@ -19,8 +19,7 @@
 //!
 //! Rules apply in the policy's order; the first whose cfg matches the target wins.
 
-// smithy-tls checked every target value below against rustc's builtin targets; some are known
-// only to newer rustc releases (e.g. QNX 8's `target_os = "qnx"`), which older ones warn about.
+// Every target value below is one rustc knows; older releases warn of newer ones (`qnx`).
 #![allow(unexpected_cfgs)]
 
 use ::aws_smithy_runtime_api::client::behavior_version::BehaviorVersion;
@@ -32,16 +31,12 @@ use ::aws_smithy_runtime_api::client::runtime_plugin::SharedRuntimePlugin;
 #[allow(unused_imports)]
 use self::no_client::*;
 
-#[allow(dead_code)]
+#[allow(dead_code, unused_imports)]
 mod no_client {
     pub(super) mod selected {
-        use super::super::{BehaviorVersion, SharedHttpClient, SharedRuntimePlugin};
+        pub(crate) use self::client as plugin;
 
-        pub(crate) fn client(_: Option<BehaviorVersion>) -> Option<SharedHttpClient> {
-            None
-        }
-
-        pub(crate) fn plugin(_: Option<BehaviorVersion>) -> Option<SharedRuntimePlugin> {
+        pub(crate) fn client<T>(_: Option<super::super::BehaviorVersion>) -> Option<T> {
             None
         }
     }
@@ -73,21 +68,17 @@ mod selected {
     use super::{BehaviorVersion, SharedHttpClient, SharedRuntimePlugin};
     use ::smithy_default_tls::{self as runtime, TlsProvider as P, TrustRoots as R};
 
-    /// Rule `apple`: rustls-aws-lc, platform-verifier roots.
-    #[cfg(target_vendor = "apple")]
-    const STACK: (P, R) = (P::RustlsAwsLc, R::PlatformVerifier);
-
-    /// Rule `android`: rustls-aws-lc, webpki roots.
-    #[cfg(all(target_os = "android", not(target_vendor = "apple")))]
-    const STACK: (P, R) = (P::RustlsAwsLc, R::Webpki);
-
-    /// Rule `windows`: rustls-aws-lc, platform-verifier roots.
-    #[cfg(all(target_os = "windows", not(target_vendor = "apple")))]
-    const STACK: (P, R) = (P::RustlsAwsLc, R::PlatformVerifier);
-
-    /// Rule `no-aws-lc`: rustls-ring, webpki roots.
-    #[cfg(all(
-        any(
+    runtime::cfg_if! {
+        if #[cfg(target_vendor = "apple")] {
+            // Rule `apple`: rustls-aws-lc, platform-verifier roots.
+            const STACK: (P, R) = (P::RustlsAwsLc, R::PlatformVerifier);
+        } else if #[cfg(target_os = "android")] {
+            // Rule `android`: rustls-aws-lc, webpki roots.
+            const STACK: (P, R) = (P::RustlsAwsLc, R::Webpki);
+        } else if #[cfg(target_os = "windows")] {
+            // Rule `windows`: rustls-aws-lc, platform-verifier roots.
+            const STACK: (P, R) = (P::RustlsAwsLc, R::PlatformVerifier);
+        } else if #[cfg(any(
             target_os = "dragonfly",
             target_os = "fuchsia",
             target_os = "haiku",
@@ -100,62 +91,30 @@ mod selected {
                 any(target_arch = "aarch64", target_arch = "arm"),
                 target_endian = "big"
             )
-        ),
-        not(any(target_vendor = "apple", target_os = "android", target_os = "windows"))
-    ))]
-    const STACK: (P, R) = (P::RustlsRing, R::Webpki);
-
-    /// Rule `linux-gnu`: s2n-tls, native roots.
-    #[cfg(all(
-        target_os = "linux",
-        target_env = "gnu",
-        any(target_arch = "x86_64", target_arch = "aarch64"),
-        not(any(
-            target_vendor = "apple",
-            all(target_arch = "aarch64", target_endian = "big")
-        ))
-    ))]
-    const STACK: (P, R) = (P::S2nTls, R::Native);
-
-    /// Rule `elsewhere`: rustls-aws-lc, native roots.
-    #[cfg(not(any(
-        target_vendor = "apple",
-        target_os = "android",
-        target_os = "windows",
-        target_os = "dragonfly",
-        target_os = "fuchsia",
-        target_os = "haiku",
-        target_os = "hurd",
-        target_os = "redox",
-        target_arch = "m68k",
-        target_arch = "csky",
-        target_arch = "hexagon",
-        all(
-            any(target_arch = "aarch64", target_arch = "arm"),
-            target_endian = "big"
-        ),
-        all(
+        ))] {
+            // Rule `no-aws-lc`: rustls-ring, webpki roots.
+            const STACK: (P, R) = (P::RustlsRing, R::Webpki);
+        } else if #[cfg(all(
             target_os = "linux",
             target_env = "gnu",
             any(target_arch = "x86_64", target_arch = "aarch64")
-        )
-    )))]
-    const STACK: (P, R) = (P::RustlsAwsLc, R::Native);
+        ))] {
+            // Rule `linux-gnu`: s2n-tls, native roots.
+            const STACK: (P, R) = (P::S2nTls, R::Native);
+        } else {
+            // Rule `elsewhere`: rustls-aws-lc, native roots.
+            const STACK: (P, R) = (P::RustlsAwsLc, R::Native);
+        }
+    }
 
     pub(super) fn client(version: Option<BehaviorVersion>) -> Option<SharedHttpClient> {
         let (provider, roots) = STACK;
-        if let Some(version) = version {
-            return Some(runtime::shared_client_for(provider, roots, version));
-        }
-        Some(runtime::shared_client(provider, roots))
+        Some(runtime::shared_client_for(provider, roots, version))
     }
 
     pub(super) fn plugin(version: Option<BehaviorVersion>) -> Option<SharedRuntimePlugin> {
         let (provider, roots) = STACK;
-        if let Some(version) = version {
-            return Some(runtime::default_client_plugin_for(provider, roots, version));
-        }
-        Some(runtime::default_client_plugin(provider, roots))
+        Some(runtime::default_client_plugin_for(provider, roots, version))
     }
 }
 
