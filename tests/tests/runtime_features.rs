@@ -14,13 +14,8 @@ fn fips_target_dir() -> PathBuf {
     workspace_target().join("fips")
 }
 
-/// `cargo check` of the runtime's library with exactly `features`.
-///
-/// A FIPS build is checked together with `smithy-tls-fips-host-features`, which adds syn's
-/// `visit` to the build-time graph only: with s2n-tls (its x509-parser's derive macros) syn has
-/// it, without it syn does not, and bindgen, a build dependency of the FIPS module, comes out
-/// different for each, so every FIPS check without s2n-tls built the module (a CMake build of
-/// a minute and a half) a second time. The runtime's own dependencies are untouched.
+/// `cargo check` of the runtime's library with exactly `features` (a FIPS build in its own
+/// target dir, as scripts/test runs the FIPS suite).
 fn check_runtime(features: &str) -> Output {
     check_command(features, "short").output().expect("run cargo check")
 }
@@ -29,14 +24,9 @@ fn check_runtime(features: &str) -> Output {
 fn check_command(features: &str, format: &str) -> Command {
     let mut cmd = Command::new(env!("CARGO"));
     cmd.current_dir(repo_root()).args(["check", "-p", "smithy-default-tls"]);
+    cmd.args(["--lib", "--no-default-features", "--features", features]);
     if features.contains("fips") {
-        let qualified: Vec<String> =
-            features.split(',').filter(|f| !f.is_empty()).map(|f| format!("smithy-default-tls/{f}")).collect();
-        cmd.args(["-p", "smithy-tls-fips-host-features", "--lib", "--no-default-features", "--features"])
-            .arg(qualified.join(","))
-            .env("CARGO_TARGET_DIR", fips_target_dir());
-    } else {
-        cmd.args(["--lib", "--no-default-features", "--features", features]);
+        cmd.env("CARGO_TARGET_DIR", fips_target_dir());
     }
     cmd.args(["--message-format", format]);
     cmd
@@ -119,9 +109,9 @@ fn every_fips_check_shares_one_build_of_the_fips_module() {
         eprintln!("SKIPPING: aws-lc-fips-sys builds on Linux x86_64/aarch64 only");
         return;
     }
-    // With s2n-tls in the graph and without it: if they differ (a dependency update that moves
-    // bindgen to another syn, say, which smithy-tls-fips-host-features does not reach), every
-    // clean run builds the FIPS module twice again.
+    // With s2n-tls in the graph and without it: bindgen, a build dependency of the FIPS module,
+    // is compiled with the features the build-time graph gives its syn, and a different bindgen
+    // means building the module (a CMake build of a minute and a half) again.
     let with_s2n = fips_module_out_dir("s2n-tls-fips,webpki");
     let without = fips_module_out_dir("rustls-aws-lc-fips,webpki");
     assert_eq!(with_s2n, without, "the FIPS checks build the FIPS module twice");
