@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::manifest::{inspect_manifest, ManifestError};
+use crate::manifest::{inspect_manifest, ManifestError, ManifestFacts};
 use crate::pairing::vintage::{serves_crate, Unserved};
 use crate::patch::{has_service_config_anchor, PatchError};
 
@@ -248,102 +248,112 @@ pub fn discover(root: &Path, runtime_package: &str) -> Result<Discovery, Discove
     let mut links = Vec::new();
     manifests_under(root, &mut manifests, &mut links)?;
     let mut crates = Vec::new();
-    let mut skipped = Vec::new();
-    // A link is not followed: writing through it would change files outside this tree (or a
-    // crate shared by several). A link that leads to crates is refused, by name, with --strict.
-    for link in links {
-        let mut behind = Vec::new();
-        // The link itself is followed this once to count what it hides; links under it are not.
-        if manifests_under(&link, &mut behind, &mut Vec::new()).is_err() || behind.is_empty() {
-            continue;
-        }
-        let name = match behind.as_slice() {
-            [only] if only.parent() == Some(link.as_path()) => read(only)
-                .ok()
-                .and_then(|text| inspect_manifest(only, &text).ok())
-                .map_or_else(|| link.display().to_string(), |facts| facts.package_name),
-            _ => link.display().to_string(),
-        };
-        skipped.push(SkippedCrate { name, dir: link, reason: SkipReason::Link { crates: behind.len() } });
-    }
+    let mut skipped: Vec<SkippedCrate> = links.into_iter().filter_map(skipped_link).collect();
     for manifest_path in manifests {
-        let text = read(&manifest_path)?;
-        let dir = manifest_path.parent().unwrap_or(root).to_path_buf();
-        let rel_dir = dir.strip_prefix(root).map(Path::to_path_buf).unwrap_or_default();
-        let rel_dir = if rel_dir.as_os_str().is_empty() { PathBuf::from(".") } else { rel_dir };
-        let facts = match inspect_manifest(&manifest_path, &text) {
-            Ok(facts) => facts,
-            Err(ManifestError::NotAPackage { .. }) => continue, // a virtual workspace manifest
-            Err(e) => return Err(e.into()),
-        };
-        let name = facts.package_name.clone();
-        let path_dependencies =
-            facts.path_dependencies.iter().map(|(package, path)| (package.clone(), dir.join(path))).collect();
-        let skip = |reason: SkipReason| SkippedCrate { name: name.clone(), dir: dir.clone(), reason };
-        if name == runtime_package {
-            skipped.push(skip(SkipReason::RuntimeCrate));
-            continue;
-        }
-        let lib_rs = dir.join("src/lib.rs");
-        if name == "aws-config" {
-            if !lib_rs.is_file() {
-                skipped.push(skip(SkipReason::AwsConfigWithoutLib));
-                continue;
-            }
-            let lib = read(&lib_rs)?;
-            if !lib.contains("ConfigLoader") || !lib.contains("fn load(") {
-                skipped.push(skip(SkipReason::AwsConfigWithoutLoader));
-                continue;
-            }
-            match serves_crate(&facts, &dir) {
-                Ok(()) => {
-                    crates.push(DiscoveredCrate { name, dir, rel_dir, kind: CrateKind::AwsConfig, path_dependencies })
-                }
-                Err(unserved) => skipped.push(skip(unserved.into())),
-            }
-            continue;
-        }
-        // Generated clients carry `[package.metadata.smithy]`; older ones (2023) depend on
-        // aws-smithy-client instead of aws-smithy-runtime.
-        let looks_like_client =
-            facts.smithy_runtime_key.is_some() || facts.smithy_metadata || facts.legacy_smithy_client;
-        let config_rs = dir.join("src/config.rs");
-        if !config_rs.is_file() {
-            // Runtime crates (aws-types, aws-runtime, aws-smithy-*) carry the same metadata but
-            // have no service config: only a crate named like a client is refused here.
-            if looks_like_client && name.starts_with("aws-sdk-") {
-                skipped.push(skip(SkipReason::ClientWithoutConfig));
-            } else {
-                skipped.push(skip(SkipReason::NotAClient));
-            }
-            continue;
-        }
-        if !lib_rs.is_file() {
-            skipped.push(skip(SkipReason::NoLib { looks_like_client }));
-            continue;
-        }
-        let config = read(&config_rs)?;
-        // A client whose config.rs does not parse, or has two anchors, is wired: planning then
-        // reports the error with its line, alongside every other crate's. Any other crate with
-        // an unparsable config.rs is simply not a client.
-        let has_anchor = has_service_config_anchor(&config_rs, &config).unwrap_or(looks_like_client);
-        match has_anchor {
-            true => match serves_crate(&facts, &dir) {
-                Ok(()) => crates.push(DiscoveredCrate {
-                    name,
-                    dir,
-                    rel_dir,
-                    kind: CrateKind::GeneratedClient,
-                    path_dependencies,
-                }),
-                Err(unserved) => skipped.push(skip(unserved.into())),
-            },
-            false if looks_like_client => skipped.push(skip(SkipReason::PreOrchestrator)),
-            false => skipped.push(skip(SkipReason::NotAClient)),
+        match classify(root, &manifest_path, runtime_package)? {
+            Found::Wired(found) => crates.push(found),
+            Found::Skipped(skip) => skipped.push(skip),
+            Found::Workspace => {}
         }
     }
     skipped.sort_by(|a, b| a.dir.cmp(&b.dir));
     Ok(Discovery { root: root.to_path_buf(), crates, skipped })
+}
+
+/// A symbolic link to a directory, refused when it leads to crates (`None` otherwise): it is
+/// not followed, since writing through it would change files outside this tree (or a crate
+/// shared by several). Named after the one crate right behind it, else by its path.
+fn skipped_link(link: PathBuf) -> Option<SkippedCrate> {
+    let mut behind = Vec::new();
+    // The link itself is followed this once to count what it hides; links under it are not.
+    if manifests_under(&link, &mut behind, &mut Vec::new()).is_err() || behind.is_empty() {
+        return None;
+    }
+    let name = match behind.as_slice() {
+        [only] if only.parent() == Some(link.as_path()) => read(only)
+            .ok()
+            .and_then(|text| inspect_manifest(only, &text).ok())
+            .map_or_else(|| link.display().to_string(), |facts| facts.package_name),
+        _ => link.display().to_string(),
+    };
+    Some(SkippedCrate { name, dir: link, reason: SkipReason::Link { crates: behind.len() } })
+}
+
+/// What one manifest of the tree is.
+enum Found {
+    /// A package to wire.
+    Wired(DiscoveredCrate),
+    /// A package left alone.
+    Skipped(SkippedCrate),
+    /// A virtual workspace manifest (no package).
+    Workspace,
+}
+
+/// Classifies the package of `manifest_path`: its kind from its layout, then whether the
+/// runtime can serve it.
+fn classify(root: &Path, manifest_path: &Path, runtime_package: &str) -> Result<Found, DiscoverError> {
+    let text = read(manifest_path)?;
+    let dir = manifest_path.parent().unwrap_or(root).to_path_buf();
+    let facts = match inspect_manifest(manifest_path, &text) {
+        Ok(facts) => facts,
+        Err(ManifestError::NotAPackage { .. }) => return Ok(Found::Workspace),
+        Err(e) => return Err(e.into()),
+    };
+    let name = facts.package_name.clone();
+    let verdict = match name == runtime_package {
+        true => Err(SkipReason::RuntimeCrate),
+        false => kind_of(&dir, &name, &facts)?,
+    };
+    match verdict.and_then(|kind| serves_crate(&facts, &dir).map(|()| kind).map_err(SkipReason::from)) {
+        Ok(kind) => {
+            let rel_dir = dir.strip_prefix(root).map(Path::to_path_buf).unwrap_or_default();
+            let rel_dir = if rel_dir.as_os_str().is_empty() { PathBuf::from(".") } else { rel_dir };
+            let path_dependencies =
+                facts.path_dependencies.iter().map(|(package, path)| (package.clone(), dir.join(path))).collect();
+            Ok(Found::Wired(DiscoveredCrate { name, dir, rel_dir, kind, path_dependencies }))
+        }
+        Err(reason) => Ok(Found::Skipped(SkippedCrate { name, dir, reason })),
+    }
+}
+
+/// What kind of crate the package `name` in `dir` is, from its layout, or why it is not one
+/// the tool wires (its vintage aside: see [`serves_crate`]).
+fn kind_of(dir: &Path, name: &str, facts: &ManifestFacts) -> Result<Result<CrateKind, SkipReason>, DiscoverError> {
+    let lib_rs = dir.join("src/lib.rs");
+    if name == "aws-config" {
+        if !lib_rs.is_file() {
+            return Ok(Err(SkipReason::AwsConfigWithoutLib));
+        }
+        let lib = read(&lib_rs)?;
+        if !lib.contains("ConfigLoader") || !lib.contains("fn load(") {
+            return Ok(Err(SkipReason::AwsConfigWithoutLoader));
+        }
+        return Ok(Ok(CrateKind::AwsConfig));
+    }
+    // Generated clients carry `[package.metadata.smithy]`; older ones (2023) depend on
+    // aws-smithy-client instead of aws-smithy-runtime.
+    let looks_like_client = facts.smithy_runtime_key.is_some() || facts.smithy_metadata || facts.legacy_smithy_client;
+    let config_rs = dir.join("src/config.rs");
+    if !config_rs.is_file() {
+        // Runtime crates (aws-types, aws-runtime, aws-smithy-*) carry the same metadata but
+        // have no service config: only a crate named like a client is refused here.
+        return Ok(Err(match looks_like_client && name.starts_with("aws-sdk-") {
+            true => SkipReason::ClientWithoutConfig,
+            false => SkipReason::NotAClient,
+        }));
+    }
+    if !lib_rs.is_file() {
+        return Ok(Err(SkipReason::NoLib { looks_like_client }));
+    }
+    let config = read(&config_rs)?;
+    // A client whose config.rs does not parse, or has two anchors, is wired: planning then
+    // reports the error with its line, alongside every other crate's. Any other crate with
+    // an unparsable config.rs is simply not a client.
+    Ok(match has_service_config_anchor(&config_rs, &config).unwrap_or(looks_like_client) {
+        true => Ok(CrateKind::GeneratedClient),
+        false if looks_like_client => Err(SkipReason::PreOrchestrator),
+        false => Err(SkipReason::NotAClient),
+    })
 }
 
 #[cfg(test)]
