@@ -1,5 +1,6 @@
 //! Benchmark support: one local HTTPS server for every client in a run, and drivers that use
 //! each client exactly as an SDK does (`http_connector(settings, components)` then `call`).
+//! [`compare`] is the `compare` benchmark itself, a module per section.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -15,6 +16,8 @@ use bytes::Bytes;
 use http_body::{Body, Frame};
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioExecutor, TokioIo};
+
+pub mod compare;
 
 /// The certificate authority, servers and drivers shared with the runtime's tests.
 pub use smithy_tls_test_support as support;

@@ -9,6 +9,11 @@ use smithy_tls_e2e::support::{Alpn, TestCa, TestServer};
 use smithy_tls_e2e::{copy_dir, copy_runtime_crate, repo_root, run, scratch_cargo, scratch_root, smithy_tls_binary};
 
 fn policy(provider: &str, roots: &str) -> String {
+    // The system OpenSSL serves Linux only (P013 on macOS, which has its own TLS stack).
+    let host_os = match provider {
+        "openssl" => r#"target_os = "linux""#,
+        _ => r#"any(target_os = "linux", target_os = "macos")"#,
+    };
     format!(
         r#"name = "probe-{provider}"
 
@@ -23,7 +28,7 @@ provider = "none"
 
 [[rule]]
 name = "host"
-cfg = 'cfg(all(any(target_os = "linux", target_os = "macos"), any(target_arch = "x86_64", target_arch = "aarch64"), target_endian = "little", target_pointer_width = "64"))'
+cfg = 'cfg(all({host_os}, any(target_arch = "x86_64", target_arch = "aarch64"), target_endian = "little", target_pointer_width = "64"))'
 provider = "{provider}"
 roots = "{roots}"
 

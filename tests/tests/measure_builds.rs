@@ -1,37 +1,311 @@
-//! Measurement (ignored by default; prints figures, asserts none): a clean release build of the
-//! consumer application against the unmodified published crates and against the crates rewritten
-//! with each preset. Reports build time and binary size.
+//! Measurement of what the HTTPS stack costs the consumer application (aws-config, aws-sdk-sts
+//! and aws-sdk-s3, pinned in [`PUBLISHED`]): ignored by default; prints figures and ratios
+//! against upstream's default measured in the same run, asserts none (docs/BENCHMARKS.md,
+//! "Consumer build cost").
 //!
 //! ```text
-//! cargo test -p smithy-tls-e2e --test measure_builds -- --ignored --nocapture
+//! cargo test --release -p smithy-tls-e2e --test measure_builds -- --ignored --nocapture
+//! MEASURE_ROUNDS=3 MEASURE_PRESETS=all cargo test ...   # rounds (default 2); presets (default
+//!                                                        # platform-default,portable; `all`)
 //! ```
+//!
+//! - `cold_builds`: per variant and round, a clean release build in a fresh target dir (its own
+//!   `cargo` process; variants interleaved, the order rotated each round): wall and CPU seconds,
+//!   crates compiled, the stripped binary, and a rebuild after touching the app. The variants:
+//!   `no-client` (the SDK crates with default features off: no HTTPS client, the baseline to
+//!   subtract), `upstream` (as published) and the crates rewritten with each preset. The HTTPS
+//!   stack's share is a variant minus `no-client`, paired by round.
+//! - `crates_per_target`: per target the presets name, from `cargo tree` (nothing is built): the
+//!   crates the app depends on and the native libraries among them, ours against upstream's.
 
-use std::time::Instant;
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Instant, SystemTime};
 
 use smithy_tls_codegen::presets;
-use smithy_tls_e2e::{build_consumer_release, prepare_variant_tree, scratch_root};
+use smithy_tls_e2e::{prepare_variant_tree, run, scratch_cargo, scratch_root, SdkTree, PUBLISHED};
+
+/// The crates compiled from a C or assembly source tree, and the library each one is.
+const NATIVE: &[(&str, &str)] = &[
+    ("aws-lc-sys", "AWS-LC"),
+    ("aws-lc-fips-sys", "AWS-LC FIPS"),
+    ("ring", "ring"),
+    ("s2n-tls-sys", "s2n-tls"),
+    ("openssl-sys", "system OpenSSL"),
+];
+
+/// Tier-1 and tier-2 targets the presets name (rustc's platform support lists).
+const TARGETS: &[&str] = &[
+    "x86_64-unknown-linux-gnu",
+    "aarch64-unknown-linux-gnu",
+    "x86_64-unknown-linux-musl",
+    "aarch64-unknown-linux-musl",
+    "armv7-unknown-linux-gnueabihf",
+    "riscv64gc-unknown-linux-gnu",
+    "x86_64-pc-windows-msvc",
+    "aarch64-pc-windows-msvc",
+    "x86_64-pc-windows-gnu",
+    "aarch64-apple-darwin",
+    "x86_64-apple-darwin",
+    "aarch64-apple-ios",
+    "aarch64-linux-android",
+    "x86_64-unknown-freebsd",
+];
+
+/// A consumer tree to build: `name` (`no-client`, `upstream` or a preset) and its tree.
+struct Variant {
+    name: String,
+    tree: SdkTree,
+}
+
+/// The presets `MEASURE_PRESETS` names (`all`: every one), by default platform-default and portable.
+fn measured_presets() -> Vec<String> {
+    match std::env::var("MEASURE_PRESETS") {
+        Ok(list) if list == "all" => presets::names().map(str::to_owned).collect(),
+        Ok(list) => list.split(',').map(|p| p.trim().to_owned()).filter(|p| !p.is_empty()).collect(),
+        Err(_) => vec!["platform-default".to_owned(), "portable".to_owned()],
+    }
+}
+
+/// The trees: `no-client`, `upstream`, then one per measured preset.
+fn variants() -> Vec<Variant> {
+    let root = scratch_root();
+    let mut variants = Vec::new();
+    let no_client = prepare_variant_tree(&root.join("measure-no-client"), None);
+    without_default_client(&no_client.root.join("consumer/Cargo.toml"));
+    variants.push(Variant { name: "no-client".to_owned(), tree: no_client });
+    variants.push(Variant {
+        name: "upstream".to_owned(),
+        tree: prepare_variant_tree(&root.join("measure-upstream"), None),
+    });
+    for preset in measured_presets() {
+        assert!(presets::preset(&preset).is_some(), "MEASURE_PRESETS: no preset `{preset}`");
+        let tree = prepare_variant_tree(&root.join(format!("measure-{preset}")), Some(&preset));
+        variants.push(Variant { name: preset, tree });
+    }
+    variants
+}
+
+/// Turns the SDK crates' default features off in the consumer's manifest (no HTTPS client is
+/// compiled: the baseline), keeping what the app's code needs.
+fn without_default_client(manifest: &Path) {
+    let text = std::fs::read_to_string(manifest).expect("consumer manifest");
+    let mut doc: toml_edit::DocumentMut = text.parse().expect("consumer manifest parses");
+    for name in ["aws-config", "aws-sdk-sts", "aws-sdk-s3"] {
+        let dep = doc["dependencies"][name].as_inline_table_mut().expect("an inline table");
+        dep.insert("default-features", false.into());
+        let features: toml_edit::Array = ["behavior-version-latest", "rt-tokio"].into_iter().collect();
+        dep.insert("features", features.into());
+    }
+    std::fs::write(manifest, doc.to_string()).expect("write consumer manifest");
+}
+
+/// The CPU seconds (user + system) of every child process waited for so far.
+fn children_cpu_seconds() -> f64 {
+    // SAFETY: getrusage writes one `rusage` into the zeroed value it is given and reads nothing else.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        assert_eq!(libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage), 0, "getrusage");
+        usage
+    };
+    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    seconds(usage.ru_utime) + seconds(usage.ru_stime)
+}
+
+/// One variant's figures in one round.
+#[derive(Clone, Copy, Debug)]
+struct Build {
+    wall: f64,
+    cpu: f64,
+    rebuild: f64,
+    binary: u64,
+    crates: usize,
+}
+
+/// `cargo build --release` of the consumer (no connection report, which needs our runtime), with
+/// symbols stripped, into `target`.
+fn release_build(tree: &SdkTree, target: &Path) -> Command {
+    let mut cmd = scratch_cargo(&tree.root);
+    cmd.env("CARGO_TARGET_DIR", target).env("CARGO_PROFILE_RELEASE_STRIP", "symbols").args([
+        "build",
+        "--release",
+        "-p",
+        "e2e-consumer",
+        "--bin",
+        "e2e-consumer",
+        "--no-default-features",
+        "--features",
+        "s3",
+        "--message-format",
+        "json-render-diagnostics",
+    ]);
+    cmd
+}
+
+/// A clean build, then a rebuild after touching the app's source.
+fn measure(variant: &Variant) -> Build {
+    let target = scratch_root().join(format!("measure-target-{}", variant.name));
+    let _ = std::fs::remove_dir_all(&target);
+    let cpu_before = children_cpu_seconds();
+    let started = Instant::now();
+    let out = run(release_build(&variant.tree, &target).stderr(Stdio::inherit()));
+    let wall = started.elapsed().as_secs_f64();
+    let cpu = children_cpu_seconds() - cpu_before;
+    let mut packages = BTreeSet::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let Ok(message) = serde_json::from_str::<serde_json::Value>(line) else { continue };
+        if message["reason"] == "compiler-artifact" {
+            packages.insert(message["package_id"].as_str().unwrap_or_default().to_owned());
+        }
+    }
+    let binary = std::fs::metadata(target.join("release/e2e-consumer")).expect("the consumer binary").len();
+    let main = variant.tree.root.join("consumer/src/main.rs");
+    std::fs::File::options().write(true).open(&main).and_then(|f| f.set_modified(SystemTime::now())).expect("touch");
+    let started = Instant::now();
+    run(&mut release_build(&variant.tree, &target));
+    let rebuild = started.elapsed().as_secs_f64();
+    let _ = std::fs::remove_dir_all(&target);
+    Build { wall, cpu, rebuild, binary, crates: packages.len() }
+}
+
+/// `median (min–max)` of `values`.
+fn spread(values: &[f64], digits: usize) -> String {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let median = if sorted.len() % 2 == 1 {
+        sorted[sorted.len() / 2]
+    } else {
+        (sorted[sorted.len() / 2 - 1] + sorted[sorted.len() / 2]) / 2.0
+    };
+    match sorted.as_slice() {
+        [_] => format!("{median:.digits$}"),
+        _ => format!("{median:.digits$} ({:.digits$}–{:.digits$})", sorted[0], sorted[sorted.len() - 1]),
+    }
+}
 
 #[test]
-#[ignore = "takes a clean release build per variant; run by hand for the figures"]
-fn consumer_build_time_and_size_per_preset() {
-    let mut variants: Vec<Option<&str>> = vec![None];
-    variants.extend(presets::names().map(Some));
-    let mut rows = Vec::new();
-    for variant in variants {
-        let name = variant.unwrap_or("unmodified");
-        let tree = prepare_variant_tree(&scratch_root().join(format!("measure-{name}")), variant);
-        let target = scratch_root().join(format!("measure-target-{name}"));
-        let _ = std::fs::remove_dir_all(&target);
-        let started = Instant::now();
-        build_consumer_release(&tree, &target, &[]);
-        let secs = started.elapsed().as_secs_f64();
-        let size = std::fs::metadata(target.join("release/e2e-consumer")).expect("binary").len();
-        println!("MEASURE variant={name} release_build_secs={secs:.0} binary_bytes={size}");
-        rows.push((name.to_owned(), secs, size));
-        let _ = std::fs::remove_dir_all(&target);
+#[ignore = "a clean release build per variant and round (about 5 minutes each on 2 cores); run by hand"]
+fn cold_builds() {
+    let rounds: usize = std::env::var("MEASURE_ROUNDS").ok().and_then(|r| r.parse().ok()).unwrap_or(2);
+    let variants = variants();
+    let mut builds: Vec<Vec<Build>> = vec![Vec::new(); variants.len()];
+    for round in 0..rounds {
+        for step in 0..variants.len() {
+            let index = (step + round) % variants.len();
+            let build = measure(&variants[index]);
+            println!("MEASURE round={round} variant={} {build:?}", variants[index].name);
+            builds[index].push(build);
+        }
     }
-    println!("\n| crates | clean release build (s) | consumer binary (MiB) |\n|---|---|---|");
-    for (name, secs, size) in rows {
-        println!("| {name} | {secs:.0} | {:.1} |", size as f64 / (1024.0 * 1024.0));
+    let column = |i: usize, f: &dyn Fn(&Build) -> f64| builds[i].iter().map(f).collect::<Vec<f64>>();
+    println!("\nmedian (min–max) over {rounds} round(s), each a clean release build on this machine\n");
+    println!("| variant | crates | cold build wall (s) | CPU (s) | rebuild after touch (s) | stripped binary (MB) |");
+    println!("|---|---|---|---|---|---|");
+    for (i, variant) in variants.iter().enumerate() {
+        println!(
+            "| {} | {} | {} | {} | {} | {} |",
+            variant.name,
+            spread(&column(i, &|b| b.crates as f64), 0),
+            spread(&column(i, &|b| b.wall), 0),
+            spread(&column(i, &|b| b.cpu), 0),
+            spread(&column(i, &|b| b.rebuild), 1),
+            spread(&column(i, &|b| b.binary as f64 / 1e6), 1),
+        );
+    }
+    // Shares of the HTTPS stack, paired by round with the baseline and with upstream.
+    let share = |i: usize, f: &dyn Fn(&Build) -> f64| -> Vec<f64> {
+        builds[i].iter().zip(&builds[0]).map(|(b, base)| f(b) - f(base)).collect()
+    };
+    println!("\nthe HTTPS stack alone (variant minus no-client), and its ratio to upstream's in the same round\n");
+    println!("| variant | crates | CPU (s) | × upstream | binary (MB) | × upstream | whole app CPU × upstream | whole app binary × upstream |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for (i, variant) in variants.iter().enumerate().skip(1) {
+        let ratio =
+            |mine: Vec<f64>, theirs: Vec<f64>| -> Vec<f64> { mine.iter().zip(&theirs).map(|(a, b)| a / b).collect() };
+        let cpu = |b: &Build| b.cpu;
+        let bytes = |b: &Build| b.binary as f64 / 1e6;
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            variant.name,
+            spread(&share(i, &|b| b.crates as f64), 0),
+            spread(&share(i, &cpu), 0),
+            spread(&ratio(share(i, &cpu), share(1, &cpu)), 2),
+            spread(&share(i, &bytes), 1),
+            spread(&ratio(share(i, &bytes), share(1, &bytes)), 2),
+            spread(&ratio(column(i, &cpu), column(1, &cpu)), 2),
+            spread(&ratio(column(i, &bytes), column(1, &bytes)), 2),
+        );
+    }
+}
+
+/// The packages `cargo tree` lists for the consumer on `target` (normal and build edges).
+fn tree_packages(tree: &SdkTree, target: &str) -> BTreeSet<String> {
+    let out = run(scratch_cargo(&tree.root).args([
+        "tree",
+        "-p",
+        "e2e-consumer",
+        "--no-default-features",
+        "--features",
+        "s3",
+        "--target",
+        target,
+        "-e",
+        "normal,build",
+        "--prefix",
+        "none",
+        "--format",
+        "{p}",
+    ]));
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|line| line.trim_end_matches(" (*)").split(" (").next().unwrap_or(line).to_owned())
+        .filter(|line| !line.is_empty() && !line.starts_with("e2e-consumer "))
+        .collect()
+}
+
+/// The native libraries among `packages` (`name vX.Y.Z` lines).
+fn native(packages: &BTreeSet<String>) -> String {
+    let names: Vec<&str> = NATIVE
+        .iter()
+        .filter(|(krate, _)| packages.iter().any(|p| p.split(' ').next() == Some(*krate)))
+        .map(|(_, library)| *library)
+        .collect();
+    if names.is_empty() {
+        "-".to_owned()
+    } else {
+        names.join(" + ")
+    }
+}
+
+#[test]
+#[ignore = "cargo tree per target and variant (a minute or two); run by hand"]
+fn crates_per_target() {
+    let variants: Vec<Variant> = variants().into_iter().filter(|v| v.name != "no-client").collect();
+    print!("\n| target |");
+    for variant in &variants {
+        print!(" {} |", variant.name);
+    }
+    println!("\n|---|{}", "---|".repeat(variants.len()));
+    let mut more_than_upstream = Vec::new();
+    for target in TARGETS {
+        print!("| {target} |");
+        let mut upstream = 0;
+        for variant in &variants {
+            let packages = tree_packages(&variant.tree, target);
+            if variant.name == "upstream" {
+                upstream = packages.len();
+            } else if packages.len() > upstream {
+                more_than_upstream.push(format!("{} on {target}: {} > {upstream}", variant.name, packages.len()));
+            }
+            print!(" {} ({}) |", packages.len(), native(&packages));
+        }
+        println!();
+    }
+    println!("\ncrates (native libraries) the consumer depends on, from cargo tree; {PUBLISHED:?}");
+    if more_than_upstream.is_empty() {
+        println!("no preset depends on more crates than upstream on any target above");
+    } else {
+        println!("more crates than upstream: {more_than_upstream:#?}");
     }
 }

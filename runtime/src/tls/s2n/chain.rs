@@ -21,19 +21,55 @@
 
 use std::fmt;
 
-use x509_parser::certificate::X509Certificate;
-use x509_parser::oid_registry::{
-    Oid, OID_EC_P256, OID_KEY_TYPE_EC_PUBLIC_KEY, OID_NIST_EC_P384, OID_NIST_EC_P521, OID_NIST_HASH_SHA256,
-    OID_NIST_HASH_SHA384, OID_NIST_HASH_SHA512, OID_PKCS1_RSAENCRYPTION, OID_PKCS1_RSASSAPSS, OID_PKCS1_SHA256WITHRSA,
-    OID_PKCS1_SHA384WITHRSA, OID_PKCS1_SHA512WITHRSA, OID_SIG_ECDSA_WITH_SHA256, OID_SIG_ECDSA_WITH_SHA384,
-    OID_SIG_ECDSA_WITH_SHA512, OID_SIG_ED25519,
-};
+use der::asn1::{ObjectIdentifier as Oid, UintRef};
+use der::{Decode, Sequence};
+use x509_cert::spki::AlgorithmIdentifierOwned;
+use x509_cert::Certificate;
 
-/// id-mgf1 (RFC 4055), the only mask generation function defined for RSA-PSS, dotted.
-const ID_MGF1: &str = "1.2.840.113549.1.1.8";
-use x509_parser::prelude::FromDer;
-use x509_parser::public_key::PublicKey;
-use x509_parser::signature_algorithm::SignatureAlgorithm;
+/// The OIDs the checks name (RFC 3279, 4055, 5480, 5758, 8410).
+mod oid {
+    use super::Oid;
+
+    pub(super) const RSA_ENCRYPTION: Oid = Oid::new_unwrap("1.2.840.113549.1.1.1");
+    pub(super) const RSASSA_PSS: Oid = Oid::new_unwrap("1.2.840.113549.1.1.10");
+    pub(super) const SHA256_WITH_RSA: Oid = Oid::new_unwrap("1.2.840.113549.1.1.11");
+    pub(super) const SHA384_WITH_RSA: Oid = Oid::new_unwrap("1.2.840.113549.1.1.12");
+    pub(super) const SHA512_WITH_RSA: Oid = Oid::new_unwrap("1.2.840.113549.1.1.13");
+    pub(super) const MGF1: Oid = Oid::new_unwrap("1.2.840.113549.1.1.8");
+    pub(super) const EC_PUBLIC_KEY: Oid = Oid::new_unwrap("1.2.840.10045.2.1");
+    pub(super) const ECDSA_WITH_SHA256: Oid = Oid::new_unwrap("1.2.840.10045.4.3.2");
+    pub(super) const ECDSA_WITH_SHA384: Oid = Oid::new_unwrap("1.2.840.10045.4.3.3");
+    pub(super) const ECDSA_WITH_SHA512: Oid = Oid::new_unwrap("1.2.840.10045.4.3.4");
+    pub(super) const P256: Oid = Oid::new_unwrap("1.2.840.10045.3.1.7");
+    pub(super) const P384: Oid = Oid::new_unwrap("1.3.132.0.34");
+    pub(super) const P521: Oid = Oid::new_unwrap("1.3.132.0.35");
+    pub(super) const ED25519: Oid = Oid::new_unwrap("1.3.101.112");
+    pub(super) const SHA256: Oid = Oid::new_unwrap("2.16.840.1.101.3.4.2.1");
+    pub(super) const SHA384: Oid = Oid::new_unwrap("2.16.840.1.101.3.4.2.2");
+    pub(super) const SHA512: Oid = Oid::new_unwrap("2.16.840.1.101.3.4.2.3");
+}
+
+/// RSASSA-PSS-params (RFC 4055 section 3.1); absent fields take the RFC's defaults (SHA-1,
+/// MGF1 with SHA-1, salt 20, trailer 1), which the checks below refuse or accept as such.
+#[derive(Sequence)]
+struct PssParams {
+    #[asn1(context_specific = "0", tag_mode = "EXPLICIT", optional = "true")]
+    hash: Option<AlgorithmIdentifierOwned>,
+    #[asn1(context_specific = "1", tag_mode = "EXPLICIT", optional = "true")]
+    mask: Option<AlgorithmIdentifierOwned>,
+    #[asn1(context_specific = "2", tag_mode = "EXPLICIT", optional = "true")]
+    salt: Option<u32>,
+    #[asn1(context_specific = "3", tag_mode = "EXPLICIT", optional = "true")]
+    trailer: Option<u32>,
+}
+
+/// RSAPublicKey (RFC 8017 appendix A.1.1).
+#[derive(Sequence)]
+struct RsaPublicKey<'a> {
+    modulus: UintRef<'a>,
+    #[allow(dead_code)] // read to check the structure; only the modulus size is judged
+    exponent: UintRef<'a>,
+}
 
 /// The smallest RSA modulus accepted, in bits (as webpki).
 pub(crate) const MIN_RSA_BITS: usize = 2048;
@@ -133,8 +169,8 @@ pub(crate) fn check_chain<'a>(chain: impl ExactSizeIterator<Item = &'a [u8]>) ->
     }
     for (position, der) in chain.enumerate() {
         let reject = |subject: String, reason| ChainRejection { position, chain_len, subject, reason };
-        let cert = match X509Certificate::from_der(der) {
-            Ok((_, cert)) => cert,
+        let cert = match Certificate::from_der(der) {
+            Ok(cert) => cert,
             Err(e) => return Err(reject("?".to_owned(), Weakness::Unparsable { reason: e.to_string() })),
         };
         // The anchor is trusted, not verified; but a certificate trusted directly (a chain of
@@ -142,77 +178,81 @@ pub(crate) fn check_chain<'a>(chain: impl ExactSizeIterator<Item = &'a [u8]>) ->
         let is_anchor = position > 0 && position + 1 == chain_len;
         let weakness = key_weakness(&cert).or_else(|| (!is_anchor).then(|| signature_weakness(&cert)).flatten());
         if let Some(reason) = weakness {
-            return Err(reject(cert.subject().to_string(), reason));
+            return Err(reject(cert.tbs_certificate().subject().to_string(), reason));
         }
     }
     Ok(())
 }
 
-fn signature_weakness(cert: &X509Certificate<'_>) -> Option<Weakness> {
-    let id = &cert.signature_algorithm;
-    let weak = || Some(Weakness::Signature { algorithm: describe(&id.algorithm) });
-    let accepted: [&Oid<'_>; 7] = [
-        &OID_PKCS1_SHA256WITHRSA,
-        &OID_PKCS1_SHA384WITHRSA,
-        &OID_PKCS1_SHA512WITHRSA,
-        &OID_SIG_ECDSA_WITH_SHA256,
-        &OID_SIG_ECDSA_WITH_SHA384,
-        &OID_SIG_ECDSA_WITH_SHA512,
-        &OID_SIG_ED25519,
+fn signature_weakness(cert: &Certificate) -> Option<Weakness> {
+    let id = cert.signature_algorithm();
+    let weak = || Some(Weakness::Signature { algorithm: describe(&id.oid) });
+    let accepted = [
+        oid::SHA256_WITH_RSA,
+        oid::SHA384_WITH_RSA,
+        oid::SHA512_WITH_RSA,
+        oid::ECDSA_WITH_SHA256,
+        oid::ECDSA_WITH_SHA384,
+        oid::ECDSA_WITH_SHA512,
+        oid::ED25519,
     ];
-    if accepted.contains(&&id.algorithm) {
+    if accepted.contains(&id.oid) {
         return None;
     }
-    if id.algorithm != OID_PKCS1_RSASSAPSS {
+    if id.oid != oid::RSASSA_PSS {
         return weak();
     }
     // RSA-PSS names its hash, mask generation and salt in the parameters; webpki accepts only
     // MGF1 with the signature's own hash and a salt as long as the hash.
-    let Ok(SignatureAlgorithm::RSASSA_PSS(params)) = SignatureAlgorithm::try_from(id) else { return weak() };
-    let hash = params.hash_algorithm_oid();
-    let hash_len = [(&OID_NIST_HASH_SHA256, 32), (&OID_NIST_HASH_SHA384, 48), (&OID_NIST_HASH_SHA512, 64)]
+    let Some(Ok(params)) = id.parameters.as_ref().map(|any| any.decode_as::<PssParams>()) else { return weak() };
+    let Some(hash) = params.hash.as_ref().map(|h| h.oid) else { return weak() };
+    let hash_len = [(oid::SHA256, 32), (oid::SHA384, 48), (oid::SHA512, 64)]
         .into_iter()
-        .find_map(|(oid, len)| (oid == hash).then_some(len));
-    let mgf1_same_hash = params.mask_gen_algorithm().is_ok_and(|m| m.mgf.to_id_string() == ID_MGF1 && m.hash == *hash);
+        .find_map(|(known, len)| (known == hash).then_some(len));
+    let mask_hash = params
+        .mask
+        .as_ref()
+        .filter(|mask| mask.oid == oid::MGF1)
+        .and_then(|mask| mask.parameters.as_ref()?.decode_as::<AlgorithmIdentifierOwned>().ok())
+        .map(|mask_hash| mask_hash.oid);
+    let salt = params.salt.unwrap_or(20);
     match hash_len {
-        Some(len) if mgf1_same_hash && params.salt_length() == len && params.trailer_field() == 1 => None,
+        Some(len) if mask_hash == Some(hash) && salt == len && params.trailer.unwrap_or(1) == 1 => None,
         _ => Some(Weakness::Signature {
             algorithm: format!(
-                "RSA-PSS with {} (salt {}, mask {})",
-                describe(hash),
-                params.salt_length(),
-                params.mask_gen_algorithm().map(|m| describe(&m.hash)).unwrap_or_else(|_| "unreadable".to_owned())
+                "RSA-PSS with {} (salt {salt}, mask {})",
+                describe(&hash),
+                mask_hash.map(|h| describe(&h)).unwrap_or_else(|| "unreadable".to_owned())
             ),
         }),
     }
 }
 
-fn key_weakness(cert: &X509Certificate<'_>) -> Option<Weakness> {
-    let spki = cert.public_key();
-    let algorithm = &spki.algorithm.algorithm;
-    if *algorithm == OID_PKCS1_RSAENCRYPTION {
-        return match spki.parsed() {
-            Ok(PublicKey::RSA(rsa)) => {
-                let bits = modulus_bits(rsa.modulus);
+fn key_weakness(cert: &Certificate) -> Option<Weakness> {
+    let spki = cert.tbs_certificate().subject_public_key_info();
+    let algorithm = spki.algorithm.oid;
+    if algorithm == oid::RSA_ENCRYPTION {
+        let key = spki.subject_public_key.as_bytes().and_then(|bytes| RsaPublicKey::from_der(bytes).ok());
+        return match key {
+            Some(rsa) => {
+                let bits = modulus_bits(rsa.modulus.as_bytes());
                 (!(MIN_RSA_BITS..=MAX_RSA_BITS).contains(&bits)).then_some(Weakness::RsaKeySize { bits })
             }
-            Ok(_) | Err(_) => {
-                Some(Weakness::Unparsable { reason: "the RSA public key could not be parsed".to_owned() })
-            }
+            None => Some(Weakness::Unparsable { reason: "the RSA public key could not be parsed".to_owned() }),
         };
     }
-    if *algorithm == OID_KEY_TYPE_EC_PUBLIC_KEY {
-        let curve = spki.algorithm.parameters.as_ref().and_then(|p| p.as_oid().ok());
+    if algorithm == oid::EC_PUBLIC_KEY {
+        let curve = spki.algorithm.parameters.as_ref().and_then(|p| p.decode_as::<Oid>().ok());
         return match curve {
-            Some(c) if [&OID_EC_P256, &OID_NIST_EC_P384, &OID_NIST_EC_P521].contains(&&c) => None,
+            Some(c) if [oid::P256, oid::P384, oid::P521].contains(&c) => None,
             Some(c) => Some(Weakness::Curve { curve: describe(&c) }),
             None => Some(Weakness::Curve { curve: "an unnamed curve".to_owned() }),
         };
     }
-    if *algorithm == OID_SIG_ED25519 {
+    if algorithm == oid::ED25519 {
         return None;
     }
-    Some(Weakness::KeyType { algorithm: describe(algorithm) })
+    Some(Weakness::KeyType { algorithm: describe(&algorithm) })
 }
 
 /// The size of a big-endian modulus in bits, leading zero bits not counted.
@@ -223,12 +263,11 @@ fn modulus_bits(modulus: &[u8]) -> usize {
     }
 }
 
-/// An OID as `name (dotted)` when the registry knows it, else dotted.
-fn describe(oid: &Oid<'_>) -> String {
-    let registry = x509_parser::oid_registry::OidRegistry::default().with_all_crypto().with_x962();
-    match registry.get(oid) {
-        Some(entry) => format!("{} ({oid})", entry.sn()),
-        None => oid.to_id_string(),
+/// An OID as `name (dotted)` when const-oid's database knows it, else dotted.
+fn describe(oid: &Oid) -> String {
+    match der::oid::db::DB.by_oid(oid) {
+        Some(name) => format!("{name} ({oid})"),
+        None => oid.to_string(),
     }
 }
 
