@@ -1,4 +1,4 @@
-//! Lists the runtime crate's sources for `vendor::RUNTIME_SOURCES`. `runtime/` in this package
+//! Lists the runtime crate's sources for `pairing::shipped::RUNTIME_SOURCES`. `runtime/` in this package
 //! links to the repository's `runtime/` (the one source of the runtime), and cargo package
 //! copies what the links point at, so the list is made from whatever files are there: a file
 //! added to the runtime ships with the tool without a hand-kept list.

@@ -5,6 +5,7 @@
 
 pub mod cfg;
 pub mod cfg_values;
+pub mod change;
 pub mod cli;
 pub mod diag;
 pub mod discover;
@@ -13,6 +14,7 @@ pub mod lock;
 pub mod manifest;
 pub mod model;
 pub mod native_build;
+pub mod pairing;
 pub mod patch;
 pub mod plan;
 pub mod platforms;
@@ -21,6 +23,4 @@ pub mod presets;
 pub mod read;
 pub mod report;
 pub mod targets;
-pub mod vendor;
-pub mod vintage;
 pub mod write;

@@ -2,27 +2,19 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::change::change;
+pub use crate::change::FileChange;
 use crate::diag::Diagnostic;
-use crate::discover::{relative_to_root, CrateKind, Discovery, SkippedCrate};
+use crate::discover::{CrateKind, Discovery, SkipReason, SkippedCrate};
 use crate::emit::{render_module, EmitError, HEADER_MARKER, MODULE_FILE};
 use crate::manifest::{edit_manifest, revert_manifest, ManifestEdit, ManifestError, RuntimeDepSpec};
 use crate::model::CompiledPolicy;
+use crate::pairing::relative_to_root;
 use crate::patch::{
     aws_config_loader_takes_mut_self, patch_aws_config_loader, patch_aws_config_provider_config, patch_crate_root,
     patch_service_config, unpatch_aws_config_loader, unpatch_aws_config_provider_config, unpatch_crate_root,
     unpatch_service_config, PatchError,
 };
-
-/// One file the plan would change.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FileChange {
-    /// The file.
-    pub path: PathBuf,
-    /// Its current content, `None` if it does not exist yet.
-    pub original: Option<String>,
-    /// Its planned content, `None` to remove it.
-    pub updated: Option<String>,
-}
 
 /// What the plan does to one crate.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -114,10 +106,6 @@ fn read_optional(path: &Path) -> Result<Option<String>, PlanError> {
     }
 }
 
-fn change(path: PathBuf, original: Option<String>, updated: String) -> Option<FileChange> {
-    (original.as_deref() != Some(updated.as_str())).then_some(FileChange { path, original, updated: Some(updated) })
-}
-
 /// Plans every edit for the discovered crates. Pure apart from reading files; all errors from
 /// all crates are collected, so one run reports every problem.
 pub fn plan(compiled: &CompiledPolicy, discovery: &Discovery) -> Result<Plan, Vec<PlanError>> {
@@ -163,8 +151,7 @@ pub fn plan_with_progress(
                 .push(SkippedCrate {
                     name: krate.name.clone(),
                     dir: krate.dir.clone(),
-                    reason: e.to_string(),
-                    unsupported: true,
+                    reason: SkipReason::Unwireable(e),
                 }),
             Err(e) => errors.push(e),
         }
@@ -340,83 +327,6 @@ fn revert_crate(dir: &Path, kind: CrateKind) -> Result<(Vec<FileChange>, Vec<Str
         ));
     }
     Ok((changes, notes))
-}
-
-/// The runtime crate the generated code was made for, written under `dir` (the policy's
-/// `[runtime] path`, inside the SDK tree): one change per file that is missing or differs, and,
-/// when `dir` already holds a runtime crate (its manifest names the shipped package), the
-/// removal of every Rust source under `src/` the shipped crate does not have (left by the
-/// runtime an earlier smithy-tls placed there; a linked `src/` is not followed). Other files of
-/// the directory are left alone. The manifest names the tree's own copies of the runtime's
-/// dependencies by path (`siblings`, see [`crate::vendor::sibling_paths`]).
-///
-/// # Errors
-/// [`PlanError::Io`] when a file cannot be read.
-pub fn plan_vendored_runtime(dir: &Path, siblings: &crate::vendor::SiblingPaths) -> Result<Vec<FileChange>, PlanError> {
-    let shipped = crate::vendor::runtime_files(dir, siblings);
-    let mut changes = Vec::new();
-    for (path, text) in &shipped {
-        let existing = read_optional(path)?;
-        changes.extend(change(path.clone(), existing, text.clone().into_owned()));
-    }
-    // Only in a runtime crate (the shipped package's name in the manifest already there): the
-    // sources of any other crate the path might point at are not the tool's to remove.
-    let manifest = read_optional(&dir.join("Cargo.toml"))?;
-    let is_runtime = manifest.and_then(|text| text.parse::<toml_edit::DocumentMut>().ok()).is_some_and(|doc| {
-        crate::manifest::package_str(&doc, "name")
-            == crate::manifest::package_str(crate::vendor::shipped_manifest(), "name")
-    });
-    if !is_runtime {
-        return Ok(changes);
-    }
-    let sources =
-        walkdir::WalkDir::new(dir.join("src")).follow_links(false).follow_root_links(false).sort_by_file_name();
-    for entry in sources.into_iter().filter_map(Result::ok) {
-        let path = entry.path();
-        let stale = entry.file_type().is_file()
-            && path.extension().is_some_and(|e| e == "rs")
-            && !shipped.iter().any(|(shipped, _)| shipped == path);
-        if stale {
-            let original = read_optional(path)?;
-            changes.push(FileChange { path: path.to_path_buf(), original, updated: None });
-        }
-    }
-    Ok(changes)
-}
-
-/// Why the runtime crate the policy points at cannot pair with the generated code, if it cannot:
-/// it is missing, or is another package, or a version the policy's requirement excludes.
-pub fn check_runtime_crate(dir: &Path, package: &str, requirement: &str) -> Option<String> {
-    let manifest = dir.join("Cargo.toml");
-    let Ok(text) = crate::read::read_text(&manifest) else {
-        return Some(format!("{}: missing (the policy's `[runtime] path` points there)", manifest.display()));
-    };
-    let Ok(doc) = text.parse::<toml_edit::DocumentMut>() else {
-        return Some(format!("{}: not valid TOML", manifest.display()));
-    };
-    runtime_mismatch(&manifest.display().to_string(), &doc, package, requirement)
-}
-
-/// Why the runtime this smithy-tls ships (what `--vendor-runtime` writes) cannot be the policy's
-/// `[runtime]`, if it cannot: the policy names another package, or a version requirement the
-/// shipped version does not meet.
-pub fn check_shipped_runtime(package: &str, requirement: &str) -> Option<String> {
-    runtime_mismatch("the runtime this smithy-tls ships", crate::vendor::shipped_manifest(), package, requirement)
-}
-
-/// Why the runtime crate whose manifest is `doc` (shown to the user as `shown`) is not
-/// `package` at a version `requirement` allows, if it is not.
-fn runtime_mismatch(shown: &str, doc: &toml_edit::DocumentMut, package: &str, requirement: &str) -> Option<String> {
-    let name = crate::manifest::package_str(doc, "name");
-    if name != Some(package) {
-        return Some(format!("{shown}: package `{}`, where the policy names `{package}`", name.unwrap_or("?")));
-    }
-    let version = crate::manifest::package_str(doc, "version").unwrap_or("");
-    let matches = semver::VersionReq::parse(requirement)
-        .ok()
-        .zip(semver::Version::parse(version).ok())
-        .is_some_and(|(req, version)| req.matches(&version));
-    (!matches).then(|| format!("{shown}: version `{version}`, which the policy's requirement `{requirement}` excludes"))
 }
 
 /// Whether two versions of the emitted module say the same: the same header line and the same

@@ -208,7 +208,7 @@ fn vendor_runtime_places_the_runtime_and_check_reports_it_stale() {
     std::fs::remove_dir_all(tree.join("smithy-default-tls")).unwrap();
     smithy_tls(&["apply", "--vendor-runtime"], &tree);
     let vendored = tree.join("smithy-default-tls");
-    let shipped = smithy_tls_codegen::vendor::runtime_files(&vendored, &Default::default());
+    let shipped = smithy_tls_codegen::pairing::shipped::runtime_files(&vendored, &Default::default());
     assert!(shipped.len() > 20, "{} files", shipped.len());
     for (path, text) in shipped {
         assert_eq!(std::fs::read_to_string(&path).unwrap(), text, "{}", path.display());
@@ -359,7 +359,7 @@ fn revert_vendor_runtime_removes_the_runtime_apply_placed_and_nothing_else() {
     smithy_tls(&["apply", "--vendor-runtime"], &tree);
 
     let out = smithy_tls(&["revert", "--vendor-runtime"], &tree);
-    let runtime_files = smithy_tls_codegen::vendor::RUNTIME_SOURCES.len() + 1; // and its manifest
+    let runtime_files = smithy_tls_codegen::pairing::shipped::RUNTIME_SOURCES.len() + 1; // and its manifest
     assert!(out.contains(&format!("4 crate(s) reverted, {} file(s) written", 16 + runtime_files)), "{out}");
     assert_eq!(tree_files(&tree), files, "every file as before apply");
     assert_eq!(dirs_of(&tree), dirs, "no directory left behind");

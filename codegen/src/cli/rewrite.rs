@@ -7,11 +7,11 @@ use std::process::ExitCode;
 use super::{finish, load_policy, Failure, RewriteArgs, EXIT_CHANGES, EXIT_OK};
 use crate::discover::discover;
 use crate::lock::{Access, DirLock};
+use crate::pairing::{pair, unpair, PairingError, UnpairError};
 use crate::plan::{plan_revert, plan_with_progress, FileChange, Plan};
 use crate::report::human::{self, RewriteCommand, RewriteView};
 use crate::report::{
-    CrateReport, FileChangeKind, FileStat, PolicyStamp, Report, RewriteReport, RewriteSummary, SkippedReport,
-    TreeReport,
+    CrateReport, FileChangeKind, FileStat, PolicyStamp, Report, RewriteReport, RewriteSummary, TreeReport,
 };
 use crate::write::{line_counts, unified_diff, write_plans, RealFiles};
 
@@ -93,7 +93,7 @@ fn rewrite(command: RewriteCommand, args: &RewriteArgs, progress: bool) -> Resul
 
     let unsupported: Vec<String> = plans
         .iter()
-        .flat_map(|(_, p)| p.skipped.iter().filter(|s| s.unsupported))
+        .flat_map(|(_, p)| p.skipped.iter().filter(|s| s.unsupported()))
         .map(|s| format!("{} ({}): {}", s.name, s.dir.display(), s.reason))
         .collect();
     if args.strict && !unsupported.is_empty() {
@@ -113,31 +113,33 @@ fn rewrite(command: RewriteCommand, args: &RewriteArgs, progress: bool) -> Resul
             remove_emptied_runtime_dirs(&compiled, &plans);
         }
     }
-    Ok(report(command, &compiled, &plans, written))
+    Ok(report(command, &compiled, plans, written))
 }
 
 /// The report of a finished run: built once, from the plans, for both printers.
 fn report(
     command: RewriteCommand,
     compiled: &crate::model::CompiledPolicy,
-    plans: &[(PathBuf, Plan)],
+    plans: Vec<(PathBuf, Plan)>,
     written_files: usize,
 ) -> RewriteReport {
-    let trees: Vec<TreeReport> = plans.iter().map(|(root, plan)| tree_report(root, plan)).collect();
+    let diff = (!command.writes())
+        .then(|| plans.iter().flat_map(|(root, p)| p.changes().map(move |c| unified_diff(c, root))).collect());
+    let wired_crates = plans.iter().map(|(_, p)| p.crates.len()).sum();
+    let changed_crates = plans.iter().map(|(_, p)| p.crates.iter().filter(|c| !c.changes.is_empty()).count()).sum();
+    let trees: Vec<TreeReport> = plans.into_iter().map(|(root, plan)| tree_report(root, plan)).collect();
     let files = || trees.iter().flat_map(|t| &t.files);
     let summary = RewriteSummary {
-        wired_crates: plans.iter().map(|(_, p)| p.crates.len()).sum(),
-        changed_crates: plans.iter().map(|(_, p)| p.crates.iter().filter(|c| !c.changes.is_empty()).count()).sum(),
+        wired_crates,
+        changed_crates,
         changed_files: files().count(),
         written_files,
-        skipped_crates: plans.iter().map(|(_, p)| p.skipped.len()).sum(),
-        unsupported_crates: plans.iter().map(|(_, p)| p.skipped.iter().filter(|s| s.unsupported).count()).sum(),
+        skipped_crates: trees.iter().map(|t| t.skipped.len()).sum(),
+        unsupported_crates: trees.iter().map(|t| t.skipped.iter().filter(|s| s.unsupported()).count()).sum(),
         insertions: files().map(|f| f.insertions).sum(),
         deletions: files().map(|f| f.deletions).sum(),
         up_to_date: files().next().is_none(),
     };
-    let diff = (!command.writes())
-        .then(|| plans.iter().flat_map(|(root, p)| p.changes().map(move |c| unified_diff(c, root))).collect());
     RewriteReport {
         policy: PolicyStamp { name: compiled.policy.name.clone(), sha256: compiled.policy.content_hash.clone() },
         trees,
@@ -146,32 +148,20 @@ fn report(
     }
 }
 
-fn tree_report(root: &Path, plan: &Plan) -> TreeReport {
-    TreeReport {
-        root: root.to_path_buf(),
-        crates: plan
-            .crates
-            .iter()
-            .map(|c| CrateReport {
-                name: c.name.clone(),
-                dir: c.dir.clone(),
-                kind: c.kind,
-                changed_files: c.changes.iter().map(|f| f.path.clone()).collect(),
-                notes: c.notes.clone(),
-            })
-            .collect(),
-        skipped: plan
-            .skipped
-            .iter()
-            .map(|s| SkippedReport {
-                name: s.name.clone(),
-                dir: s.dir.clone(),
-                reason: s.reason.clone(),
-                unsupported: s.unsupported,
-            })
-            .collect(),
-        files: plan.changes().map(|change| file_stat(root, change)).collect(),
-    }
+fn tree_report(root: PathBuf, plan: Plan) -> TreeReport {
+    let files = plan.changes().map(|change| file_stat(&root, change)).collect();
+    let crates = plan
+        .crates
+        .iter()
+        .map(|c| CrateReport {
+            name: c.name.clone(),
+            dir: c.dir.clone(),
+            kind: c.kind,
+            changed_files: c.changes.iter().map(|f| f.path.clone()).collect(),
+            notes: c.notes.clone(),
+        })
+        .collect();
+    TreeReport { root, crates, skipped: plan.skipped, files }
 }
 
 fn file_stat(root: &Path, change: &FileChange) -> FileStat {
@@ -190,89 +180,74 @@ fn file_stat(root: &Path, change: &FileChange) -> FileStat {
 }
 
 /// Makes sure the tree pairs the generated code with the runtime it is made for, before anything
-/// is written: with `--vendor-runtime` the shipped runtime is planned at the policy's `[runtime]
-/// path`; without, the crate there must be the policy's package at a matching version.
+/// is written (see [`crate::pairing::pair`]): the problems become R001 diagnostics.
 fn pair_with_runtime(
     compiled: &crate::model::CompiledPolicy,
     discovery: &crate::discover::Discovery,
     vendor: bool,
     plan: &mut Plan,
 ) -> Result<(), Failure> {
-    let root = &discovery.root;
-    let runtime = &compiled.policy.runtime;
-    let Some(path) = &runtime.path else {
-        if vendor {
-            return Err(Failure::new(
-                "--vendor-runtime: the policy's [runtime] has no `path` to write the runtime crate to",
-            ));
+    let wired = discovery.crates.iter().map(|found| &found.path_dependencies);
+    plan.vendored = pair(&compiled.policy.runtime, &discovery.root, wired, vendor).map_err(|e| match e {
+        PairingError::NoPath => {
+            Failure::new("--vendor-runtime: the policy's [runtime] has no `path` to write the runtime crate to")
         }
-        return Ok(());
-    };
-    let dir = root.join(path);
-    if vendor {
-        if let Some(problem) = crate::plan::check_shipped_runtime(&runtime.package, &runtime.version) {
-            return Err(runtime_failure(
-                &dir,
-                format!("--vendor-runtime cannot serve this policy: {problem}"),
-                "write the policy's [runtime] as `package = \"smithy-default-tls\"` with a `version` the shipped \
-                 runtime meets, or place the runtime crate yourself and run without --vendor-runtime",
-            ));
-        }
-        let wired = discovery.crates.iter().map(|found| &found.path_dependencies);
-        let siblings = crate::vendor::sibling_paths(&dir, wired).map_err(|problem| {
-            runtime_failure(
-                &dir,
-                format!("--vendor-runtime cannot build against the tree's own runtime crates: {problem}"),
-                "the placed runtime crate depends by path on the copies of aws-smithy-runtime-api and its companions \
-                 that the tree's crates name by path, so both use one copy",
-            )
-        })?;
-        plan.vendored = crate::plan::plan_vendored_runtime(&dir, &siblings).map_err(|e| Failure::new(e.to_string()))?;
-        return Ok(());
-    }
-    match crate::plan::check_runtime_crate(&dir, &runtime.package, &runtime.version) {
-        None => Ok(()),
-        Some(problem) => Err(runtime_failure(
-            &dir.join("Cargo.toml"),
+        PairingError::ShippedMismatch { dir, problem } => runtime_failure(
+            &dir,
+            format!("--vendor-runtime cannot serve this policy: {problem}"),
+            "write the policy's [runtime] as `package = \"smithy-default-tls\"` with a `version` the shipped \
+             runtime meets, or place the runtime crate yourself and run without --vendor-runtime",
+        ),
+        PairingError::Siblings { dir, problem } => runtime_failure(
+            &dir,
+            format!("--vendor-runtime cannot build against the tree's own runtime crates: {problem}"),
+            "the placed runtime crate depends by path on the copies of aws-smithy-runtime-api and its companions \
+             that the tree's crates name by path, so both use one copy",
+        ),
+        PairingError::Unusable { manifest, problem } => runtime_failure(
+            &manifest,
             format!("the runtime crate the generated code needs is not usable: {problem}"),
             "pass --vendor-runtime to write the runtime crate this smithy-tls ships there, or point the policy's \
              [runtime] `path` at it",
-        )),
-    }
+        ),
+        e @ PairingError::Read(_) => Failure::new(e.to_string()),
+    })?;
+    Ok(())
 }
 
 /// With `revert --vendor-runtime`: plans taking out the runtime crate `apply --vendor-runtime`
-/// placed at the policy's `[runtime] path`, before anything is written; refused (R002) when it
-/// is not the runtime this smithy-tls ships, so no other crate's files, and no half crate, go.
+/// placed at the policy's `[runtime] path`, before anything is written (see
+/// [`crate::pairing::unpair`]); refused (R002) when it is not the runtime this smithy-tls ships,
+/// so no other crate's files, and no half crate, go.
 fn plan_runtime_removal(
     compiled: &crate::model::CompiledPolicy,
     discovery: &crate::discover::Discovery,
     plan: &mut Plan,
 ) -> Result<(), Failure> {
-    let root = &discovery.root;
-    let Some(path) = &compiled.policy.runtime.path else {
-        return Err(Failure::new(
-            "--vendor-runtime: the policy's [runtime] has no `path` to remove the runtime crate from",
-        ));
-    };
-    let dir = root.join(path);
-    // The manifest as apply placed it: naming the tree's own copies of its dependencies, if any.
     let wired = discovery.crates.iter().map(|found| &found.path_dependencies);
-    let siblings = crate::vendor::sibling_paths(&dir, wired).unwrap_or_default();
-    plan.vendored = crate::vendor::plan_runtime_removal(&dir, &siblings).map_err(|e| {
-        let diagnostic = match &e {
-            crate::vendor::UnvendorError::Differs { first, .. } => {
-                crate::diag::Diagnostic::in_file("R002", e.to_string(), first, None).with_help(
-                    "revert --vendor-runtime removes the runtime only as this smithy-tls writes it: run `smithy-tls \
-                     apply --vendor-runtime` first to put it back as shipped, or run revert without \
-                     --vendor-runtime and remove the directory yourself",
-                )
+    plan.vendored = unpair(&compiled.policy.runtime, &discovery.root, wired).map_err(|e| match e {
+        UnpairError::NoPath => {
+            Failure::new("--vendor-runtime: the policy's [runtime] has no `path` to remove the runtime crate from")
+        }
+        UnpairError::Unvendor { dir, error } => {
+            use crate::pairing::shipped::UnvendorError;
+            let diagnostic = match &error {
+                UnvendorError::Differs { first, .. } => {
+                    crate::diag::Diagnostic::in_file("R002", error.to_string(), first, None).with_help(
+                        "revert --vendor-runtime removes the runtime only as this smithy-tls writes it: run \
+                         `smithy-tls apply --vendor-runtime` first to put it back as shipped, or run revert without \
+                         --vendor-runtime and remove the directory yourself",
+                    )
+                }
+                UnvendorError::Io { path, .. } => crate::diag::unreadable(path, error.to_string()),
+            };
+            Failure {
+                message: format!(
+                    "{}: not the runtime crate this smithy-tls places; no file was written",
+                    dir.display()
+                ),
+                diagnostics: vec![diagnostic],
             }
-            crate::vendor::UnvendorError::Io { path, .. } => crate::diag::unreadable(path, e.to_string()),
-        };
-        Failure {
-            message: format!("{}: not the runtime crate this smithy-tls places; no file was written", dir.display()),
-            diagnostics: vec![diagnostic],
         }
     })?;
     Ok(())
@@ -283,7 +258,7 @@ fn plan_runtime_removal(
 fn remove_emptied_runtime_dirs(compiled: &crate::model::CompiledPolicy, plans: &[(PathBuf, Plan)]) {
     let Some(path) = &compiled.policy.runtime.path else { return };
     for (root, _) in plans.iter().filter(|(_, plan)| !plan.vendored.is_empty()) {
-        for dir in crate::vendor::runtime_dirs(&root.join(path)) {
+        for dir in crate::pairing::shipped::runtime_dirs(&root.join(path)) {
             // Fails, and is meant to, on a directory that is not empty.
             let _ = std::fs::remove_dir(&dir);
         }

@@ -32,6 +32,10 @@ use crate::model::{CompiledPolicy, LegacyRustls};
 /// The package generated crates depend on for their orchestrator.
 const SMITHY_RUNTIME: &str = "aws-smithy-runtime";
 
+/// The package whose `SharedHttpClient` the emitted module hands the generated crate: the one
+/// the runtime crate and the crate it serves must share (see [`crate::pairing::vintage`]).
+pub const RUNTIME_API: &str = "aws-smithy-runtime-api";
+
 /// What to write for the runtime crate dependency.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RuntimeDepSpec<'a> {
@@ -377,7 +381,7 @@ fn smithy_runtime_key(root: &Table) -> Option<String> {
 
 /// The `[dependencies]` entry for aws-smithy-runtime-api (by key, or renamed with `package`).
 fn runtime_api_dependency(root: &Table) -> Option<RuntimeApiDependency> {
-    let (_, item) = dependency_entries(root).find(|(package, _)| *package == crate::vintage::RUNTIME_API)?;
+    let (_, item) = dependency_entries(root).find(|(package, _)| *package == RUNTIME_API)?;
     let field =
         |name: &str| item.as_table_like().and_then(|dep| dep.get(name)).and_then(Item::as_str).map(str::to_owned);
     Some(RuntimeApiDependency {

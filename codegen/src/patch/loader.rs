@@ -8,6 +8,7 @@ use super::text::{apply, Edit, Source};
 use super::{
     first_span_of_stmt, has_named_field, is_loader_hook, type_is_named, PatchError, LOADER_NOTE, MARKER, MODULE_NAME,
 };
+use crate::emit::hook_fn::{CLIENT, CLIENT_FOR};
 /// Patches aws-config's `src/lib.rs`: in `impl ConfigLoader`'s `async fn load(self)` (searched
 /// in inline modules at any depth, e.g. `mod loader { ... }`), makes the receiver `mut self` if it
 /// is not, and inserts as the first statement
@@ -29,7 +30,7 @@ pub fn patch_aws_config_loader(path: &Path, text: &str) -> Result<String, PatchE
     // receiver's `mut` stays).
     super::with_old_hooks_upgraded(
         text,
-        "default_http_client::default_http_client()",
+        &format!("{MODULE_NAME}::{CLIENT}()"),
         text.contains("behavior_version"),
         |text| super::unpatch_aws_config_loader(path, text, false),
         |text| patch_loader_fresh(path, text),
@@ -96,9 +97,9 @@ fn patch_loader_fresh(path: &Path, text: &str) -> Result<String, PatchError> {
         // The loader's behavior version decides whether the default client reads the proxy
         // environment (2025-08-07 and later, like upstream's), when the loader has one.
         let call = if found.structs.iter().any(|s| has_named_field(s, "behavior_version")) {
-            format!("crate::{MODULE_NAME}::default_http_client_for(self.behavior_version)")
+            format!("crate::{MODULE_NAME}::{CLIENT_FOR}(self.behavior_version)")
         } else {
-            format!("crate::{MODULE_NAME}::default_http_client()")
+            format!("crate::{MODULE_NAME}::{CLIENT}()")
         };
         if src.rest_is_ignorable(open) {
             let fn_indent = src.indent_of_line_at(src.start_of(load.sig.fn_token.span)?);
@@ -129,7 +130,7 @@ fn patch_loader_fresh(path: &Path, text: &str) -> Result<String, PatchError> {
             let hooks = loader_hooks(&f.block);
             if !is_mut || hooks != 1 {
                 Err(format!(
-                    "expected `load(mut self)` with exactly one call of `{MODULE_NAME}::default_http_client` \
+                    "expected `load(mut self)` with exactly one call of `{MODULE_NAME}::{CLIENT}` \
                      after patching, found mut: {is_mut}, calls: {hooks}"
                 ))
             } else {

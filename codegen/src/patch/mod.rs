@@ -45,9 +45,10 @@ pub use self::service_config::{
     has_service_config_anchor, patch_service_config, patch_service_config_without_fast_path,
 };
 
+use crate::emit::hook_fn::{CLIENT, CLIENT_FOR, PLUGIN, PLUGIN_FOR};
 /// Name of the module that another step emits into each patched crate
 /// (`src/default_http_client.rs`), and that the hooks inserted here call into.
-pub const MODULE_NAME: &str = "default_http_client";
+pub use crate::emit::MODULE_NAME;
 
 /// Marker that starts every comment this module inserts, so hooks are easy to find with grep.
 const MARKER: &str = "smithy-tls:";
@@ -214,7 +215,7 @@ pub(super) fn last_span(tokens: &proc_macro2::TokenStream) -> Span {
 /// Whether `func` is the service-config hook's function: a path ending in
 /// `default_http_client::runtime_plugin` or `default_http_client::runtime_plugin_for`.
 pub(super) fn is_service_hook(func: &syn::Expr) -> bool {
-    ["runtime_plugin", "runtime_plugin_for"].iter().any(|name| path_ends_with(func, &[MODULE_NAME, name]).is_some())
+    [PLUGIN, PLUGIN_FOR].iter().any(|name| path_ends_with(func, &[MODULE_NAME, name]).is_some())
 }
 
 /// Whether `ty` is a path type whose last segment is `name` (`ConfigLoader`, `loader::ConfigLoader`).
@@ -254,16 +255,14 @@ fn is_provider_hook_arg(arg: &syn::Expr) -> bool {
             };
             closure.inputs.is_empty()
                 && matches!(body, syn::Expr::Call(call)
-                    if path_ends_with(&call.func, &[MODULE_NAME, "default_http_client_for"]).is_some())
+                    if path_ends_with(&call.func, &[MODULE_NAME, CLIENT_FOR]).is_some())
         }
-        other => path_ends_with(other, &[MODULE_NAME, "default_http_client"]).is_some(),
+        other => path_ends_with(other, &[MODULE_NAME, CLIENT]).is_some(),
     }
 }
 
 /// Whether `func` is the loader hook's function: a path ending in
 /// `default_http_client::default_http_client` or `default_http_client::default_http_client_for`.
 pub(super) fn is_loader_hook(func: &syn::Expr) -> bool {
-    ["default_http_client", "default_http_client_for"]
-        .iter()
-        .any(|name| path_ends_with(func, &[MODULE_NAME, name]).is_some())
+    [CLIENT, CLIENT_FOR].iter().any(|name| path_ends_with(func, &[MODULE_NAME, name]).is_some())
 }

@@ -11,6 +11,7 @@ use super::{
     first_span_of_stmt, has_named_field, is_provider_hook, type_is_named, PatchError, MARKER, MODULE_NAME,
     PROVIDER_CONFIG_NOTE,
 };
+use crate::emit::hook_fn::{CLIENT, CLIENT_FOR};
 
 /// The `ProviderConfig` methods that hand its HTTP client out, each reading `self.http_client`.
 const ACCESSORS: [&str; 2] = ["http_client", "client_config"];
@@ -34,7 +35,7 @@ pub fn patch_aws_config_provider_config(path: &Path, text: &str) -> Result<Strin
     // Hooks an earlier smithy-tls wrote without the behavior version are replaced.
     super::with_old_hooks_upgraded(
         text,
-        ".or_else(crate::default_http_client::default_http_client)",
+        &format!(".or_else(crate::{MODULE_NAME}::{CLIENT})"),
         text.contains("behavior_version"),
         |text| super::unpatch_aws_config_provider_config(path, text),
         |text| patch_fresh(path, text),
@@ -48,9 +49,9 @@ fn patch_fresh(path: &Path, text: &str) -> Result<String, PatchError> {
     // With a behavior version on `ProviderConfig` (aws-config 1.x), the fallback client is the
     // one for that version, so the proxy environment counts as for the SDK's clients.
     let fallback = if provider_config_has_behavior_version(&file) {
-        format!(".or_else(|| crate::{MODULE_NAME}::default_http_client_for(self.behavior_version))")
+        format!(".or_else(|| crate::{MODULE_NAME}::{CLIENT_FOR}(self.behavior_version))")
     } else {
-        format!(".or_else(crate::{MODULE_NAME}::default_http_client)")
+        format!(".or_else(crate::{MODULE_NAME}::{CLIENT})")
     };
     let mut edits = Vec::new();
     for name in ACCESSORS {
@@ -95,7 +96,7 @@ fn patch_fresh(path: &Path, text: &str) -> Result<String, PatchError> {
         let found = scan(&method.block);
         if found.hooks != 1 || !found.clones.is_empty() {
             return Err(src.invalid(format!(
-                "expected `ProviderConfig::{name}` to fall back to `{MODULE_NAME}::default_http_client` once \
+                "expected `ProviderConfig::{name}` to fall back to `{MODULE_NAME}::{CLIENT}` once \
                  after patching, found {} fallbacks and {} bare reads",
                 found.hooks,
                 found.clones.len()

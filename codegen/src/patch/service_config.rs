@@ -11,6 +11,7 @@ use super::text::{apply, Edit, Source};
 use super::{
     path_ends_with, PatchError, MARKER, MODULE_NAME, SERVICE_CONFIG_FN, SERVICE_CONFIG_NOTE, WITH_CLIENT_PLUGINS,
 };
+use crate::emit::hook_fn::{PLUGIN, PLUGIN_FOR};
 
 /// In fn `base_client_runtime_plugins`, right after the method call
 /// `.with_client_plugins(<path ending in default_plugins>(...))`, inserts
@@ -37,7 +38,7 @@ pub fn patch_service_config(path: &Path, text: &str) -> Result<String, PatchErro
     // one when the default plugins get a version (so the proxy environment counts).
     super::with_old_hooks_upgraded(
         text,
-        "default_http_client::runtime_plugin()",
+        &format!("{MODULE_NAME}::{PLUGIN}()"),
         text.contains("with_behavior_version"),
         |text| super::unpatch_service_config(path, text),
         |text| patch_service_config_fresh(path, text),
@@ -91,7 +92,7 @@ pub fn patch_service_config_without_fast_path(path: &Path, text: &str) -> Result
                 ),
                 help: format!(
                     "the generated plugin chain has an unexpected shape; add \
-                     `.{WITH_CLIENT_PLUGINS}(crate::{MODULE_NAME}::runtime_plugin())` right after \
+                     `.{WITH_CLIENT_PLUGINS}(crate::{MODULE_NAME}::{PLUGIN}())` right after \
                      the default plugins by hand (smithy-tls then leaves the file alone), or \
                      leave this crate out of the policy"
                 ),
@@ -104,8 +105,8 @@ pub fn patch_service_config_without_fast_path(path: &Path, text: &str) -> Result
     // The client's behavior version, as the default plugins get it, decides whether the default
     // client reads the proxy environment (2025-08-07 and later, like upstream's).
     let hook = match &anchor.behavior_version {
-        Some(version) => format!(".{WITH_CLIENT_PLUGINS}(crate::{MODULE_NAME}::runtime_plugin_for({version}))"),
-        None => format!(".{WITH_CLIENT_PLUGINS}(crate::{MODULE_NAME}::runtime_plugin())"),
+        Some(version) => format!(".{WITH_CLIENT_PLUGINS}(crate::{MODULE_NAME}::{PLUGIN_FOR}({version}))"),
+        None => format!(".{WITH_CLIENT_PLUGINS}(crate::{MODULE_NAME}::{PLUGIN}())"),
     };
     let dot = src.start_of(anchor.dot)?;
     let close = src.end_of(anchor.close_paren)?;
@@ -137,7 +138,7 @@ pub fn patch_service_config_without_fast_path(path: &Path, text: &str) -> Result
     };
     if hooks != 1 {
         return Err(src.invalid(format!(
-            "expected exactly one call of `{MODULE_NAME}::runtime_plugin` in fn \
+            "expected exactly one call of `{MODULE_NAME}::{PLUGIN}` in fn \
              `{SERVICE_CONFIG_FN}` after patching, found {hooks}"
         )));
     }

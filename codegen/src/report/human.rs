@@ -85,7 +85,7 @@ pub fn print_rewrite(
         }
     }
     for tree in &report.trees {
-        for skipped in tree.skipped.iter().filter(|s| s.unsupported) {
+        for skipped in tree.skipped.iter().filter(|s| s.unsupported()) {
             writeln!(err, "{WARNING}warning{WARNING:#}: left {} untouched: {}", skipped.name, skipped.reason)?;
         }
         for note in tree.crates.iter().flat_map(|c| &c.notes) {

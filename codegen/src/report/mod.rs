@@ -12,7 +12,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::diag::Diagnostic;
-use crate::discover::CrateKind;
+use crate::discover::{CrateKind, SkippedCrate};
 use crate::model::{EmptyStore, Provider, Roots, Stack};
 use crate::native_build::{LibraryBuild, RuleToolNeed};
 
@@ -148,7 +148,7 @@ pub struct TreeReport {
     /// The crates wired, in directory order.
     pub crates: Vec<CrateReport>,
     /// The crates left alone, and why.
-    pub skipped: Vec<SkippedReport>,
+    pub skipped: Vec<SkippedCrate>,
     /// Every file that changes, relative to the root, with its line counts (`diff --stat`).
     pub files: Vec<FileStat>,
 }
@@ -166,19 +166,6 @@ pub struct CrateReport {
     pub changed_files: Vec<PathBuf>,
     /// What the run left as it was in this crate, and why (for a person to look at).
     pub notes: Vec<String>,
-}
-
-/// A crate left alone.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct SkippedReport {
-    /// Its package name (or the path of a link that was not followed).
-    pub name: String,
-    /// Its directory.
-    pub dir: PathBuf,
-    /// Why it was left alone.
-    pub reason: String,
-    /// Whether it looks like a generated client that cannot be wired (an error with `--strict`).
-    pub unsupported: bool,
 }
 
 /// How one file changes.

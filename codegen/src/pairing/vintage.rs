@@ -6,54 +6,122 @@
 //! October 2023 and before: aws-sdk-* 0.x, aws-config 0.x) or pins an older 1.x cannot be served:
 //! wired, it fails to compile (E0308, mismatched `SharedHttpClient` types).
 
+use std::path::{Path, PathBuf};
+
 use semver::{Version, VersionReq};
+
+use crate::manifest::{ManifestFacts, RUNTIME_API};
 
 /// The oldest aws-smithy-runtime-api the runtime crate works with: what the manifest of the
 /// runtime this tool ships requires (runtime/Cargo.toml, which the tool embeds through the
 /// `codegen/runtime/Cargo.toml.in` link), so the floor is declared in one place.
 ///
 /// ```
-/// assert!(*smithy_tls_codegen::vintage::min_runtime_api() >= semver::Version::new(1, 19, 0));
+/// assert!(*smithy_tls_codegen::pairing::vintage::min_runtime_api() >= semver::Version::new(1, 19, 0));
 /// ```
 pub fn min_runtime_api() -> &'static Version {
     static MIN: std::sync::LazyLock<Version> = std::sync::LazyLock::new(|| {
-        let requirement = crate::vendor::runtime_api_requirement()
+        let requirement = super::shipped::runtime_api_requirement()
             .expect("the shipped runtime manifest names its aws-smithy-runtime-api version");
         Version::parse(requirement).expect("the runtime requires aws-smithy-runtime-api as a full version (x.y.z)")
     });
     &MIN
 }
 
-/// The package the check is about.
-pub const RUNTIME_API: &str = "aws-smithy-runtime-api";
+/// Why the runtime crate cannot serve a crate: the aws-smithy-runtime-api the crate builds on
+/// is missing, unreadable, or outside what the runtime accepts. Its `Display` is the reason the
+/// crate is left alone, in words for the user.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Unserved {
+    /// The crate does not depend on aws-smithy-runtime-api at all.
+    #[error(
+        "it does not depend on {RUNTIME_API}, which the emitted module uses: not a smithy-rs client this tool can wire"
+    )]
+    NoRuntimeApi,
+    /// Its requirement is not one cargo accepts.
+    #[error("its {RUNTIME_API} requirement `{requirement}` is not a version requirement cargo accepts ({error})")]
+    BadRequirement {
+        /// The requirement as the manifest writes it.
+        requirement: String,
+        /// Why it does not parse (semver's message).
+        error: String,
+    },
+    /// Its requirement admits no release the runtime can use.
+    #[error(
+        "it depends on {RUNTIME_API} `{requirement}`{era}; the smithy-tls runtime needs {RUNTIME_API} {min} or a \
+         later 1.x, which that requirement excludes: upgrade the SDK (aws-sdk-* and aws-config 1.x) or leave this \
+         crate out",
+        era = if parsed.comparators.iter().all(|c| c.major == 0) {
+            " (an SDK from before 1.x, October 2023 or older)"
+        } else {
+            ""
+        }
+    )]
+    Excluded {
+        /// The requirement as the manifest writes it (`=x.y.z` for a sibling crate's version).
+        requirement: String,
+        /// The same, parsed.
+        parsed: VersionReq,
+        /// The oldest aws-smithy-runtime-api the runtime works with ([`min_runtime_api`]).
+        min: Version,
+    },
+    /// It names aws-smithy-runtime-api by path only, and no version can be read there.
+    #[error(
+        "its {RUNTIME_API} dependency names neither a version nor a sibling crate whose version can be read ({}): \
+         add `version = \"..\"` to it",
+        sibling.as_ref().map_or_else(|| "no path".to_owned(), |p| p.display().to_string())
+    )]
+    NoVersion {
+        /// The sibling's manifest, when the dependency has a `path`.
+        sibling: Option<PathBuf>,
+    },
+}
 
 /// Whether a crate that depends on aws-smithy-runtime-api with `requirement` (as its manifest
-/// writes it) can be served, and if not, why, in words for the user.
+/// writes it) can be served, and if not, why.
 ///
 /// ```
-/// use smithy_tls_codegen::vintage::check_requirement;
+/// use smithy_tls_codegen::pairing::vintage::{check_requirement, Unserved};
 /// assert!(check_requirement("1.7.1").is_ok()); // ^1.7.1: cargo picks a 1.x the runtime accepts
-/// assert!(check_requirement("0.57.1").unwrap_err().contains("0.57.1"));
+/// assert!(matches!(check_requirement("0.57.1"), Err(Unserved::Excluded { .. })));
 /// assert!(check_requirement("=1.1.0").is_err());
 /// ```
-pub fn check_requirement(requirement: &str) -> Result<(), String> {
-    let req = VersionReq::parse(requirement.trim()).map_err(|e| {
-        format!("its {RUNTIME_API} requirement `{requirement}` is not a version requirement cargo accepts ({e})")
-    })?;
-    if serves(&req) {
+///
+/// # Errors
+/// [`Unserved::BadRequirement`] or [`Unserved::Excluded`].
+pub fn check_requirement(requirement: &str) -> Result<(), Unserved> {
+    let parsed = VersionReq::parse(requirement.trim())
+        .map_err(|e| Unserved::BadRequirement { requirement: requirement.to_owned(), error: e.to_string() })?;
+    if serves(&parsed) {
         return Ok(());
     }
-    let era = if req.comparators.iter().all(|c| c.major == 0) {
-        " (an SDK from before 1.x, October 2023 or older)"
-    } else {
-        ""
+    Err(Unserved::Excluded { requirement: requirement.to_owned(), parsed, min: min_runtime_api().clone() })
+}
+
+/// Whether the runtime crate can serve the crate whose manifest facts are `facts` (in `dir`),
+/// and if not, why. A path dependency (a sibling crate of the tree) is judged by the version of
+/// the crate it points to.
+///
+/// # Errors
+/// [`Unserved`]: no aws-smithy-runtime-api, no version to judge, or one the runtime cannot serve.
+pub fn serves_crate(facts: &ManifestFacts, dir: &Path) -> Result<(), Unserved> {
+    let Some(api) = &facts.runtime_api else {
+        return Err(Unserved::NoRuntimeApi);
     };
-    let min = min_runtime_api();
-    Err(format!(
-        "it depends on {RUNTIME_API} `{requirement}`{era}; the smithy-tls runtime needs {RUNTIME_API} \
-         {min} or a later 1.x, which that requirement excludes: upgrade the SDK (aws-sdk-* and \
-         aws-config 1.x) or leave this crate out"
-    ))
+    if let Some(version) = &api.version {
+        return check_requirement(version);
+    }
+    let sibling = api.path.as_deref().map(|path| dir.join(path).join("Cargo.toml"));
+    let version = sibling.as_deref().and_then(|manifest| {
+        let text = crate::read::read_text(manifest).ok()?;
+        let doc: toml_edit::DocumentMut = text.parse().ok()?;
+        crate::manifest::package_str(&doc, "version").map(str::to_owned)
+    });
+    match version {
+        Some(version) => check_requirement(&format!("={version}")),
+        None => Err(Unserved::NoVersion { sibling }),
+    }
 }
 
 /// Whether some release in the runtime's range — [`min_runtime_api`] up to the next major — satisfies
@@ -95,9 +163,10 @@ mod tests {
         for refused in ["0.57.1", "0.55", "=1.1.0", ">=1.0, <1.5", "~1.8", "=1.9.0", "2.0", "<1.19.0"] {
             assert!(check_requirement(refused).is_err(), "{refused}");
         }
-        let old = check_requirement("0.57.1").unwrap_err();
+        let old = check_requirement("0.57.1").unwrap_err().to_string();
         assert!(old.contains("before 1.x") && old.contains("1.19.0") && old.contains("upgrade the SDK"), "{old}");
-        assert!(check_requirement("not a version").unwrap_err().contains("not a version requirement"));
+        let bad = check_requirement("not a version").unwrap_err().to_string();
+        assert!(bad.contains("not a version requirement"), "{bad}");
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The runtime crate shipped inside the generator, so `apply --vendor-runtime` can put the
-//! runtime the generated code was made for where the policy's `[runtime] path` points, and every
-//! tree pairs the two. `codegen/runtime/` links to the repository's `runtime/` (its manifest as
+//! runtime the generated code was made for where the policy's `[runtime] path` points
+//! ([`plan_vendored_runtime`]), and every tree pairs the two. `codegen/runtime/` links to the repository's `runtime/` (its manifest as
 //! `Cargo.toml.in`: cargo package leaves out a directory holding a `Cargo.toml`); build.rs lists
 //! the sources found there. `revert --vendor-runtime` takes the placed crate out again.
 
@@ -8,18 +8,18 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::plan::FileChange;
+use crate::change::{change, FileChange};
 
 include!(concat!(env!("OUT_DIR"), "/runtime_sources.rs"));
 
 /// The runtime's manifest as the repository holds it, dev-dependencies included.
-const MANIFEST_SOURCE: &str = include_str!("../runtime/Cargo.toml.in");
+const MANIFEST_SOURCE: &str = include_str!("../../runtime/Cargo.toml.in");
 
 /// The runtime's manifest as shipped: the repository's without `[dev-dependencies]`, which name
 /// this workspace's test crates and mean nothing where the runtime is placed.
 ///
 /// ```
-/// let manifest = smithy_tls_codegen::vendor::shipped_manifest_text();
+/// let manifest = smithy_tls_codegen::pairing::shipped::shipped_manifest_text();
 /// assert!(manifest.contains("name = \"smithy-default-tls\"") && !manifest.contains("[dev-dependencies]"));
 /// ```
 pub fn shipped_manifest_text() -> &'static str {
@@ -56,7 +56,7 @@ pub fn runtime_files(dir: &Path, siblings: &SiblingPaths) -> Vec<(PathBuf, Cow<'
 /// `SharedHttpClient` the generated code receives a different type (E0308).
 ///
 /// ```
-/// use smithy_tls_codegen::vendor::{runtime_manifest, SiblingPaths};
+/// use smithy_tls_codegen::pairing::shipped::{runtime_manifest, SiblingPaths};
 /// let siblings = SiblingPaths::from([("aws-smithy-types".to_owned(), "../aws-smithy-types".to_owned())]);
 /// let manifest = runtime_manifest(&siblings);
 /// assert!(manifest.contains("aws-smithy-types = { path = \"../aws-smithy-types\", version = "));
@@ -229,6 +229,65 @@ fn relative(from: &Path, to: &Path) -> String {
     }
 }
 
+/// The runtime crate the generated code was made for, written under `dir` (the policy's
+/// `[runtime] path`, inside the SDK tree): one change per file that is missing or differs, and,
+/// when `dir` already holds a runtime crate (its manifest names the shipped package), the
+/// removal of every Rust source under `src/` the shipped crate does not have (left by the
+/// runtime an earlier smithy-tls placed there; a linked `src/` is not followed). Other files of
+/// the directory are left alone. The manifest names the tree's own copies of the runtime's
+/// dependencies by path (`siblings`, see [`sibling_paths`]).
+///
+/// # Errors
+/// [`ReadError`] when a file cannot be read.
+pub fn plan_vendored_runtime(dir: &Path, siblings: &SiblingPaths) -> Result<Vec<FileChange>, ReadError> {
+    let shipped = runtime_files(dir, siblings);
+    let mut changes = Vec::new();
+    for (path, text) in &shipped {
+        let existing = read_optional(path)?;
+        changes.extend(change(path.clone(), existing, text.clone().into_owned()));
+    }
+    // Only in a runtime crate (the shipped package's name in the manifest already there): the
+    // sources of any other crate the path might point at are not the tool's to remove.
+    let manifest = read_optional(&dir.join("Cargo.toml"))?;
+    let is_runtime = manifest.and_then(|text| text.parse::<toml_edit::DocumentMut>().ok()).is_some_and(|doc| {
+        crate::manifest::package_str(&doc, "name") == crate::manifest::package_str(shipped_manifest(), "name")
+    });
+    if !is_runtime {
+        return Ok(changes);
+    }
+    let sources =
+        walkdir::WalkDir::new(dir.join("src")).follow_links(false).follow_root_links(false).sort_by_file_name();
+    for entry in sources.into_iter().filter_map(Result::ok) {
+        let path = entry.path();
+        let stale = entry.file_type().is_file()
+            && path.extension().is_some_and(|e| e == "rs")
+            && !shipped.iter().any(|(shipped, _)| shipped == path);
+        if stale {
+            let original = read_optional(path)?;
+            changes.push(FileChange { path: path.to_path_buf(), original, updated: None });
+        }
+    }
+    Ok(changes)
+}
+
+/// A file of the runtime's directory that cannot be read.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: cannot read: {source}", path = .path.display())]
+pub struct ReadError {
+    /// The file.
+    pub path: PathBuf,
+    /// The cause.
+    pub source: std::io::Error,
+}
+
+fn read_optional(path: &Path) -> Result<Option<String>, ReadError> {
+    match crate::read::read_text(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(ReadError { path: path.to_path_buf(), source }),
+    }
+}
+
 /// Why `revert --vendor-runtime` leaves the runtime crate under a directory alone (R002).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -311,7 +370,7 @@ pub fn runtime_version() -> Option<&'static str> {
 /// The aws-smithy-runtime-api requirement of the runtime crate shipped here, as its manifest
 /// writes it (e.g. `1.19.0`): the one place the runtime's floor is declared.
 pub fn runtime_api_requirement() -> Option<&'static str> {
-    shipped_manifest().get("dependencies")?.get(crate::vintage::RUNTIME_API)?.get("version")?.as_str()
+    shipped_manifest().get("dependencies")?.get(crate::manifest::RUNTIME_API)?.get("version")?.as_str()
 }
 
 #[cfg(test)]

@@ -1,0 +1,20 @@
+//! [`FileChange`]: one file's planned content beside its current one, the unit every plan is
+//! made of and every write, comparison and diff consumes.
+
+use std::path::PathBuf;
+
+/// One file the plan would change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileChange {
+    /// The file.
+    pub path: PathBuf,
+    /// Its current content, `None` if it does not exist yet.
+    pub original: Option<String>,
+    /// Its planned content, `None` to remove it.
+    pub updated: Option<String>,
+}
+
+/// The change that gives `path` the content `updated`, or `None` when it already has it.
+pub(crate) fn change(path: PathBuf, original: Option<String>, updated: String) -> Option<FileChange> {
+    (original.as_deref() != Some(updated.as_str())).then_some(FileChange { path, original, updated: Some(updated) })
+}
