@@ -8,7 +8,7 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use aws_smithy_async::future::timeout::Timeout;
 use aws_smithy_async::rt::sleep::{AsyncSleep, SharedAsyncSleep};
@@ -16,13 +16,15 @@ use aws_smithy_runtime_api::box_error::BoxError;
 use http::Uri;
 use hyper_util::client::legacy::connect::{Connected, Connection, HttpConnector};
 use hyper_util::rt::TokioIo;
+use tokio::net::TcpStream;
 use tower_service::Service;
+use tracing::Span;
 
 use crate::dns::Resolver;
 use crate::error::{ConnectTimeout, Error, ProxyError, ProxyFailure};
 use crate::limits::{HostLimits, HostSlot};
-use crate::proxy::ProxyConfig;
-use crate::tls::{LazyTlsBackend, MaybeTlsStream, TlsInfo, Transport};
+use crate::proxy::{ProxyConfig, Route};
+use crate::tls::{LazyTlsBackend, MaybeTlsStream, TlsBackend, TlsInfo, Transport};
 
 /// Facts about one connection, attached to every response it carried (in the response
 /// extensions) so that callers can see which connection and which TLS stack served them.
@@ -89,127 +91,16 @@ impl Service<Uri> for TlsConnectService {
     }
 
     fn call(&mut self, uri: Uri) -> Self::Future {
-        let mut tcp = self.tcp.clone();
-        let tls = Arc::clone(&self.tls);
-        let host_limits = self.host_limits.clone();
         let route = self.proxy.route(&uri);
-        let span = tracing::debug_span!(
-            "smithy_tls.connect",
-            origin = %uri.authority().map_or("", |a| a.as_str()),
-            proxy = route.as_ref().map(|r| r.authority.as_str()),
-            tcp_ms = tracing::field::Empty,
-            tunnel_ms = tracing::field::Empty,
-            handshake_ms = tracing::field::Empty,
-            provider = tracing::field::Empty,
-            version = tracing::field::Empty,
-            cipher = tracing::field::Empty,
-            group = tracing::field::Empty,
-            alpn = tracing::field::Empty,
-            resumed = tracing::field::Empty,
-        );
-        let connect_span = span.clone();
-        let connect = async move {
-            let span = connect_span;
-            let started = std::time::Instant::now();
-            // A URI this client cannot connect to is the caller's error (not retried), as
-            // `Error` says.
-            let invalid = |reason: String| Box::new(Error::InvalidUri { uri: uri.to_string(), reason }) as BoxError;
-            let https = match uri.scheme_str() {
-                Some("https") => true,
-                Some("http") => false,
-                other => return Err(invalid(format!("unsupported scheme {other:?}: use http or https"))),
-            };
-            let host = uri.host().ok_or_else(|| invalid("no host".to_owned()))?;
-            // A slot among the host's connections first (waiting, under the connect timeout,
-            // when they are all open); it goes with the connection.
-            let slot = match &host_limits {
-                Some(limits) => {
-                    let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
-                    Some(limits.acquire(&format!("{host}:{port}")).await)
-                }
-                None => None,
-            };
-            let server_name = host.trim_start_matches('[').trim_end_matches(']').to_owned();
-            // The CONNECT target keeps IPv6 brackets.
-            let server_name_for_connect = host.to_owned();
-            // Through a proxy, the TCP connection goes to the proxy.
-            let dial = route.as_ref().map_or_else(|| uri.clone(), |route| route.uri.clone());
-            let (tcp, backend) = if https {
-                // Finish preparing TLS (roots, config) while the TCP connect is in flight.
-                let (tcp, backend) = tokio::join!(tcp.call(dial), tls.get());
-                (tcp, Some(backend?))
-            } else {
-                (tcp.call(dial).await, None)
-            };
-            let origin =
-                format!("{server_name_for_connect}:{}", uri.port_u16().unwrap_or(if https { 443 } else { 80 }));
-            span.record("tcp_ms", millis(started.elapsed()));
-            let tcp = match (tcp, &route) {
-                (Ok(tcp), _) => tcp.into_inner(),
-                (Err(e), Some(route)) => {
-                    return Err(Box::new(ProxyError {
-                        proxy: route.authority.clone(),
-                        origin,
-                        failure: ProxyFailure::Unreachable(e.into()),
-                    }) as BoxError)
-                }
-                (Err(e), None) => return Err(e.into()),
-            };
-            let mut transport = Transport::Tcp(tcp);
-            // An `https://` proxy: TLS to the proxy first (its certificate checked like an
-            // origin's, HTTP/1.1 only); the tunnel and the origin's TLS run inside it.
-            if let Some((route, name)) = route.as_ref().and_then(|r| r.tls_name.as_ref().map(|name| (r, name))) {
-                let failed = |failure| {
-                    Box::new(ProxyError { proxy: route.authority.clone(), origin: origin.clone(), failure }) as BoxError
-                };
-                let proxy_tls = tls.for_proxies().get().await?;
-                let (stream, info) =
-                    proxy_tls.handshake(name, transport).await.map_err(|e| failed(ProxyFailure::Handshake(e)))?;
-                tracing::debug!(proxy = %route.authority, version = %info.protocol_version, "TLS to the proxy established");
-                transport = Transport::ProxyTls(Box::new(stream));
-            }
-            if let (Some(route), true) = (&route, https) {
-                let tunnel_started = std::time::Instant::now();
-                crate::proxy::tunnel(&mut transport, route, &origin).await?;
-                span.record("tunnel_ms", millis(tunnel_started.elapsed()));
-                tracing::debug!(proxy = %route.authority, %origin, "proxy tunnel established");
-            }
-            let (stream, tls_info) = match backend {
-                Some(backend) => {
-                    let handshake_started = std::time::Instant::now();
-                    let (stream, info) = backend.handshake(&server_name, transport).await?;
-                    span.record("handshake_ms", millis(handshake_started.elapsed()));
-                    span.record("provider", info.provider.name());
-                    span.record("version", info.protocol_version);
-                    span.record("cipher", info.cipher_suite);
-                    span.record("group", info.key_exchange_group);
-                    span.record("alpn", info.alpn);
-                    span.record("resumed", info.resumed);
-                    tracing::debug!(
-                        provider = %info.provider,
-                        version = %info.protocol_version,
-                        cipher = %info.cipher_suite,
-                        group = ?info.key_exchange_group,
-                        alpn = ?info.alpn,
-                        resumed = info.resumed,
-                        "TLS connection established"
-                    );
-                    (stream, Some(info))
-                }
-                None => (MaybeTlsStream::Plain(transport), None),
-            };
-            let info = ConnectionInfo {
-                id: NEXT_CONNECTION_ID.fetch_add(1, Ordering::Relaxed),
-                remote_addr: stream.tcp().peer_addr().ok(),
-                local_addr: stream.tcp().local_addr().ok(),
-                tls: tls_info,
-                proxy: route.map(|route| route.authority),
-                connected_at: std::time::SystemTime::now(),
-                connect_duration: started.elapsed(),
-            };
-            Ok(ConnectedStream::new(stream, info, slot))
+        let span = connect_span(&uri, route.as_ref());
+        let attempt = Attempt {
+            tcp: self.tcp.clone(),
+            tls: Arc::clone(&self.tls),
+            host_limits: self.host_limits.clone(),
+            route,
+            span: span.clone(),
         };
-        let connect = tracing::Instrument::instrument(connect, span);
+        let connect = tracing::Instrument::instrument(attempt.run(uri), span);
         match self.connect_timeout {
             None => Box::pin(connect),
             Some(after) => {
@@ -222,6 +113,178 @@ impl Service<Uri> for TlsConnectService {
                 })
             }
         }
+    }
+}
+
+/// The `smithy_tls.connect` span: one per connection attempt, its timings and TLS facts
+/// recorded by the steps as they finish.
+fn connect_span(uri: &Uri, route: Option<&Route>) -> Span {
+    tracing::debug_span!(
+        "smithy_tls.connect",
+        origin = %uri.authority().map_or("", |a| a.as_str()),
+        proxy = route.map(|r| r.authority.as_str()),
+        tcp_ms = tracing::field::Empty,
+        tunnel_ms = tracing::field::Empty,
+        handshake_ms = tracing::field::Empty,
+        provider = tracing::field::Empty,
+        version = tracing::field::Empty,
+        cipher = tracing::field::Empty,
+        group = tracing::field::Empty,
+        alpn = tracing::field::Empty,
+        resumed = tracing::field::Empty,
+    )
+}
+
+/// Where one attempt connects, read from the URI before anything is dialled, so that a URI
+/// this client cannot connect to fails first.
+struct Target {
+    /// The scheme is `https`: TLS to the origin.
+    https: bool,
+    /// The origin's `host:port` (IPv6 in brackets): the `CONNECT` target, the host-limit key and
+    /// what proxy errors name.
+    origin: String,
+    /// The host without IPv6 brackets, for the origin's certificate (SNI).
+    server_name: String,
+}
+
+impl Target {
+    /// The target of `uri`; an unsupported scheme or a missing host is the caller's error (not
+    /// retried), as `Error` says.
+    fn of(uri: &Uri) -> Result<Target, BoxError> {
+        let invalid = |reason: String| Box::new(Error::InvalidUri { uri: uri.to_string(), reason }) as BoxError;
+        let https = match uri.scheme_str() {
+            Some("https") => true,
+            Some("http") => false,
+            other => return Err(invalid(format!("unsupported scheme {other:?}: use http or https"))),
+        };
+        let host = uri.host().ok_or_else(|| invalid("no host".to_owned()))?;
+        let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
+        let server_name = host.trim_start_matches('[').trim_end_matches(']').to_owned();
+        Ok(Target { https, origin: format!("{host}:{port}"), server_name })
+    }
+}
+
+/// One connection attempt, owning what it needs from the service: its steps (dial, via the
+/// proxy, handshake) are methods, each recording its timing in `span`.
+struct Attempt {
+    tcp: HttpConnector<Resolver>,
+    tls: Arc<LazyTlsBackend>,
+    host_limits: Option<Arc<HostLimits>>,
+    route: Option<Route>,
+    span: Span,
+}
+
+impl Attempt {
+    /// Connects to `uri`: a slot among the host's connections, TCP, the proxy's steps, TLS.
+    async fn run(mut self, uri: Uri) -> Result<ConnectedStream, BoxError> {
+        let started = Instant::now();
+        let target = Target::of(&uri)?;
+        // A slot among the host's connections first (waiting, under the connect timeout, when
+        // they are all open); it goes with the connection.
+        let slot = match &self.host_limits {
+            Some(limits) => Some(limits.acquire(&target.origin).await),
+            None => None,
+        };
+        let (tcp, backend) = self.dial(uri, &target, started).await?;
+        let mut transport = Transport::Tcp(tcp);
+        if let Some(route) = &self.route {
+            transport = self.via_proxy(route, transport, &target).await?;
+        }
+        let (stream, tls_info) = match backend {
+            Some(backend) => self.handshake(&backend, &target.server_name, transport).await?,
+            None => (MaybeTlsStream::Plain(transport), None),
+        };
+        let info = ConnectionInfo {
+            id: NEXT_CONNECTION_ID.fetch_add(1, Ordering::Relaxed),
+            remote_addr: stream.tcp().peer_addr().ok(),
+            local_addr: stream.tcp().local_addr().ok(),
+            tls: tls_info,
+            proxy: self.route.map(|route| route.authority),
+            connected_at: std::time::SystemTime::now(),
+            connect_duration: started.elapsed(),
+        };
+        Ok(ConnectedStream::new(stream, info, slot))
+    }
+
+    /// TCP to the origin, or to the proxy if there is one; for `https`, the TLS backend is
+    /// prepared (roots, config) while the connect is in flight, and returned with the stream.
+    /// `tcp_ms` counts from `started`, the attempt's start (the wait for a slot included).
+    async fn dial(
+        &mut self,
+        uri: Uri,
+        target: &Target,
+        started: Instant,
+    ) -> Result<(TcpStream, Option<Arc<TlsBackend>>), BoxError> {
+        let dial = self.route.as_ref().map_or(uri, |route| route.uri.clone());
+        let (tcp, backend) = if target.https {
+            let (tcp, backend) = tokio::join!(self.tcp.call(dial), self.tls.get());
+            (tcp, Some(backend?))
+        } else {
+            (self.tcp.call(dial).await, None)
+        };
+        self.span.record("tcp_ms", millis(started.elapsed()));
+        match (tcp, &self.route) {
+            (Ok(tcp), _) => Ok((tcp.into_inner(), backend)),
+            (Err(e), Some(route)) => Err(Box::new(ProxyError {
+                proxy: route.authority.clone(),
+                origin: target.origin.clone(),
+                failure: ProxyFailure::Unreachable(e.into()),
+            }) as BoxError),
+            (Err(e), None) => Err(e.into()),
+        }
+    }
+
+    /// The proxy's steps on a connection to it: for an `https://` proxy, TLS to the proxy
+    /// first (its certificate checked like an origin's, HTTP/1.1 only); for an `https` origin,
+    /// the `CONNECT` tunnel, inside which the origin's TLS then runs.
+    async fn via_proxy(&self, route: &Route, mut transport: Transport, target: &Target) -> Result<Transport, BoxError> {
+        if let Some(name) = &route.tls_name {
+            let failed = |failure| {
+                Box::new(ProxyError { proxy: route.authority.clone(), origin: target.origin.clone(), failure })
+                    as BoxError
+            };
+            let proxy_tls = self.tls.for_proxies().get().await?;
+            let (stream, info) =
+                proxy_tls.handshake(name, transport).await.map_err(|e| failed(ProxyFailure::Handshake(e)))?;
+            tracing::debug!(proxy = %route.authority, version = %info.protocol_version, "TLS to the proxy established");
+            transport = Transport::ProxyTls(Box::new(stream));
+        }
+        if target.https {
+            let started = Instant::now();
+            crate::proxy::tunnel(&mut transport, route, &target.origin).await?;
+            self.span.record("tunnel_ms", millis(started.elapsed()));
+            tracing::debug!(proxy = %route.authority, origin = %target.origin, "proxy tunnel established");
+        }
+        Ok(transport)
+    }
+
+    /// The TLS handshake with the origin, its timing and what it negotiated recorded in the
+    /// span and in a debug event.
+    async fn handshake(
+        &self,
+        backend: &TlsBackend,
+        server_name: &str,
+        transport: Transport,
+    ) -> Result<(MaybeTlsStream, Option<TlsInfo>), BoxError> {
+        let started = Instant::now();
+        let (stream, info) = backend.handshake(server_name, transport).await?;
+        self.span.record("handshake_ms", millis(started.elapsed()));
+        self.span.record("provider", info.provider.name());
+        self.span.record("version", info.protocol_version);
+        self.span.record("cipher", info.cipher_suite);
+        self.span.record("group", info.key_exchange_group);
+        self.span.record("alpn", info.alpn);
+        self.span.record("resumed", info.resumed);
+        tracing::debug!(
+            provider = %info.provider,
+            version = %info.protocol_version,
+            cipher = %info.cipher_suite,
+            group = ?info.key_exchange_group,
+            alpn = ?info.alpn,
+            resumed = info.resumed,
+            "TLS connection established"
+        );
+        Ok((stream, Some(info)))
     }
 }
 
