@@ -350,6 +350,8 @@ impl Parser<'_> {
         }
     }
 
+    /// One `[[rule]]` or the `[fallback]`: its keys, name, cfg, provider, roots and empty-store,
+    /// each checked in that order; `None` when any of them was refused (already reported).
     fn rule(&mut self, table: &Table, kind: RuleKind) -> Option<Rule> {
         let (where_, allowed): (&str, &[&str]) = match kind {
             RuleKind::Rule => ("[[rule]]", &["name", "cfg", "provider", "roots", "empty-store"]),
@@ -358,105 +360,13 @@ impl Parser<'_> {
         self.check_keys(table, allowed, where_);
         let table_span = table.span().unwrap_or(0..0);
         let name = self.required_str(table, "name", table_span.clone(), where_);
-        let mut spans = RuleSpans { table: table_span.clone(), ..RuleSpans::default() };
-
+        let mut spans = RuleSpans { table: table_span, ..RuleSpans::default() };
         let scope = match kind {
             RuleKind::Fallback => Some(Scope::Fallback),
-            RuleKind::Rule => {
-                let text = self.required_str(table, "cfg", table_span.clone(), where_);
-                spans.cfg = table.get("cfg").and_then(|i| i.span());
-                match text.map(|text| Cfg::parse(&text)) {
-                    Some(Ok(cfg)) => {
-                        self.check_cfg_values(&cfg, spans.cfg.clone().unwrap_or(table_span.clone()));
-                        Some(Scope::When(cfg))
-                    }
-                    Some(Err(message)) => {
-                        let d = self
-                            .diag("P010", format!("invalid cfg predicate: {message}"), spans.cfg.clone().unwrap_or(table_span.clone()))
-                            .with_help("write a Rust cfg predicate over target_* keys, e.g. 'cfg(all(target_os = \"linux\", target_env = \"gnu\"))'");
-                        self.push(d);
-                        None
-                    }
-                    None => None,
-                }
-            }
+            RuleKind::Rule => self.rule_cfg(table, where_, &mut spans).map(Scope::When),
         };
-
-        let provider_names = || Provider::ALL.map(Provider::name).into_iter().chain([Stack::NONE]);
-        // `Some(None)`: provider "none"; `Some(Some(p))`: a provider; `None`: missing or unknown.
-        let provider: Option<Option<Provider>> = match self.string_value(table, "provider", where_) {
-            None => {
-                if table.get("provider").is_none() {
-                    let names: Vec<&str> = provider_names().collect();
-                    let d = self
-                        .diag("P004", format!("missing `provider` in {where_}"), table_span.clone())
-                        .with_help(format!("add provider = {}", alternatives(&names)));
-                    self.push(d);
-                }
-                None
-            }
-            Some((value, span)) => {
-                spans.provider = Some(span.clone());
-                match Provider::from_name(value) {
-                    Some(p) => Some(Some(p)),
-                    None if value == Stack::NONE => Some(None),
-                    None => {
-                        let d = self
-                            .diag("P003", format!("unknown provider `{value}`"), span)
-                            .with_help(format!("use one of: {}", provider_names().collect::<Vec<_>>().join(", ")));
-                        self.push(d);
-                        None
-                    }
-                }
-            }
-        };
-
-        let roots = match (self.string_value(table, "roots", where_), provider) {
-            (None, Some(None)) => None,
-            (None, Some(Some(_))) => {
-                if table.get("roots").is_none() {
-                    let names = Roots::ALL.map(Roots::name);
-                    let d = self
-                        .diag("P004", format!("missing `roots` in {where_}"), table_span.clone())
-                        .with_help(format!("add roots = {}", alternatives(&names)));
-                    self.push(d);
-                }
-                None
-            }
-            (None, None) => None,
-            (Some((_, span)), Some(None)) => {
-                let d = self
-                    .diag("P008", "`roots` has no meaning with provider \"none\"", span)
-                    .with_help("remove `roots` from this rule");
-                self.push(d);
-                None
-            }
-            (Some((value, span)), provider) => {
-                spans.roots = Some(span.clone());
-                match Roots::from_name(value) {
-                    Some(roots) if provider.flatten().is_some_and(|p| !p.supports_roots(roots)) => {
-                        // The provider the rule named (s2n-tls or s2n-tls-fips), not its family.
-                        let named = provider.flatten().map_or(Stack::NONE, Provider::name);
-                        let d = self
-                            .diag("P009", format!("roots \"{roots}\" needs a rustls provider, not {named}"), span)
-                            .with_help(format!(
-                                "{named} reads the OS store itself: use \"native\", or a rustls provider"
-                            ));
-                        self.push(d);
-                        None
-                    }
-                    Some(r) => Some(r),
-                    None => {
-                        let d = self
-                            .diag("P003", format!("unknown roots `{value}`"), span)
-                            .with_help(format!("use one of: {}", Roots::ALL.map(Roots::name).join(", ")));
-                        self.push(d);
-                        None
-                    }
-                }
-            }
-        };
-
+        let provider = self.rule_provider(table, where_, &mut spans);
+        let roots = self.rule_roots(table, where_, provider, &mut spans);
         let empty_store = self.empty_store(table, where_, provider, roots, &mut spans);
 
         let stack = match provider? {
@@ -464,6 +374,104 @@ impl Parser<'_> {
             Some(provider) => Stack::Tls { provider, roots: roots?, empty_store: empty_store? },
         };
         Some(Rule { name: name?, scope: scope?, stack, spans })
+    }
+
+    /// A `[[rule]]`'s `cfg`: required (P004), a cfg predicate (P010), with values some builtin
+    /// target has (P018, reported without refusing the rule).
+    fn rule_cfg(&mut self, table: &Table, where_: &str, spans: &mut RuleSpans) -> Option<Cfg> {
+        let text = self.required_str(table, "cfg", spans.table.clone(), where_);
+        spans.cfg = table.get("cfg").and_then(|i| i.span());
+        let place = spans.cfg.clone().unwrap_or(spans.table.clone());
+        match Cfg::parse(&text?) {
+            Ok(cfg) => {
+                self.check_cfg_values(&cfg, place);
+                Some(cfg)
+            }
+            Err(message) => {
+                let d = self
+                    .diag("P010", format!("invalid cfg predicate: {message}"), place)
+                    .with_help("write a Rust cfg predicate over target_* keys, e.g. 'cfg(all(target_os = \"linux\", target_env = \"gnu\"))'");
+                self.push(d);
+                None
+            }
+        }
+    }
+
+    /// The rule's `provider`: `Some(None)` for "none", `Some(Some(p))` for a provider, `None` when
+    /// it is missing (P004), not a string (P002) or unknown (P003).
+    fn rule_provider(&mut self, table: &Table, where_: &str, spans: &mut RuleSpans) -> Option<Option<Provider>> {
+        let provider_names = || Provider::ALL.map(Provider::name).into_iter().chain([Stack::NONE]);
+        let Some((value, span)) = self.string_value(table, "provider", where_) else {
+            if table.get("provider").is_none() {
+                let names: Vec<&str> = provider_names().collect();
+                let d = self
+                    .diag("P004", format!("missing `provider` in {where_}"), spans.table.clone())
+                    .with_help(format!("add provider = {}", alternatives(&names)));
+                self.push(d);
+            }
+            return None;
+        };
+        spans.provider = Some(span.clone());
+        match Provider::from_name(value) {
+            Some(p) => Some(Some(p)),
+            None if value == Stack::NONE => Some(None),
+            None => {
+                let d = self
+                    .diag("P003", format!("unknown provider `{value}`"), span)
+                    .with_help(format!("use one of: {}", provider_names().collect::<Vec<_>>().join(", ")));
+                self.push(d);
+                None
+            }
+        }
+    }
+
+    /// The rule's `roots`, given its `provider` (as [`Self::rule_provider`] read it): required with
+    /// a provider (P004), refused with provider "none" (P008), known (P003), and one the provider
+    /// can use (P009). `None` when absent or refused.
+    fn rule_roots(
+        &mut self,
+        table: &Table,
+        where_: &str,
+        provider: Option<Option<Provider>>,
+        spans: &mut RuleSpans,
+    ) -> Option<Roots> {
+        let Some((value, span)) = self.string_value(table, "roots", where_) else {
+            if matches!(provider, Some(Some(_))) && table.get("roots").is_none() {
+                let names = Roots::ALL.map(Roots::name);
+                let d = self
+                    .diag("P004", format!("missing `roots` in {where_}"), spans.table.clone())
+                    .with_help(format!("add roots = {}", alternatives(&names)));
+                self.push(d);
+            }
+            return None;
+        };
+        if provider == Some(None) {
+            let d = self
+                .diag("P008", "`roots` has no meaning with provider \"none\"", span)
+                .with_help("remove `roots` from this rule");
+            self.push(d);
+            return None;
+        }
+        spans.roots = Some(span.clone());
+        let Some(roots) = Roots::from_name(value) else {
+            let d = self
+                .diag("P003", format!("unknown roots `{value}`"), span)
+                .with_help(format!("use one of: {}", Roots::ALL.map(Roots::name).join(", ")));
+            self.push(d);
+            return None;
+        };
+        match provider.flatten() {
+            // The provider the rule named (s2n-tls or s2n-tls-fips), not its family.
+            Some(named) if !named.supports_roots(roots) => {
+                let named = named.name();
+                let d = self
+                    .diag("P009", format!("roots \"{roots}\" needs a rustls provider, not {named}"), span)
+                    .with_help(format!("{named} reads the OS store itself: use \"native\", or a rustls provider"));
+                self.push(d);
+                None
+            }
+            _ => Some(roots),
+        }
     }
 
     /// The rule's `empty-store` (what `native` roots do where the store yields no certificate):

@@ -21,13 +21,13 @@ fn the_committed_schema_is_the_one_the_tool_prints() {
     let printed = serde_json::to_string_pretty(&Document::json_schema()).unwrap() + "\n";
     let committed = std::fs::read_to_string(schema_file()).unwrap_or_default();
     if printed != committed {
-        if std::env::var_os("SMITHY_TLS_BLESS").is_some() {
+        if smithy_tls_test_support::regenerate() {
             std::fs::write(schema_file(), &printed).unwrap();
         }
         panic!(
             "docs/report.schema.json is not what `smithy-tls schema` prints; if the report types changed on \
-             purpose (bump report::SCHEMA_VERSION when a field is removed or changes meaning), re-run with \
-             SMITHY_TLS_BLESS=1 to write it"
+             purpose (bump report::SCHEMA_VERSION when a field is removed or changes meaning), write it with \
+             `scripts/bless test -p smithy-tls-codegen --test json_schema`"
         );
     }
     let out = Command::new(env!("CARGO_BIN_EXE_smithy-tls")).arg("schema").output().unwrap();

@@ -12,7 +12,8 @@
 //! - [`raw_peer`]: peers that break TLS below any TLS library (garbage, closing mid-handshake)
 //!   and read the client's ClientHello;
 //! - [`drive`]: calling a client the way the Smithy orchestrator does;
-//! - [`fs`]: copying fixture trees, and [`text`]: comparing a patched text with its input (the
+//! - [`fs`]: copying fixture trees, [`text`]: comparing a patched text with its input, and
+//!   [`regenerate`](mod@regenerate): the one switch that rewrites checked-in expected output (the
 //!   modules without the `net` feature).
 //!
 //! It does not depend on the runtime crate (the runtime's tests depend on it), so it speaks to
@@ -20,8 +21,10 @@
 #![warn(missing_docs)]
 
 pub mod fs;
+pub mod regenerate;
 pub mod text;
 pub use fs::copy_tree;
+pub use regenerate::regenerate;
 
 #[cfg(feature = "net")]
 pub mod drive;
