@@ -4,7 +4,7 @@
 //! "Consumer build cost").
 //!
 //! ```text
-//! cargo test --release -p smithy-tls-e2e --test measure_builds -- --ignored --nocapture
+//! cargo test -p smithy-tls-e2e --test measure_builds -- --ignored --nocapture
 //! MEASURE_ROUNDS=3 MEASURE_PRESETS=all cargo test ...   # rounds (default 2); presets (default
 //!                                                        # platform-default,portable; `all`)
 //! ```
