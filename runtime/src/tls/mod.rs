@@ -302,7 +302,7 @@ impl MaybeTlsStream {
             #[cfg(s2n)]
             MaybeTlsStream::S2n(s) => s.tcp(),
             #[cfg(openssl_provider)]
-            MaybeTlsStream::OpenSsl(s) => s.get_ref().get_ref().tcp(),
+            MaybeTlsStream::OpenSsl(s) => s.transport().tcp(),
         }
     }
 }

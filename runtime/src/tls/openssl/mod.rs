@@ -10,13 +10,14 @@
 //! 2048 bits).
 //!
 //! Modules: [`floor`] (what to keep of the system's settings), [`sessions`] (resumption),
-//! [`key_log`] (`SSLKEYLOGFILE`), `ffi` (the few libssl calls the safe crate lacks; the
+//! [`key_log`] (`SSLKEYLOGFILE`), [`stream`] (the connection's reads), `ffi` (the few libssl calls the safe crate lacks; the
 //! backend's only `unsafe`).
 
 mod ffi;
 mod floor;
 mod key_log;
 mod sessions;
+mod stream;
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -34,8 +35,7 @@ use super::{names, MaybeTlsStream, ReadAhead, TlsInfo, TlsSettings, Transport};
 use crate::error::{CertificateProblem, Error, HandshakeFailure, TlsHandshakeError};
 use crate::TlsProvider;
 
-/// A TLS connection through libssl.
-pub(crate) type OpensslStream = SslStream<ReadAhead<Transport>>;
+pub(crate) use self::stream::OpensslStream;
 
 pub(crate) struct OpensslBackend {
     provider: TlsProvider,
@@ -225,7 +225,7 @@ impl OpensslBackend {
             resumed: ssl.session_reused(),
             fips: self.fips,
         };
-        Ok((MaybeTlsStream::OpenSsl(Box::new(stream)), info))
+        Ok((MaybeTlsStream::OpenSsl(Box::new(OpensslStream::new(stream))), info))
     }
 }
 

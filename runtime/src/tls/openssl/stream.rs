@@ -1,0 +1,78 @@
+//! The connection's byte stream: libssl's, reading every record already received per call.
+//!
+//! `SSL_read` returns at most one TLS record (16 KiB), so a single download read through it
+//! alone hands hyper one record per poll; rustls's stream returns as much plaintext as it has
+//! decrypted. [`OpensslStream`] keeps reading records into the caller's buffer until it is full
+//! or the transport has nothing more, so a read costs the same on either provider.
+
+use std::io;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio_openssl::SslStream;
+
+use super::super::{ReadAhead, Transport};
+
+/// A TLS connection through libssl.
+#[derive(Debug)]
+pub(crate) struct OpensslStream(SslStream<ReadAhead<Transport>>);
+
+impl OpensslStream {
+    /// The stream after its handshake.
+    pub(crate) fn new(stream: SslStream<ReadAhead<Transport>>) -> Self {
+        OpensslStream(stream)
+    }
+
+    /// The transport under TLS.
+    pub(crate) fn transport(&self) -> &Transport {
+        self.0.get_ref().get_ref()
+    }
+}
+
+impl AsyncRead for OpensslStream {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        let stream = &mut self.get_mut().0;
+        let start = buf.filled().len();
+        loop {
+            let before = buf.filled().len();
+            match Pin::new(&mut *stream).poll_read(cx, buf) {
+                // End of stream (nothing added), or the buffer is full.
+                Poll::Ready(Ok(())) if buf.filled().len() == before || buf.remaining() == 0 => {
+                    return Poll::Ready(Ok(()))
+                }
+                Poll::Ready(Ok(())) => {}
+                // What was read before the error is returned first; the error comes again at
+                // the next read (libssl keeps a failed connection failed).
+                Poll::Ready(Err(_)) | Poll::Pending if buf.filled().len() > start => return Poll::Ready(Ok(())),
+                other => return other,
+            }
+        }
+    }
+}
+
+impl AsyncWrite for OpensslStream {
+    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, data: &[u8]) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().0).poll_write(cx, data)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().0).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.0.is_write_vectored()
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().0).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().0).poll_shutdown(cx)
+    }
+}
