@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::time::Instant;
 
-use super::contenders::{ours_and_upstream, rotated, Contender, PROVIDERS};
+use super::contenders::{every_provider, rotated, Contender, OURS_ONLY, PROVIDERS};
 use super::report::Report;
 use super::server::ServerProcess;
 use crate::{child, env_number, field, median, median_range};
@@ -21,7 +21,7 @@ pub(crate) fn cold_start(server: &ServerProcess, report: &mut Report) {
 fn cold_start_with_gap(server: &ServerProcess, report: &mut Report, gap_ms: u64) {
     let runs = env_number("BENCH_COLD_RUNS", 15);
     let url = format!("https://localhost:{}/obj/1024", server.h1.port());
-    let contenders: Vec<Contender> = ours_and_upstream().collect();
+    let contenders: Vec<Contender> = every_provider().collect();
     let mut samples: BTreeMap<String, Vec<(f64, f64, f64)>> = BTreeMap::new();
     println!("\n## Cold start: fresh process, build client, {gap_ms} ms of other start-up work, one request ({runs} runs each, interleaved)");
     for run in 0..runs {
@@ -61,6 +61,12 @@ fn cold_start_with_gap(server: &ServerProcess, report: &mut Report, gap_ms: u64)
     for p in PROVIDERS {
         let _ =
             writeln!(md, "| {p} | {:.2} |", total(Contender::Ours(p).label()) / total(Contender::Upstream(p).label()));
+    }
+    md.push_str("\n| provider | / ours rustls-aws-lc | / upstream rustls-aws-lc |\n|---|---|---|\n");
+    for p in OURS_ONLY {
+        let mine = total(Contender::Ours(p).label());
+        let (ours, upstream) = (Contender::Ours("rustls-aws-lc"), Contender::Upstream("rustls-aws-lc"));
+        let _ = writeln!(md, "| {p} | {:.2} | {:.2} |", mine / total(ours.label()), mine / total(upstream.label()));
     }
     // The target (ours ≤ 0.5× upstream) is set with other start-up work before the first request.
     if gap_ms == 30 {

@@ -72,8 +72,8 @@ impl Contender {
 pub(crate) const PROVIDERS: [&str; 3] = ["rustls-aws-lc", "rustls-ring", "s2n-tls"];
 
 /// Our providers upstream has no counterpart of (the system's OpenSSL): measured beside ours on
-/// rustls-aws-lc (and so beside upstream's rustls-aws-lc), in the throughput and new-connection
-/// sections.
+/// rustls-aws-lc (and so beside upstream's rustls-aws-lc), in the throughput, new-connection,
+/// cold-start and idle-connection sections.
 pub(crate) const OURS_ONLY: [&str; 1] = ["openssl"];
 
 /// Ours and upstream with each provider, side by side per provider.
@@ -86,10 +86,20 @@ pub(crate) fn selected_ours_and_upstream() -> Vec<Contender> {
     ours_and_upstream().filter(|c| env_selects("BENCH_ONLY", &c.label())).collect()
 }
 
+/// [`ours_and_upstream`], then ours alone with each of [`OURS_ONLY`].
+pub(crate) fn every_provider() -> impl Iterator<Item = Contender> {
+    ours_and_upstream().chain(OURS_ONLY.map(Contender::Ours))
+}
+
+/// Those of [`every_provider`] whose label contains BENCH_ONLY (comma-separated substrings).
+pub(crate) fn selected_every_provider() -> Vec<Contender> {
+    every_provider().filter(|c| env_selects("BENCH_ONLY", &c.label())).collect()
+}
+
 /// Every client the throughput and small-call sections can measure: ours and upstream per
 /// provider, ours alone with [`OURS_ONLY`], and plain HTTP.
 pub(crate) fn throughput_contenders() -> Vec<Contender> {
-    ours_and_upstream().chain(OURS_ONLY.map(Contender::Ours)).chain([Contender::Plain]).collect()
+    every_provider().chain([Contender::Plain]).collect()
 }
 
 /// The contenders the throughput section measures: all, or those whose label contains

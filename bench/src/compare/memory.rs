@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::contenders::{ours_and_upstream, rotated, selected_ours_and_upstream, Contender, PROVIDERS};
+use super::contenders::{ours_and_upstream, rotated, selected_every_provider, Contender, OURS_ONLY, PROVIDERS};
 use super::report::Report;
 use super::server::ServerProcess;
 use crate::{child, env_number, field, median, median_range};
@@ -48,7 +48,7 @@ struct IdleSamples {
 pub(crate) fn idle(server: &ServerProcess, report: &mut Report) {
     let count = env_number("BENCH_IDLE_CONNECTIONS", 1000);
     let rounds = env_number("BENCH_IDLE_ROUNDS", 3).max(1) as usize;
-    let contenders = selected_ours_and_upstream();
+    let contenders = selected_every_provider();
     let mut md = format!(
         "\n## Idle pooled connections ({count} distinct host names → 127.0.0.1 through each client's DNS resolver override, one GET each, HTTP/1.1; each client in its own process; median (min–max) of {rounds} rounds, interleaved)\n\n| client | response carried | RSS per idle connection (KiB) | still held when glibc returns what is free (KiB) | heap in use per idle connection (KiB) | time to open them (ms) |\n|---|---|---|---|---|---|\n"
     );
@@ -128,5 +128,16 @@ fn idle_ratios(md: &mut String, samples: &IdleSamples) {
             ratio_to(&samples.heap, SIZES[0], 3),
             ratio_to(&samples.heap, SIZES[1], 3)
         );
+    }
+    md.push_str("\n| provider | RSS per idle connection / ours rustls-aws-lc (/ upstream rustls-aws-lc): after 1 KiB | after 256 KiB |\n|---|---|---|\n");
+    for p in OURS_ONLY {
+        let get = |c: Contender, bytes: u64| samples.per_conn.get(&(bytes, c.label())).map_or(f64::NAN, |v| median(v));
+        let cell = |bytes: u64| {
+            let mine = get(Contender::Ours(p), bytes);
+            let ours = get(Contender::Ours("rustls-aws-lc"), bytes);
+            let upstream = get(Contender::Upstream("rustls-aws-lc"), bytes);
+            format!("{:.2} ({:.2})", mine / ours, mine / upstream)
+        };
+        let _ = writeln!(md, "| {p} | {} | {} |", cell(SIZES[0]), cell(SIZES[1]));
     }
 }

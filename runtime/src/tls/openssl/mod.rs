@@ -24,7 +24,7 @@ use std::sync::Arc;
 
 use openssl::error::ErrorStack;
 use openssl::ssl::{
-    ErrorCode, Ssl, SslContext, SslContextBuilder, SslMethod, SslRef, SslSessionCacheMode, SslVerifyMode,
+    ErrorCode, Ssl, SslContext, SslContextBuilder, SslMethod, SslMode, SslRef, SslSessionCacheMode, SslVerifyMode,
 };
 use openssl::x509::verify::X509CheckFlags;
 use openssl::x509::X509;
@@ -98,6 +98,9 @@ impl OpensslBackend {
             );
         }
         builder.set_verify(SslVerifyMode::PEER);
+        // An idle pooled connection gives its record buffers back (libssl keeps 16 KiB and more
+        // per direction otherwise): what a pool of many hosts holds.
+        builder.set_mode(SslMode::RELEASE_BUFFERS);
         builder.set_alpn_protos(&alpn_wire(&settings.alpn())).map_err(config_error)?;
         match settings.roots {
             #[cfg(feature = "native")]
