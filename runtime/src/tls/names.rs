@@ -14,6 +14,34 @@ pub(crate) fn alpn(protocol: &[u8]) -> Option<&'static str> {
     }
 }
 
+/// The protocol the server selected, checked against what we `offered`: its name, `None` when it
+/// selected none, or a protocol error. s2n-tls and older libssl accept whatever the server names,
+/// and hyper would speak h2 to a server that picked `h2` from a client offering only HTTP/1.1.
+#[cfg(any(s2n, openssl_provider))]
+pub(crate) fn selected_alpn(
+    provider: crate::TlsProvider,
+    selected: Option<&[u8]>,
+    offered: &[Vec<u8>],
+) -> Result<Option<&'static str>, crate::error::TlsHandshakeError> {
+    let Some(selected) = selected else { return Ok(None) };
+    if let Some(name) = alpn(selected).filter(|_| offered.iter().any(|p| p == selected)) {
+        return Ok(Some(name));
+    }
+    let shown = String::from_utf8_lossy(&selected[..selected.len().min(64)]).into_owned();
+    let offered: Vec<String> = offered.iter().map(|p| String::from_utf8_lossy(p).into_owned()).collect();
+    Err(crate::error::TlsHandshakeError {
+        provider,
+        kind: crate::error::HandshakeFailure::Protocol,
+        source: std::sync::Arc::new(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "the server selected the application protocol {shown:?}, which was not offered ({})",
+                offered.join(", ")
+            ),
+        )),
+    })
+}
+
 /// `known`, the library's own name for `value`, or else `value`'s `Debug` spelling, interned.
 #[cfg(any(rustls, s2n))]
 pub(crate) fn known_or_debug(known: Option<&'static str>, value: &dyn std::fmt::Debug) -> &'static str {
@@ -60,5 +88,26 @@ mod tests {
         assert_eq!(alpn(b"spdy/3"), None);
         assert_eq!(alpn(b"h2\0"), None);
         assert_eq!(alpn(b""), None);
+    }
+
+    #[cfg(any(s2n, openssl_provider))]
+    #[test]
+    fn the_server_may_select_only_an_offered_protocol() {
+        use crate::error::HandshakeFailure;
+        let provider = crate::TlsProvider::ALL[0];
+        let both = [b"h2".to_vec(), b"http/1.1".to_vec()];
+        let http11_only = [b"http/1.1".to_vec()];
+        assert_eq!(selected_alpn(provider, None, &both).ok(), Some(None));
+        assert_eq!(selected_alpn(provider, Some(b"h2"), &both).ok(), Some(Some("h2")));
+        assert_eq!(selected_alpn(provider, Some(b"http/1.1"), &http11_only).ok(), Some(Some("http/1.1")));
+        // h2 from a client that offered HTTP/1.1 only: hyper would speak the wrong protocol.
+        let refused = selected_alpn(provider, Some(b"h2"), &http11_only).expect_err("not offered");
+        assert_eq!(refused.kind, HandshakeFailure::Protocol);
+        let message = refused.source.to_string();
+        assert!(message.contains("\"h2\", which was not offered (http/1.1)"), "{message}");
+        // Anything else, whatever the offer: refused, and nothing of it is kept.
+        for unknown in [&b"spdy/3"[..], b"", b"h2\xff", &[b'x'; 255][..]] {
+            assert!(selected_alpn(provider, Some(unknown), &both).is_err(), "{unknown:?}");
+        }
     }
 }

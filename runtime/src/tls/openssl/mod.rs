@@ -217,7 +217,7 @@ impl OpensslBackend {
             return Err(classify(provider, stream.ssl(), e));
         }
         let ssl = stream.ssl();
-        let alpn = selected_alpn(provider, ssl.selected_alpn_protocol(), &self.offered_alpn)?;
+        let alpn = names::selected_alpn(provider, ssl.selected_alpn_protocol(), &self.offered_alpn)?;
         let info = TlsInfo {
             provider,
             // OpenSSL's own names: `TLSv1.3`, `TLS_AES_256_GCM_SHA384`, `ECDHE-RSA-AES128-GCM-SHA256`.
@@ -229,30 +229,6 @@ impl OpensslBackend {
             fips: self.fips,
         };
         Ok((MaybeTlsStream::OpenSsl(Box::new(OpensslStream::new(stream))), info))
-    }
-}
-
-/// The ALPN protocol the server selected, refused unless it is one we offered (as the other
-/// providers refuse it), whatever the library version checks itself.
-fn selected_alpn(
-    provider: TlsProvider,
-    selected: Option<&[u8]>,
-    offered: &[Vec<u8>],
-) -> Result<Option<&'static str>, TlsHandshakeError> {
-    let Some(selected) = selected else { return Ok(None) };
-    match names::alpn(selected).filter(|_| offered.iter().any(|p| p == selected)) {
-        Some(name) => Ok(Some(name)),
-        None => {
-            let shown = String::from_utf8_lossy(&selected[..selected.len().min(64)]).into_owned();
-            Err(TlsHandshakeError {
-                provider,
-                kind: HandshakeFailure::Protocol,
-                source: Arc::new(OpensslError(
-                    format!("the server selected the application protocol {shown:?}, which was not offered"),
-                    None,
-                )),
-            })
-        }
     }
 }
 
@@ -349,16 +325,6 @@ mod tests {
         assert_eq!(certificate_problem(sys::X509_V_ERR_CA_MD_TOO_WEAK), CertificateProblem::WeakAlgorithm);
         assert_eq!(certificate_problem(sys::X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT), CertificateProblem::UnknownIssuer);
         assert_eq!(certificate_problem(sys::X509_V_ERR_CERT_REVOKED), CertificateProblem::Other);
-    }
-
-    #[test]
-    fn the_server_may_select_only_an_offered_protocol() {
-        let provider = TlsProvider::OpenSsl;
-        let http11_only = [b"http/1.1".to_vec()];
-        assert_eq!(selected_alpn(provider, None, &http11_only).ok(), Some(None));
-        assert_eq!(selected_alpn(provider, Some(b"http/1.1"), &http11_only).ok(), Some(Some("http/1.1")));
-        assert!(selected_alpn(provider, Some(b"h2"), &http11_only).is_err());
-        assert!(selected_alpn(provider, Some(b"spdy/3"), &http11_only).is_err());
     }
 
     #[test]

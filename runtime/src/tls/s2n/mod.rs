@@ -231,7 +231,7 @@ impl S2nBackend {
         if !conn.resumed() {
             check_peer_chain(self.provider, conn)?;
         }
-        let alpn = selected_alpn(self.provider, conn.application_protocol(), &self.offered_alpn)?;
+        let alpn = names::selected_alpn(self.provider, conn.application_protocol(), &self.offered_alpn)?;
         gate.approve();
         let info = TlsInfo {
             provider: self.provider,
@@ -276,35 +276,6 @@ fn version_name(version: s2n_tls::enums::Version) -> &'static str {
         Version::TLS12 => "TLS12",
         Version::TLS13 => "TLS13",
         other => names::known_or_debug(None, &other),
-    }
-}
-
-/// The ALPN protocol the server selected, refused unless it is one we offered (as rustls and
-/// Go's TLS abort on any other): s2n-tls accepts whatever the server names, and hyper would
-/// speak h2 to a server that picked `h2` from a client offering only HTTP/1.1.
-fn selected_alpn(
-    provider: TlsProvider,
-    selected: Option<&[u8]>,
-    offered: &[Vec<u8>],
-) -> Result<Option<&'static str>, TlsHandshakeError> {
-    let Some(selected) = selected else { return Ok(None) };
-    match names::alpn(selected).filter(|_| offered.iter().any(|p| p == selected)) {
-        Some(name) => Ok(Some(name)),
-        None => {
-            let shown = String::from_utf8_lossy(&selected[..selected.len().min(64)]).into_owned();
-            let offered: Vec<String> = offered.iter().map(|p| String::from_utf8_lossy(p).into_owned()).collect();
-            Err(TlsHandshakeError {
-                provider,
-                kind: HandshakeFailure::Protocol,
-                source: Arc::new(std::io::Error::new(
-                    std::io::ErrorKind::InvalidData,
-                    format!(
-                        "the server selected the application protocol {shown:?}, which was not offered ({})",
-                        offered.join(", ")
-                    ),
-                )),
-            })
-        }
     }
 }
 
@@ -358,26 +329,6 @@ impl std::error::Error for S2nError {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const PROVIDER: TlsProvider = TlsProvider::ALL[0];
-
-    #[test]
-    fn the_server_may_select_only_an_offered_protocol() {
-        let both = [b"h2".to_vec(), b"http/1.1".to_vec()];
-        let http11_only = [b"http/1.1".to_vec()];
-        assert_eq!(selected_alpn(PROVIDER, None, &both).ok(), Some(None));
-        assert_eq!(selected_alpn(PROVIDER, Some(b"h2"), &both).ok(), Some(Some("h2")));
-        assert_eq!(selected_alpn(PROVIDER, Some(b"http/1.1"), &http11_only).ok(), Some(Some("http/1.1")));
-        // h2 from a client that offered HTTP/1.1 only: hyper would speak the wrong protocol.
-        let refused = selected_alpn(PROVIDER, Some(b"h2"), &http11_only).expect_err("not offered");
-        assert_eq!(refused.kind, HandshakeFailure::Protocol);
-        let message = refused.source.to_string();
-        assert!(message.contains("\"h2\", which was not offered (http/1.1)"), "{message}");
-        // Anything else, whatever the offer: refused, and nothing of it is kept.
-        for unknown in [&b"spdy/3"[..], b"", b"h2\xff", &[b'x'; 255][..]] {
-            assert!(selected_alpn(PROVIDER, Some(unknown), &both).is_err(), "{unknown:?}");
-        }
-    }
 
     #[test]
     fn version_names_are_s2n_tls_s_own() {

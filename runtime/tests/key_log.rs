@@ -1,20 +1,35 @@
-//! `SSLKEYLOGFILE` with s2n-tls: off unless the variable is set; when it is, every TLS 1.3
-//! secret of a handshake is appended to the file in the NSS key log format, one line each. A
+//! `SSLKEYLOGFILE` with the providers whose key log is ours to write (s2n-tls, OpenSSL): off
+//! unless the variable is set; when it is, every TLS 1.3 secret of a handshake is appended to
+//! the file in the NSS key log format, one line each. rustls's own is in `observability.rs`. A
 //! single-purpose binary: it sets a process environment variable.
-#![cfg(all(feature = "s2n-tls", unix))]
+#![cfg(any(all(feature = "s2n-tls", unix), feature = "openssl"))]
 
 use smithy_default_tls::{SmithyTlsClient, TlsProvider};
 use smithy_tls_test_support::{call, digest_body, get, settings, Alpn, TestCa, TestServer};
 
+/// The providers this build has that write their own key log.
+const PROVIDERS: &[TlsProvider] = &[
+    #[cfg(all(feature = "s2n-tls", unix))]
+    TlsProvider::S2nTls,
+    #[cfg(feature = "openssl")]
+    TlsProvider::OpenSsl,
+];
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sslkeylogfile_captures_the_s2n_secrets_only_when_set() {
+async fn sslkeylogfile_captures_the_secrets_only_when_set() {
     let ca = TestCa::new("key log CA");
     let server = TestServer::start(&ca.leaf(&["localhost"]), Alpn::Http1Only).await;
-    let log = std::env::temp_dir().join(format!("smithy-tls-s2n-keylog-{}.txt", std::process::id()));
+    for &provider in PROVIDERS {
+        captures_only_when_set(provider, &ca, &server).await;
+    }
+}
+
+async fn captures_only_when_set(provider: TlsProvider, ca: &TestCa, server: &TestServer) {
+    let log = std::env::temp_dir().join(format!("smithy-tls-{provider}-keylog-{}.txt", std::process::id()));
     let _ = std::fs::remove_file(&log);
     let client = || {
         SmithyTlsClient::builder()
-            .provider(TlsProvider::S2nTls)
+            .provider(provider)
             .extra_root_pem(&ca.pem)
             .expect("CA")
             .session_resumption(false)
@@ -26,7 +41,7 @@ async fn sslkeylogfile_captures_the_s2n_secrets_only_when_set() {
     std::env::remove_var("SSLKEYLOGFILE");
     let response = call(&client(), &settings(None, None), get(&server.url("/bytes/10"))).await.expect("GET");
     digest_body(response.into_body()).await;
-    assert!(!log.exists());
+    assert!(!log.exists(), "{provider}");
 
     std::env::set_var("SSLKEYLOGFILE", &log);
     for _ in 0..2 {
@@ -34,7 +49,7 @@ async fn sslkeylogfile_captures_the_s2n_secrets_only_when_set() {
         digest_body(response.into_body()).await;
     }
     std::env::remove_var("SSLKEYLOGFILE");
-    let text = std::fs::read_to_string(&log).expect("the key log was written");
+    let text = std::fs::read_to_string(&log).unwrap_or_else(|e| panic!("{provider}: the key log was written: {e}"));
     let _ = std::fs::remove_file(&log);
     // TLS 1.3: four secrets per handshake, each `LABEL <client random hex> <secret hex>`.
     let lines: Vec<&str> = text.lines().collect();
@@ -44,11 +59,15 @@ async fn sslkeylogfile_captures_the_s2n_secrets_only_when_set() {
         "CLIENT_TRAFFIC_SECRET_0",
         "SERVER_TRAFFIC_SECRET_0",
     ] {
-        assert_eq!(lines.iter().filter(|l| l.starts_with(&format!("{label} "))).count(), 2, "{label}:\n{text}");
+        assert_eq!(
+            lines.iter().filter(|l| l.starts_with(&format!("{label} "))).count(),
+            2,
+            "{provider} {label}:\n{text}"
+        );
     }
     for line in &lines {
         let fields: Vec<&str> = line.split(' ').collect();
-        assert_eq!(fields.len(), 3, "NSS key log line: {line}");
+        assert_eq!(fields.len(), 3, "{provider}: NSS key log line: {line}");
         assert_eq!(fields[1].len(), 64, "client random in hex: {line}");
         assert!(fields[1..].iter().all(|f| f.chars().all(|c| c.is_ascii_hexdigit())), "{line}");
     }
