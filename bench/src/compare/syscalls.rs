@@ -52,6 +52,13 @@ impl SyscallCounts {
     }
 
     /// The four most frequent calls, each divided by `per`.
+    /// One markdown row: the `leading` cells, then the counts divided by `per` with `decimals`.
+    fn row(&self, md: &mut String, leading: &str, per: f64, decimals: usize) {
+        let [reads, writes, wakeups, all] = [self.reads, self.writes, self.wakeups, self.all].map(|n| n / per);
+        let top = self.top(per);
+        let _ = writeln!(md, "| {leading} | {reads:.decimals$} | {writes:.decimals$} | {wakeups:.decimals$} | {all:.decimals$} | {top} |");
+    }
+
     fn top(&self, per: f64) -> String {
         let top: Vec<String> = self.by_name.iter().take(4).map(|(n, name)| format!("{name} {:.1}", n / per)).collect();
         top.join(", ")
@@ -109,17 +116,7 @@ fn per_mib(md: &mut String, server: &ServerProcess, contenders: &[Contender]) ->
                     unavailable(md);
                     return false;
                 };
-                let per = mib as f64;
-                let _ = writeln!(
-                    md,
-                    "| {} | {parallel} | {:.1} | {:.1} | {:.1} | {:.1} | {} |",
-                    c.label(),
-                    n.reads / per,
-                    n.writes / per,
-                    n.wakeups / per,
-                    n.all / per,
-                    n.top(per)
-                );
+                n.row(md, &format!("{} | {parallel}", c.label()), mib as f64, 1);
             }
         }
     }
@@ -141,17 +138,7 @@ fn per_call(md: &mut String, server: &ServerProcess, contenders: &[Contender]) {
                 unavailable(md);
                 break;
             };
-            let per = calls as f64;
-            let _ = writeln!(
-                md,
-                "| {} | {scenario} | {:.2} | {:.2} | {:.2} | {:.2} | {} |",
-                c.label(),
-                n.reads / per,
-                n.writes / per,
-                n.wakeups / per,
-                n.all / per,
-                n.top(per)
-            );
+            n.row(md, &format!("{} | {scenario}", c.label()), calls as f64, 2);
         }
     }
 }
