@@ -12,6 +12,7 @@
 //! - [`raw_peer`]: peers that break TLS below any TLS library (garbage, closing mid-handshake)
 //!   and read the client's ClientHello;
 //! - [`drive`]: calling a client the way the Smithy orchestrator does;
+//! - [`cargo_tree`]: `cargo tree` output read as packages;
 //! - [`fs`]: copying fixture trees, [`text`]: comparing a patched text with its input, and
 //!   [`regenerate`](mod@regenerate): the one switch that rewrites checked-in expected output (the
 //!   modules without the `net` feature).
@@ -20,6 +21,7 @@
 //! clients only through aws-smithy-runtime-api's `HttpClient`.
 #![warn(missing_docs)]
 
+pub mod cargo_tree;
 pub mod fs;
 pub mod regenerate;
 pub mod text;

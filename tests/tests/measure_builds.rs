@@ -25,6 +25,7 @@ use std::time::{Instant, SystemTime};
 
 use smithy_tls_codegen::presets;
 use smithy_tls_e2e::{prepare_variant_tree, run, scratch_cargo, scratch_root, SdkTree, PUBLISHED};
+use smithy_tls_test_support::cargo_tree::{self, TreePackage};
 
 /// The crates compiled from a C or assembly source tree, and the library each one is.
 const NATIVE: &[(&str, &str)] = &[
@@ -240,35 +241,19 @@ fn cold_builds() {
 }
 
 /// The packages `cargo tree` lists for the consumer on `target` (normal and build edges).
-fn tree_packages(tree: &SdkTree, target: &str) -> BTreeSet<String> {
-    let out = run(scratch_cargo(&tree.root).args([
-        "tree",
-        "-p",
-        "e2e-consumer",
-        "--no-default-features",
-        "--features",
-        "s3",
-        "--target",
-        target,
-        "-e",
-        "normal,build",
-        "--prefix",
-        "none",
-        "--format",
-        "{p}",
-    ]));
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|line| line.trim_end_matches(" (*)").split(" (").next().unwrap_or(line).to_owned())
-        .filter(|line| !line.is_empty() && !line.starts_with("e2e-consumer "))
-        .collect()
+fn tree_packages(tree: &SdkTree, target: &str) -> BTreeSet<TreePackage> {
+    let args = cargo_tree::tree_args("e2e-consumer", target);
+    let out = run(scratch_cargo(&tree.root).args(args).args(["--no-default-features", "--features", "s3"]));
+    let mut packages = cargo_tree::packages(&String::from_utf8_lossy(&out.stdout));
+    packages.retain(|p| p.name != "e2e-consumer");
+    packages
 }
 
-/// The native libraries among `packages` (`name vX.Y.Z` lines).
-fn native(packages: &BTreeSet<String>) -> String {
+/// The native libraries among `packages`.
+fn native(packages: &BTreeSet<TreePackage>) -> String {
     let names: Vec<&str> = NATIVE
         .iter()
-        .filter(|(krate, _)| packages.iter().any(|p| p.split(' ').next() == Some(*krate)))
+        .filter(|(krate, _)| packages.iter().any(|p| p.name == *krate))
         .map(|(_, library)| *library)
         .collect();
     if names.is_empty() {

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use cfg_expr::targets::get_builtin_target_by_triple;
+use smithy_tls_test_support::cargo_tree;
 
 use super::*;
 use BuildTool::{CCompiler, Clang, ClangCl, Cmake, Go, Libclang, Nasm, Perl, PkgConfig, SystemHeaders};
@@ -68,27 +69,13 @@ fn the_versions_read_are_the_locked_ones() {
 /// The native libraries in the runtime's dependency graph with `provider` on `triple`.
 fn libraries_in_graph(provider: Provider, triple: &str) -> BTreeSet<String> {
     let features = format!("{provider},webpki");
-    let tree = cargo(&[
-        "tree",
-        "-p",
-        "smithy-default-tls",
-        "--no-default-features",
-        "--features",
-        &features,
-        "--target",
-        triple,
-        "-e",
-        "normal,build",
-        "--prefix",
-        "none",
-        "--format",
-        "{p}",
-    ]);
+    let mut args = cargo_tree::tree_args("smithy-default-tls", triple).to_vec();
+    args.extend(["--no-default-features", "--features", &features]);
     let natives: Vec<&str> = NativeLibrary::ALL.iter().map(|l| l.crate_name()).collect();
-    tree.lines()
-        .filter_map(|line| line.split_whitespace().next())
-        .filter(|name| natives.contains(name))
-        .map(str::to_owned)
+    cargo_tree::packages(&cargo(&args))
+        .into_iter()
+        .map(|p| p.name)
+        .filter(|name| natives.contains(&name.as_str()))
         .collect()
 }
 
