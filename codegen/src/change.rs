@@ -14,6 +14,11 @@ pub struct FileChange {
     pub updated: Option<String>,
 }
 
+/// Serialises changes as the paths of their files (the report shows paths, not contents).
+pub(crate) fn serialize_paths<S: serde::Serializer>(changes: &[FileChange], serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_seq(changes.iter().map(|c| &c.path))
+}
+
 /// The change that gives `path` the content `updated`, or `None` when it already has it.
 pub(crate) fn change(path: PathBuf, original: Option<String>, updated: String) -> Option<FileChange> {
     (original.as_deref() != Some(updated.as_str())).then_some(FileChange { path, original, updated: Some(updated) })

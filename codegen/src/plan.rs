@@ -2,6 +2,9 @@
 
 use std::path::{Path, PathBuf};
 
+use schemars::JsonSchema;
+use serde::Serialize;
+
 use crate::change::change;
 pub use crate::change::FileChange;
 use crate::diag::Diagnostic;
@@ -16,18 +19,22 @@ use crate::patch::{
     unpatch_service_config, PatchError,
 };
 
-/// What the plan does to one crate.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One wired crate.
+// The report carries it as `CrateReport`, its changes as the paths of the files that change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[schemars(rename = "CrateReport")]
 pub struct CratePlan {
-    /// The package name.
+    /// Its package name.
     pub name: String,
-    /// The crate directory.
+    /// Its directory.
     pub dir: PathBuf,
     /// What it is.
     pub kind: CrateKind,
-    /// Files whose content changes (empty when the crate is up to date).
+    /// The files of it that change.
+    #[serde(rename = "changed_files", serialize_with = "crate::change::serialize_paths")]
+    #[schemars(with = "Vec<PathBuf>")]
     pub changes: Vec<FileChange>,
-    /// What the run left as it is in this crate, and why (for the user to look at).
+    /// What the run left as it was in this crate, and why (for a person to look at).
     pub notes: Vec<String>,
 }
 

@@ -10,9 +10,7 @@ use crate::lock::{Access, DirLock};
 use crate::pairing::{pair, unpair, PairingError, UnpairError};
 use crate::plan::{plan_revert, plan_with_progress, FileChange, Plan};
 use crate::report::human::{self, RewriteCommand, RewriteView};
-use crate::report::{
-    CrateReport, FileChangeKind, FileStat, PolicyStamp, Report, RewriteReport, RewriteSummary, TreeReport,
-};
+use crate::report::{FileChangeKind, FileStat, PolicyStamp, Report, RewriteReport, RewriteSummary, TreeReport};
 use crate::write::{line_counts, unified_diff, write_plans, RealFiles};
 
 pub(crate) fn run(command: RewriteCommand, args: RewriteArgs, mut view: RewriteView) -> ExitCode {
@@ -150,18 +148,7 @@ fn report(
 
 fn tree_report(root: PathBuf, plan: Plan) -> TreeReport {
     let files = plan.changes().map(|change| file_stat(&root, change)).collect();
-    let crates = plan
-        .crates
-        .iter()
-        .map(|c| CrateReport {
-            name: c.name.clone(),
-            dir: c.dir.clone(),
-            kind: c.kind,
-            changed_files: c.changes.iter().map(|f| f.path.clone()).collect(),
-            notes: c.notes.clone(),
-        })
-        .collect();
-    TreeReport { root, crates, skipped: plan.skipped, files }
+    TreeReport { root, crates: plan.crates, skipped: plan.skipped, files }
 }
 
 fn file_stat(root: &Path, change: &FileChange) -> FileStat {

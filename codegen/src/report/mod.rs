@@ -12,9 +12,10 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::diag::Diagnostic;
-use crate::discover::{CrateKind, SkippedCrate};
+use crate::discover::SkippedCrate;
 use crate::model::{EmptyStore, Provider, Roots, Stack};
 use crate::native_build::{LibraryBuild, RuleToolNeed};
+use crate::plan::CratePlan;
 
 /// The version of the JSON documents' shape. It changes when a field is removed, renamed or
 /// changes meaning; new fields may appear without a change.
@@ -146,26 +147,11 @@ pub struct TreeReport {
     /// The tree, as given on the command line.
     pub root: PathBuf,
     /// The crates wired, in directory order.
-    pub crates: Vec<CrateReport>,
+    pub crates: Vec<CratePlan>,
     /// The crates left alone, and why.
     pub skipped: Vec<SkippedCrate>,
     /// Every file that changes, relative to the root, with its line counts (`diff --stat`).
     pub files: Vec<FileStat>,
-}
-
-/// One wired crate.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct CrateReport {
-    /// Its package name.
-    pub name: String,
-    /// Its directory.
-    pub dir: PathBuf,
-    /// What it is.
-    pub kind: CrateKind,
-    /// The files of it that change.
-    pub changed_files: Vec<PathBuf>,
-    /// What the run left as it was in this crate, and why (for a person to look at).
-    pub notes: Vec<String>,
 }
 
 /// How one file changes.
