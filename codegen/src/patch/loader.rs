@@ -30,8 +30,8 @@ pub fn patch_aws_config_loader(path: &Path, text: &str) -> Result<String, PatchE
     // receiver's `mut` stays).
     super::with_old_hooks_upgraded(
         text,
-        &format!("{MODULE_NAME}::{CLIENT}()"),
-        text.contains("behavior_version"),
+        super::OldHook::BareCall(CLIENT),
+        "behavior_version",
         |text| super::unpatch_aws_config_loader(path, text, false),
         |text| patch_loader_fresh(path, text),
     )

@@ -34,6 +34,7 @@ mod text;
 use std::path::PathBuf;
 
 use proc_macro2::Span;
+use syn::visit::{self, Visit};
 
 pub use self::crate_root::patch_crate_root;
 pub use self::loader::{aws_config_loader_takes_mut_self, patch_aws_config_loader};
@@ -176,21 +177,74 @@ pub(super) fn first_span_of_stmt(stmt: &syn::Stmt) -> Option<Span> {
     stmt.to_token_stream().into_iter().next().map(|tt| tt.span())
 }
 
-/// Patches `text` with `patch`, first replacing hooks an earlier smithy-tls wrote in the older form
-/// `old_hook` (when `applies`): they are taken out with `unpatch` and written again by `patch`;
-/// when that still gives the old form (nothing newer to pass), the file is patched as it is.
+/// A hook an earlier smithy-tls wrote in the form it no longer writes, without the behavior
+/// version: found in the syntax tree, so comments and strings that spell it do not count.
+#[derive(Debug, Clone, Copy)]
+enum OldHook {
+    /// `…default_http_client::<name>()`, called with no arguments.
+    BareCall(&'static str),
+    /// `.or_else(…default_http_client::<name>)`, the function passed as it is.
+    OrElse(&'static str),
+}
+
+impl OldHook {
+    /// Whether `text` (Rust source) has this hook; `false` when it does not parse.
+    fn is_in(self, text: &str) -> bool {
+        struct Find {
+            hook: OldHook,
+            found: bool,
+        }
+        impl<'ast> Visit<'ast> for Find {
+            fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+                if let OldHook::BareCall(name) = self.hook {
+                    self.found |= call.args.is_empty() && path_ends_with(&call.func, &[MODULE_NAME, name]).is_some();
+                }
+                visit::visit_expr_call(self, call);
+            }
+            fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+                if let OldHook::OrElse(name) = self.hook {
+                    let passed = call.args.first().filter(|_| call.args.len() == 1);
+                    self.found |= call.method == "or_else"
+                        && passed.is_some_and(|f| path_ends_with(f, &[MODULE_NAME, name]).is_some());
+                }
+                visit::visit_expr_method_call(self, call);
+            }
+        }
+        let Ok(file) = syn::parse_file(text.trim_start_matches('\u{feff}')) else { return false };
+        let mut find = Find { hook: self, found: false };
+        find.visit_file(&file);
+        find.found
+    }
+}
+
+/// Whether `text` (Rust source) has the identifier `name` outside comments and strings.
+fn has_ident(text: &str, name: &str) -> bool {
+    fn walk(tokens: proc_macro2::TokenStream, name: &str) -> bool {
+        tokens.into_iter().any(|tt| match tt {
+            proc_macro2::TokenTree::Ident(ident) => ident == name,
+            proc_macro2::TokenTree::Group(group) => walk(group.stream(), name),
+            _ => false,
+        })
+    }
+    text.parse::<proc_macro2::TokenStream>().is_ok_and(|tokens| walk(tokens, name))
+}
+
+/// Patches `text` with `patch`, first replacing an `old_hook` an earlier smithy-tls wrote (when
+/// the file has the identifier `behavior_version_ident` to pass in the new form): the hooks are
+/// taken out with `unpatch` and written again by `patch`; when that still gives the old form
+/// (nothing newer to pass), the file is patched as it is.
 fn with_old_hooks_upgraded(
     text: &str,
-    old_hook: &str,
-    applies: bool,
+    old_hook: OldHook,
+    behavior_version_ident: &str,
     unpatch: impl Fn(&str) -> Result<String, PatchError>,
     patch: impl Fn(&str) -> Result<String, PatchError>,
 ) -> Result<String, PatchError> {
-    if applies && text.contains(old_hook) {
+    if has_ident(text, behavior_version_ident) && old_hook.is_in(text) {
         let unpatched = unpatch(text)?;
         if unpatched != text {
             let repatched = patch(&unpatched)?;
-            if !repatched.contains(old_hook) {
+            if !old_hook.is_in(&repatched) {
                 return Ok(repatched);
             }
         }

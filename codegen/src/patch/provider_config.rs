@@ -35,8 +35,8 @@ pub fn patch_aws_config_provider_config(path: &Path, text: &str) -> Result<Strin
     // Hooks an earlier smithy-tls wrote without the behavior version are replaced.
     super::with_old_hooks_upgraded(
         text,
-        &format!(".or_else(crate::{MODULE_NAME}::{CLIENT})"),
-        text.contains("behavior_version"),
+        super::OldHook::OrElse(CLIENT),
+        "behavior_version",
         |text| super::unpatch_aws_config_provider_config(path, text),
         |text| patch_fresh(path, text),
     )

@@ -38,8 +38,8 @@ pub fn patch_service_config(path: &Path, text: &str) -> Result<String, PatchErro
     // one when the default plugins get a version (so the proxy environment counts).
     super::with_old_hooks_upgraded(
         text,
-        &format!("{MODULE_NAME}::{PLUGIN}()"),
-        text.contains("with_behavior_version"),
+        super::OldHook::BareCall(PLUGIN),
+        "with_behavior_version",
         |text| super::unpatch_service_config(path, text),
         |text| patch_service_config_fresh(path, text),
     )

@@ -433,6 +433,22 @@ fn loader_hook_of_an_earlier_smithy_tls_is_upgraded() {
 }
 
 #[test]
+fn old_hooks_are_found_in_code_not_in_comments_or_strings() {
+    use super::{has_ident, OldHook};
+    let call = OldHook::BareCall("default_http_client");
+    assert!(call.is_in("fn f() { let c = crate::default_http_client::default_http_client(); }"));
+    assert!(!call.is_in("fn f() { let c = crate::default_http_client::default_http_client(v); }"), "new form");
+    assert!(!call.is_in("// crate::default_http_client::default_http_client()\nfn f() {}"));
+    assert!(!call.is_in("fn f() { let s = \"default_http_client::default_http_client()\"; }"));
+    assert!(!call.is_in("fn f( {"), "does not parse");
+    let passed = OldHook::OrElse("default_http_client");
+    assert!(passed.is_in("fn f() { x.or_else(crate::default_http_client::default_http_client) }"));
+    assert!(!passed.is_in("fn f() { x.or_else(|| crate::default_http_client::default_http_client_for(v)) }"));
+    assert!(has_ident("struct L { behavior_version: Option<B> }", "behavior_version"));
+    assert!(!has_ident("// behavior_version\nstruct L { with_behavior_version: B }", "behavior_version"));
+}
+
+#[test]
 fn provider_config_hooks_are_recognised_after_reformatting() {
     // rustfmt (or a person) may re-lay the chain out; the hooks are still found.
     let input = fixture("provider_config.rs");
