@@ -1,10 +1,9 @@
 //! A receive buffer between the TCP socket and a TLS library.
 //!
-//! TLS libraries read the socket a record or less at a time: measured on a bulk download,
-//! upstream rustls makes 65 read calls per MiB and s2n-tls without receive buffering 130.
-//! [`ReadAhead`] reads whatever the socket holds, up to [`READ_AHEAD_CAPACITY`], in one call and
-//! serves the library's small reads from memory: 16 read calls per MiB. For s2n-tls this is
-//! worth about 10 % of single-stream throughput (docs/BENCHMARKS.md).
+//! TLS libraries read the socket a record or less at a time, so a bulk download costs several
+//! system calls per record. [`ReadAhead`] reads whatever the socket holds, up to
+//! [`READ_AHEAD_CAPACITY`], in one call and serves the library's small reads from memory (the
+//! read calls per MiB it saves: docs/benchmarks/investigations.md).
 
 use std::io;
 use std::pin::Pin;
@@ -37,9 +36,8 @@ const BULK_READ: usize = 8 * 1024;
 ///
 /// Until a read shows bulk data ([`BULK_READ`]) every read goes straight into the caller's
 /// buffer: a connection carrying handshakes and small responses allocates nothing here, and
-/// nothing short-lived sits between the connection's long-lived allocations (with a 16 KiB
-/// buffer allocated and freed per response, 1,000 idle connections cost 5 KiB more each under
-/// rustls-aws-lc, measured). Then: one TLS record's worth, up to [`READ_AHEAD_CAPACITY`] once
+/// nothing short-lived sits between the connection's long-lived allocations, where it would
+/// fragment the heap idle connections live in. Then: one TLS record's worth, up to [`READ_AHEAD_CAPACITY`] once
 /// a batch read has filled the buffer; none while the socket has nothing to read (a connection
 /// idle in a pool, waiting for a response): the buffer is released when a read finds the socket
 /// empty with nothing buffered, and allocated again (not zeroed) at the next read.

@@ -110,8 +110,8 @@ fn trust_bundled_roots(
 /// Initializes s2n-tls once per process, seeding aws-lc's random generator on a second thread
 /// meanwhile.
 ///
-/// `s2n_init` first loads the system trust store into s2n-tls's built-in default config (about
-/// 12 ms here; no client of ours uses that config) and only then draws aws-lc's first random
+/// `s2n_init` first loads the system trust store into s2n-tls's built-in default config (which
+/// no client of ours uses) and only then draws aws-lc's first random
 /// bytes, which seeds aws-lc from CPU-jitter entropy (tens of milliseconds). The seeding is
 /// aws-lc's own process-wide once: started on another thread first ([`super::seeding_meanwhile`]),
 /// it runs while `s2n_init` loads the store, and `s2n_init` waits for it instead of starting it.
