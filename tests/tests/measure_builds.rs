@@ -12,9 +12,11 @@
 //! - `cold_builds`: per variant and round, a clean release build in a fresh target dir (its own
 //!   `cargo` process; variants interleaved, the order rotated each round): wall and CPU seconds,
 //!   crates compiled, the stripped binary, and a rebuild after touching the app. The variants:
-//!   `no-client` (the SDK crates with default features off: no HTTPS client, the baseline to
-//!   subtract), `upstream` (as published) and the crates rewritten with each preset. The HTTPS
-//!   stack's share is a variant minus `no-client`, paired by round.
+//!   `no-client` (the SDK crates without their HTTPS client features, the rest of their defaults
+//!   kept: the baseline to subtract), `upstream` (as published) and the crates rewritten with each
+//!   preset. The HTTPS stack's share is a variant minus `no-client`, paired by round.
+//! - `the_baseline_has_everything_but_the_https_stack` (not ignored): `no-client` compiles no
+//!   HTTP client or TLS crate, and keeps what the SDK's defaults bring besides (SSO, SigV4a).
 //! - `crates_per_target`: per target the presets name, from `cargo tree` (nothing is built): the
 //!   crates the app depends on and the native libraries among them, ours against upstream's.
 
@@ -74,7 +76,7 @@ fn variants() -> Vec<Variant> {
     let root = scratch_root();
     let mut variants = Vec::new();
     let no_client = prepare_variant_tree(&root.join("measure-no-client"), None);
-    without_default_client(&no_client.root.join("consumer/Cargo.toml"));
+    without_default_client(&no_client);
     variants.push(Variant { name: "no-client".to_owned(), tree: no_client });
     variants.push(Variant {
         name: "upstream".to_owned(),
@@ -88,18 +90,38 @@ fn variants() -> Vec<Variant> {
     variants
 }
 
-/// Turns the SDK crates' default features off in the consumer's manifest (no HTTPS client is
-/// compiled: the baseline), keeping what the app's code needs.
-fn without_default_client(manifest: &Path) {
-    let text = std::fs::read_to_string(manifest).expect("consumer manifest");
+/// The SDK crates' features that bring an HTTPS client (the new default client and the legacy
+/// hyper 0.14 + rustls one), across aws-config, aws-sdk-sts and aws-sdk-s3.
+const CLIENT_FEATURES: [&str; 5] =
+    ["default-https-client", "rustls", "client-hyper", "legacy-client", "legacy-https-client"];
+
+/// Gives the consumer's SDK dependencies their crates' default features minus the HTTPS client
+/// ones ([`CLIENT_FEATURES`]): the baseline keeps everything else a default build compiles
+/// (aws-config's SSO and process credentials, SigV4a), so the difference is the HTTPS stack.
+fn without_default_client(tree: &SdkTree) {
+    let manifest = tree.root.join("consumer/Cargo.toml");
+    let text = std::fs::read_to_string(&manifest).expect("consumer manifest");
     let mut doc: toml_edit::DocumentMut = text.parse().expect("consumer manifest parses");
     for name in ["aws-config", "aws-sdk-sts", "aws-sdk-s3"] {
+        let mut features: Vec<String> = default_features(&tree.root.join(name).join("Cargo.toml"))
+            .into_iter()
+            .filter(|f| !CLIENT_FEATURES.contains(&f.as_str()))
+            .collect();
+        features.push("behavior-version-latest".to_owned());
         let dep = doc["dependencies"][name].as_inline_table_mut().expect("an inline table");
         dep.insert("default-features", false.into());
-        let features: toml_edit::Array = ["behavior-version-latest", "rt-tokio"].into_iter().collect();
-        dep.insert("features", features.into());
+        dep.insert("features", features.into_iter().collect::<toml_edit::Array>().into());
     }
-    std::fs::write(manifest, doc.to_string()).expect("write consumer manifest");
+    std::fs::write(&manifest, doc.to_string()).expect("write consumer manifest");
+}
+
+/// The `default` feature list of the crate whose manifest is `manifest`.
+fn default_features(manifest: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(manifest).unwrap_or_else(|e| panic!("{}: {e}", manifest.display()));
+    let doc: toml_edit::DocumentMut = text.parse().unwrap_or_else(|e| panic!("{}: {e}", manifest.display()));
+    let defaults = doc.get("features").and_then(|f| f.get("default")).and_then(|d| d.as_array());
+    let defaults = defaults.unwrap_or_else(|| panic!("{}: no [features] default", manifest.display()));
+    defaults.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect()
 }
 
 /// The CPU seconds (user + system) of every child process waited for so far.
@@ -260,6 +282,20 @@ fn native(packages: &BTreeSet<TreePackage>) -> String {
         "-".to_owned()
     } else {
         names.join(" + ")
+    }
+}
+
+#[test]
+fn the_baseline_has_everything_but_the_https_stack() {
+    let tree = prepare_variant_tree(&scratch_root().join("measure-no-client"), None);
+    without_default_client(&tree);
+    let host = smithy_tls_e2e::host_triple();
+    let names: BTreeSet<String> = tree_packages(&tree, &host).into_iter().map(|p| p.name).collect();
+    for stack in ["hyper", "hyper-util", "h2", "rustls", "aws-lc-sys", "ring", "aws-smithy-http-client"] {
+        assert!(!names.contains(stack), "the no-client baseline compiles {stack}");
+    }
+    for kept in ["aws-sdk-sso", "aws-sdk-ssooidc", "p256", "aws-sdk-s3"] {
+        assert!(names.contains(kept), "the no-client baseline lost {kept}, which the SDK's defaults compile");
     }
 }
 
