@@ -310,7 +310,8 @@ fn crates_per_target() {
     println!("\n|---|{}", "---|".repeat(variants.len()));
     let mut more_than_upstream = Vec::new();
     for target in TARGETS {
-        print!("| {target} |");
+        // Printed whole once done: libtest's "running for over 60 seconds" would split a row.
+        let mut row = format!("| {target} |");
         let mut upstream = 0;
         for variant in &variants {
             let packages = tree_packages(&variant.tree, target);
@@ -319,9 +320,9 @@ fn crates_per_target() {
             } else if packages.len() > upstream {
                 more_than_upstream.push(format!("{} on {target}: {} > {upstream}", variant.name, packages.len()));
             }
-            print!(" {} ({}) |", packages.len(), native(&packages));
+            row.push_str(&format!(" {} ({}) |", packages.len(), native(&packages)));
         }
-        println!();
+        println!("{row}");
     }
     println!("\ncrates (native libraries) the consumer depends on, from cargo tree; {PUBLISHED:?}");
     if more_than_upstream.is_empty() {
