@@ -57,7 +57,8 @@ impl Report {
             md.push_str("\n## Ours / upstream per server (median (min–max) of the per-round ratios; calls/s for small calls; above 1: ours faster)\n");
         }
         for server in NAMES {
-            let rows: Vec<_> = self.ratios.iter().filter(|(s, _, _)| s == server).collect();
+            let measured = |v: &[Vec<f64>; 3]| v.iter().any(|r| !r.is_empty());
+            let rows: Vec<_> = self.ratios.iter().filter(|(s, _, v)| s == server && measured(v)).collect();
             if rows.is_empty() {
                 continue;
             }

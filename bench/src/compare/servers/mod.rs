@@ -51,11 +51,9 @@ pub(crate) fn start_selected(ours: &ServerProcess) -> (Vec<Box<dyn Server + '_>>
         skipped.push(format!("{unknown}: not a server this benchmark knows ({})", NAMES.join(", ")));
     }
     for name in NAMES.into_iter().filter(|n| wanted.is_empty() || wanted.contains(n)) {
-        let server: Result<Box<dyn Server + '_>, String> = match name {
-            "ours" => Ok(Box::new(OursRef(ours))),
-            "hyper-default" => Ok(Box::new(ServerProcess::start(false))),
-            "go" => go::GoServer::start().map(|s| Box::new(s) as Box<dyn Server + '_>),
-            _ => nginx::Nginx::start().map(|s| Box::new(s) as Box<dyn Server + '_>),
+        let server = match name {
+            "ours" => Ok(Box::new(OursRef(ours)) as Box<dyn Server + '_>),
+            _ => start(name),
         };
         match server {
             Ok(server) => started.push(server),
@@ -66,6 +64,38 @@ pub(crate) fn start_selected(ours: &ServerProcess) -> (Vec<Box<dyn Server + '_>>
         eprintln!("\n!!! SERVER SKIPPED: {line}\n");
     }
     (started, skipped)
+}
+
+/// Starts the server called `name` (one of [`NAMES`]) in a process of its own.
+pub(crate) fn start(name: &str) -> Result<Box<dyn Server>, String> {
+    Ok(match name {
+        "ours" => Box::new(ServerProcess::start(true)),
+        "hyper-default" => Box::new(ServerProcess::start(false)),
+        "go" => Box::new(go::GoServer::start()?),
+        "nginx" => Box::new(nginx::Nginx::start()?),
+        other => return Err(format!("{other}: not a server this benchmark knows ({})", NAMES.join(", "))),
+    })
+}
+
+/// Child-process mode (`--server NAME`): starts the server `name`, prints
+/// `SERVE h1=<addr> h2=<addr> plain=<addr>`, the CA (PEM) and `END`, as `--serve` does, and
+/// keeps it running until standard input closes. For scripts (bench/ab-separate-process.sh)
+/// that need one of the benchmark's servers.
+pub(crate) fn serve_named(name: &str) {
+    let server = start(name).unwrap_or_else(|why| {
+        eprintln!("cannot start server {name}: {why}");
+        std::process::exit(1);
+    });
+    println!("SERVE h1={} h2={} plain={}", server.h1(), server.h2(), server.plain());
+    println!("{}", server.ca_pem().trim_end());
+    println!("END");
+    // Until the parent closes standard input (or it cannot be read).
+    for line in std::io::stdin().lines() {
+        if line.is_err() {
+            break;
+        }
+    }
+    drop(server);
 }
 
 /// The already running `ours` server, borrowed.

@@ -1,6 +1,6 @@
 //! nginx with its stock HTTP/2 settings, one process (no master), serving files from a
 //! directory in /dev/shm: `GET /obj/<n>` is a sparse file of n bytes (ranges as nginx serves
-//! them), a POST answers the same file (its 1 KiB body discarded), a PUT is stored (WebDAV).
+//! them), a POST is read to its end and answered with the same file, a PUT is stored (WebDAV).
 //!
 //! Needs nginx with the ssl, http_v2 and dav modules (Debian: nginx-light).
 
@@ -89,13 +89,17 @@ http {{
     ssl_conf_command Ciphersuites TLS_AES_128_GCM_SHA256;
     dav_methods PUT;
     error_page 405 =200 $uri;
-    server {{ listen {h1} ssl; }}
-    server {{ listen {h2} ssl http2; }}
-    server {{ listen {plain}; }}
+    # A POST's body is read before the answer (as the other servers do), not discarded after
+    # it: a mirror subrequest with the body reads it first.
+    mirror_request_body on;
+    server {{ listen {h1} ssl; {locations} }}
+    server {{ listen {h2} ssl http2; {locations} }}
+    server {{ listen {plain}; {locations} }}
 }}
 ",
         cert = files.cert.display(),
         key = files.key.display(),
+        locations = "location = /obj/1024 { mirror /read-body; } location = /read-body { internal; return 204; }",
     )
 }
 
@@ -129,5 +133,16 @@ impl Drop for Nginx {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        // What nginx complained about, before its directory goes.
+        let log = std::fs::read_to_string(self.files.path.join("error.log")).unwrap_or_default();
+        let complaints: Vec<&str> =
+            log.lines().filter(|l| ["[alert]", "[crit]", "[error]", "[emerg]"].iter().any(|k| l.contains(k))).collect();
+        if !complaints.is_empty() {
+            eprintln!(
+                "nginx logged {} errors; the last:\n{}",
+                complaints.len(),
+                complaints[complaints.len().saturating_sub(5)..].join("\n")
+            );
+        }
     }
 }
