@@ -12,6 +12,7 @@ mod cold_start;
 mod connections;
 mod contenders;
 mod curl;
+mod floor;
 mod memory;
 mod proxy;
 mod report;

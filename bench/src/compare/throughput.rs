@@ -134,6 +134,9 @@ pub(crate) async fn throughput(
     ratio_table(&mut md, what, &samples);
     needed_table(&mut md, direction, &samples);
     ceiling_table(&mut md, what, &samples);
+    if direction == Direction::Download {
+        floor_table(&mut md, &samples);
+    }
     // The targets chart is drawn for our server (the one the history used).
     if name == "ours" {
         targets(direction, &samples, report);
@@ -375,6 +378,26 @@ fn ceiling_table(md: &mut String, what: &str, samples: &Samples) {
             .map(|(s, _, _)| format!("{:.2}", samples.rate(s, &plain) / samples.rate(s, &theirs)))
             .collect();
         let _ = writeln!(md, "| {p} | {} |", ceilings.join(" | "));
+    }
+}
+
+/// Each client's CPU per GiB on h1 downloads against the floor: the plain-HTTP client's CPU per
+/// GiB in this run plus the AEAD's cost per GiB, timed here with the provider's own primitive.
+fn floor_table(md: &mut String, samples: &Samples) {
+    let _ = write!(md, "\n### Client CPU per GiB against the floor, download (floor: plain HTTP's client CPU per GiB in this run + AES-128-GCM opening 1 GiB of 16 KiB records, timed here; goal ≤ 1.3× the floor)\n\n| provider | scenario | AEAD s/GiB | floor s/GiB | ours s/GiB | ours / floor | upstream s/GiB | upstream / floor |\n|---|---|---|---|---|---|---|---|\n");
+    for p in PROVIDERS {
+        let aead = super::floor::aead_seconds_per_gib(p);
+        for scenario in ["h1 single", "h1 8x8MiB"] {
+            let cpu = |c: Contender| median_of(&samples.cpu, scenario, &c.label());
+            let floor = cpu(Contender::Plain) + aead;
+            let (ours, theirs) = (cpu(Contender::Ours(p)), cpu(Contender::Upstream(p)));
+            let _ = writeln!(
+                md,
+                "| {p} | {scenario} | {aead:.2} | {floor:.2} | {ours:.2} | {:.2} | {theirs:.2} | {:.2} |",
+                ours / floor,
+                theirs / floor
+            );
+        }
     }
 }
 
