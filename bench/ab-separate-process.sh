@@ -9,63 +9,39 @@
 #   cargo bench --no-run -p smithy-tls-bench --bench compare            # in each checkout
 #   bench/ab-separate-process.sh OLD_COMPARE_BINARY NEW_COMPARE_BINARY
 #
-# Needs nginx (Debian: nginx-light), openssl, curl, python3 and /usr/bin/time (Debian: time). Everything it makes lives in a
-# temporary directory, removed at the end; nginx listens on 127.0.0.1 only.
+# Needs nginx (Debian: nginx-light), python3 and /usr/bin/time (Debian: time). nginx is the
+# compare benchmark's own nginx server (NEW_COMPARE_BINARY --server nginx: the same certificate
+# code and configuration as the benchmark's tables), on 127.0.0.1 only, stopped at the end.
 set -euo pipefail
 old=$(realpath "${1:?old compare binary}")
 new=$(realpath "${2:?new compare binary}")
 rounds=${ROUNDS:-9}
-port=${AB_PORT:-18443}
 work=$(mktemp -d)
-# nginx workers run as an unprivileged user: the files they serve must be readable to it.
-chmod 755 "$work"
-trap 'nginx -c "$work/nginx.conf" -s stop 2>/dev/null || true; [ -n "${AB_KEEP:-}" ] || rm -rf "$work"' EXIT
+# Closing the server's standard input stops it (and nginx with it) and removes its files.
+stop() {
+    if [ -n "${server_pid:-}" ]; then
+        eval "exec ${server_in}>&-" 2>/dev/null || true
+        wait "$server_pid" 2>/dev/null || true
+    fi
+    rm -rf "$work"
+}
+trap stop EXIT
 
 cd "$work"
-mkdir -p www/obj logs
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout ca.key -out ca.pem \
-    -days 2 -subj "/CN=ab CA" 2>/dev/null
-openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout leaf.key -out leaf.csr \
-    -subj "/CN=localhost" 2>/dev/null
-printf 'subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n' > ext.cnf
-openssl x509 -req -in leaf.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out leaf.pem -days 2 \
-    -extfile ext.cnf 2>/dev/null
-head -c 1073741824 /dev/urandom > www/obj/1073741824
-head -c 1024 /dev/urandom > www/small
-cat > nginx.conf <<EOF
-worker_processes 1;
-pid $work/nginx.pid;
-error_log $work/logs/error.log;
-events { worker_connections 1024; }
-http {
-    access_log off;
-    sendfile on;
-    keepalive_requests 100000;
-    server {
-        listen 127.0.0.1:$port ssl;
-        ssl_certificate $work/leaf.pem;
-        ssl_certificate_key $work/leaf.key;
-        ssl_protocols TLSv1.2 TLSv1.3;
-        root $work/www;
-        types { }
-        default_type application/octet-stream;
-    }
-}
-EOF
-nginx -c "$work/nginx.conf"
-up=""
-for _ in $(seq 1 50); do
-    curl -fsS --cacert ca.pem "https://localhost:$port/small" -o /dev/null 2>/dev/null && up=yes && break
-    sleep 0.1
-done
-if [ -z "$up" ]; then
-    echo "nginx did not answer on 127.0.0.1:$port; its log:" >&2
-    cat logs/error.log >&2
-    exit 1
-fi
+# The server serves /obj/<BENCH_MIB MiB> and /obj/1024, and prints its ports and CA, then END.
+export BENCH_MIB=1024
+coproc server { exec "$new" --server nginx; }
+server_pid=$server_PID server_in=${server[1]}
+read -r first <&"${server[0]}"
+ca=""
+while read -r line <&"${server[0]}" && [ "$line" != END ]; do ca+="$line"$'\n'; done
+port=$(sed -n 's/.* h1=127\.0\.0\.1:\([0-9]*\).*/\1/p' <<<"$first")
+[ -n "$port" ] || { echo "the nginx server did not start: $first" >&2; exit 1; }
+# Clients trust only the server's CA.
+unset AWS_CA_BUNDLE SSL_CERT_FILE
 
-export BENCH_CA="$(cat ca.pem)" BENCH_BASE="https://localhost:$port" BENCH_MIB=1024
-export BENCH_URL="https://localhost:$port/small" BENCH_COLD_GAP_MS=0
+export BENCH_CA="$ca" BENCH_BASE="https://localhost:$port"
+export BENCH_URL="https://localhost:$port/obj/1024" BENCH_COLD_GAP_MS=0
 for round in $(seq 1 "$rounds"); do
     # Which build goes first alternates by round, so neither always runs on a warmer machine.
     order="old new"; [ $((round % 2)) -eq 0 ] && order="new old"

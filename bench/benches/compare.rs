@@ -5,6 +5,10 @@
 //! BENCH_RUNS=3 BENCH_MIB=256 cargo bench -p smithy-tls-bench --bench compare -- throughput
 //! ```
 //!
+//! `throughput`, `uploads` and `small-calls` run against every server `BENCH_SERVERS` names
+//! (comma-separated; default all: `ours,hyper-default,go,nginx`, each in a process of its own on
+//! 127.0.0.1; a server that cannot start is reported as skipped).
+//!
 //! Sections (pass names as arguments to run a subset): `throughput`, `cold-start`,
 //! `new-connections`, `rss`, `proxy`, `negotiated`, `small-calls` (the server in a process of
 //! its own), `idle` (many pooled connections), `syscalls` (needs strace). Results are printed; a full

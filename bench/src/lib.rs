@@ -106,9 +106,18 @@ async fn serve(
 }
 
 impl BenchServer {
-    /// Starts all three ports on 127.0.0.1 with a fresh CA. The server uses rustls with aws-lc-rs,
-    /// so it can negotiate every group the clients offer (post-quantum hybrids included).
+    /// Starts all three ports on 127.0.0.1 with a fresh CA, h2 tuned for bulk transfer (4 MiB
+    /// stream window, 16 MiB connection window, 256 KiB frames). The server uses rustls with
+    /// aws-lc-rs, so it can negotiate every group the clients offer (post-quantum hybrids
+    /// included); its one cipher suite is TLS_AES_128_GCM_SHA256, the suite every other server
+    /// of the benchmark negotiates too (Go's TLS 1.3 server picks it and cannot be told not to).
     pub async fn start() -> BenchServer {
+        BenchServer::start_with(true).await
+    }
+
+    /// [`BenchServer::start`], with h2 tuned for bulk transfer when `tuned`, else hyper's
+    /// default h2 settings (the `hyper-default` server of the benchmark).
+    pub async fn start_with(tuned: bool) -> BenchServer {
         let ca = support::TestCa::new("smithy-tls bench CA");
         // `*.idle.test`: the many-connections benchmark's distinct host names (resolved to
         // 127.0.0.1 by the clients' DNS resolver override).
@@ -116,14 +125,17 @@ impl BenchServer {
         let block = Bytes::from((0..BLOCK).map(|i| (i % 251) as u8).collect::<Vec<u8>>());
         let mut tls = Vec::new();
         for alpn in [support::Alpn::Http1Only, support::Alpn::H2AndHttp1] {
-            let crypto = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
-            let mut config = support::server_config(&identity, alpn, crypto);
+            let mut crypto = rustls::crypto::aws_lc_rs::default_provider();
+            crypto.cipher_suites = vec![rustls::crypto::aws_lc_rs::cipher_suite::TLS13_AES_128_GCM_SHA256];
+            let mut config = support::server_config(&identity, alpn, Arc::new(crypto));
             config.send_tls13_tickets = 2;
             let mut http = support::http_builder();
-            http.http2()
-                .initial_stream_window_size(4 << 20)
-                .initial_connection_window_size(16 << 20)
-                .max_frame_size(256 << 10);
+            if tuned {
+                http.http2()
+                    .initial_stream_window_size(4 << 20)
+                    .initial_connection_window_size(16 << 20)
+                    .max_frame_size(256 << 10);
+            }
             let block = block.clone();
             tls.push(
                 support::HttpsServer::start(config, http, move || {

@@ -12,7 +12,7 @@ use bytes::Bytes;
 
 use super::contenders::{env_selects, rotated, selected_throughput_contenders, BuildUpstream, Contender, PROVIDERS};
 use super::report::Report;
-use super::server::ServerProcess;
+use super::servers::{call_scenarios, Server};
 use crate::{env_number, median, min_max, post, quantile, Usage};
 
 /// `n` POSTs of `body` to `url` through `client`, `concurrency` at a time: how long they took,
@@ -83,19 +83,21 @@ impl CallSamples {
 /// 1 KiB back, over kept-alive connections, HTTP/1.1 and h2, one at a time and 64 at once, the
 /// server in a process of its own. Clients interleaved; the first round warms up and is not
 /// counted.
-pub(crate) async fn small_calls(server: &ServerProcess, report: &mut Report, upstream: BuildUpstream) {
+pub(crate) async fn small_calls(server: &dyn Server, report: &mut Report, upstream: BuildUpstream) {
     let calls = env_number("BENCH_CALLS", 20_000) as usize;
     let rounds = env_number("BENCH_CALL_ROUNDS", 3).max(1) as usize;
     // Plain HTTP (no TLS) over HTTP/1.1 as the ceiling: what a call costs without TLS.
     let contenders = selected_throughput_contenders();
     let clients: Vec<(Contender, SharedHttpClient)> =
-        contenders.iter().map(|c| (*c, c.build(&server.ca_pem, upstream))).collect();
+        contenders.iter().map(|c| (*c, c.build(server.ca_pem(), upstream))).collect();
+    let name = server.name();
     println!(
-        "\n## Small calls: POST 1 KiB → 1 KiB, {calls} calls per round, {rounds} rounds, server in its own process"
+        "\n## Small calls, server {name}: POST 1 KiB → 1 KiB, {calls} calls per round, {rounds} rounds, server in its own process"
     );
     let samples = &measure(server, &clients, calls, rounds).await;
+    record_ratios(report, name, samples);
     let mut md = format!(
-        "\n## Small calls (POST 1 KiB → 1 KiB, keep-alive, server in its own process; {calls} calls per round, median (min–max) of {rounds} rounds, clients interleaved; latency quantiles over every counted call)\n\n| client | scenario | calls/s | p50 µs | p99 µs | p99.9 µs | client CPU per call µs | server CPU per call µs |\n|---|---|---|---|---|---|---|---|\n"
+        "\n## Small calls, server {name} (POST 1 KiB → 1 KiB, keep-alive, server in its own process; {calls} calls per round, median (min–max) of {rounds} rounds, clients interleaved; latency quantiles over every counted call)\n\n| client | scenario | calls/s | p50 µs | p99 µs | p99.9 µs | client CPU per call µs | server CPU per call µs |\n|---|---|---|---|---|---|---|---|\n"
     );
     per_client(&mut md, samples);
     ratios(&mut md, samples);
@@ -105,10 +107,13 @@ pub(crate) async fn small_calls(server: &ServerProcess, report: &mut Report, ups
     let sooner = |s: &'static str| {
         move |p: &'static str| samples.p99(s, Contender::Upstream(p)) / samples.p99(s, Contender::Ours(p))
     };
-    report.target("calls h1 64 at once", 1.15, faster("h1 c64"));
-    report.target("calls h2 64 at once", 1.15, faster("h2 c64"));
-    report.target("p99 h1 1 at a time", 1.0 / 0.9, sooner("h1 c1"));
-    report.target("p99 h2 1 at a time", 1.0 / 0.9, sooner("h2 c1"));
+    // The targets chart is drawn for our server (the one the history used).
+    if name == "ours" {
+        report.target("calls h1 64 at once", 1.15, faster("h1 c64"));
+        report.target("calls h2 64 at once", 1.15, faster("h2 c64"));
+        report.target("p99 h1 1 at a time", 1.0 / 0.9, sooner("h1 c1"));
+        report.target("p99 h2 1 at a time", 1.0 / 0.9, sooner("h2 c1"));
+    }
     ceiling(&mut md, samples);
     report.publish(&md);
 }
@@ -116,23 +121,23 @@ pub(crate) async fn small_calls(server: &ServerProcess, report: &mut Report, ups
 /// Every scenario BENCH_SCENARIOS selects: a warm-up round, then `rounds` rounds of `calls`
 /// calls per client, interleaved; each counted round printed as it ends.
 async fn measure(
-    server: &ServerProcess,
+    server: &dyn Server,
     clients: &[(Contender, SharedHttpClient)],
     calls: usize,
     rounds: usize,
 ) -> CallSamples {
     let body = Bytes::from(vec![b'x'; 1024]);
     let mut samples = CallSamples::default();
-    for (scenario, addr, concurrency) in server.call_scenarios() {
+    for (scenario, addr, concurrency) in call_scenarios(server) {
         if !env_selects("BENCH_SCENARIOS", scenario) {
             continue;
         }
         let url = format!("https://localhost:{}/obj/1024", addr.port());
-        let plain_url = format!("http://{}/obj/1024", server.plain);
+        let plain_url = format!("http://{}/obj/1024", server.plain());
         for round in 0..=rounds {
             for (contender, client) in rotated(clients, round) {
                 let url = match contender {
-                    Contender::Plain if addr == server.h2 => continue, // h1 only
+                    Contender::Plain if addr == server.h2() => continue, // h1 only
                     Contender::Plain => &plain_url,
                     _ => &url,
                 };
@@ -157,6 +162,18 @@ async fn measure(
         }
     }
     samples
+}
+
+/// Calls/s ours / upstream per provider and scenario, round by round (clients interleave within
+/// a round), into the report's per-server summary.
+fn record_ratios(report: &mut Report, server: &str, samples: &CallSamples) {
+    for scenario in ["h1 c1", "h1 c64", "h2 c1", "h2 c64"] {
+        report.record_ratios(server, &format!("calls/s {scenario}"), |p| {
+            let get = |c: Contender| samples.rates.get(&(scenario, c.label())).cloned().unwrap_or_default();
+            let (ours, theirs) = (get(Contender::Ours(p)), get(Contender::Upstream(p)));
+            ours.iter().zip(&theirs).map(|(a, b)| a / b).collect()
+        });
+    }
 }
 
 /// One row per scenario and client: calls/s, latency quantiles, CPU per call on both sides.

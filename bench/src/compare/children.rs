@@ -10,7 +10,7 @@ use bytes::Bytes;
 use super::calls::run_calls;
 use super::contenders::{BuildUpstream, Contender};
 use super::runtime;
-use super::server::serve_child;
+use super::servers::{serve_child, serve_named};
 use super::throughput::{gbps, Direction, PART};
 use crate::{download, env_number, fetch, heap_in_use, peak_rss_kib, rss_kib, Usage};
 
@@ -23,7 +23,8 @@ pub(crate) fn run(args: &[String], upstream: BuildUpstream) -> bool {
         }
         [flag, label, parallel] if flag == "--upload" => transfer_child(Direction::Upload, label, parallel, upstream),
         [flag, label, concurrency] if flag == "--calls" => calls_child(label, concurrency, upstream),
-        [flag, ..] if flag == "--serve" => serve_child(),
+        [flag, mode] if flag == "--serve" => serve_child(mode != "default"),
+        [flag, name] if flag == "--server" => serve_named(name),
         [flag, label] if flag == "--cold-start" => cold_start_child(label, upstream),
         [flag, label] if flag == "--rss" => rss_child(label, upstream),
         [flag, label] if flag == "--idle" => idle_child(label, upstream),

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use super::contenders::{every_provider, rotated, Contender, OURS_ONLY, PROVIDERS};
 use super::report::Report;
-use super::server::ServerProcess;
+use super::servers::ServerProcess;
 use crate::{child, env_number, field, median, median_range};
 
 /// The section: with no gap, then with 30 ms between building the client and its first request.

@@ -12,7 +12,7 @@ use super::contenders::{
     connection_contenders, ours_and_upstream, rotated, BuildUpstream, Contender, OURS_ONLY, PROVIDERS,
 };
 use super::report::Report;
-use super::server::ServerProcess;
+use super::servers::ServerProcess;
 use crate::{env_number, fetch, median, min_max, BenchServer, Usage};
 
 /// Sequential requests, each on a new connection, every client in this process in interleaved

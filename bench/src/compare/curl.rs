@@ -3,7 +3,7 @@
 
 use std::process::Command;
 
-use super::server::ServerProcess;
+use super::servers::Server;
 
 /// The `curl` command line tool, when installed: an outside reference for single-stream h1.
 pub(crate) struct Curl {
@@ -27,11 +27,11 @@ impl Curl {
     }
 
     /// Seconds for one download of `total` bytes over HTTP/1.1, as curl reports them.
-    pub(crate) fn download(&self, server: &ServerProcess, total: u64) -> Option<f64> {
+    pub(crate) fn download(&self, server: &dyn Server, total: u64) -> Option<f64> {
         let out = Command::new("curl")
             .args(["-sS", "--http1.1", "-o", "/dev/null", "-w", "%{time_total} %{size_download}", "--cacert"])
             .arg(&self.ca_file)
-            .arg(format!("https://localhost:{}/obj/{total}", server.h1.port()))
+            .arg(format!("https://localhost:{}/obj/{total}", server.h1().port()))
             .output()
             .ok()?;
         let text = String::from_utf8_lossy(&out.stdout).into_owned();

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use super::contenders::{ours_and_upstream, rotated, selected_every_provider, Contender, OURS_ONLY, PROVIDERS};
 use super::report::Report;
-use super::server::ServerProcess;
+use super::servers::ServerProcess;
 use crate::{child, env_number, field, median, median_range};
 
 /// The `rss` section: each client's peak resident memory during one 8-way download, in a fresh

@@ -12,10 +12,11 @@ mod cold_start;
 mod connections;
 mod contenders;
 mod curl;
+mod floor;
 mod memory;
 mod proxy;
 mod report;
-mod server;
+mod servers;
 mod syscalls;
 mod throughput;
 
@@ -27,7 +28,7 @@ pub use contenders::BuildUpstream;
 
 use crate::{machine_description, BenchServer};
 use report::Report;
-use server::ServerProcess;
+use servers::{Server, ServerProcess};
 use throughput::Direction;
 
 /// The benchmark's entry point: this executable's arguments (cargo's `--bench` aside) name
@@ -40,7 +41,7 @@ pub fn main(upstream: BuildUpstream) {
     }
     let wanted = |section: &str| args.is_empty() || args.iter().any(|a| a == section);
     let runtime = runtime();
-    let server = ServerProcess::start();
+    let server = ServerProcess::start(true);
     let mut report = Report::default();
     let machine = machine_description();
     println!(
@@ -49,7 +50,7 @@ pub fn main(upstream: BuildUpstream) {
     run_sections(&runtime, &server, &mut report, wanted, upstream);
     // A run that names sections or filters clients or scenarios is partial. (BENCH_PROFILE adds
     // a diagnostic to whatever sections run.)
-    let filtered = ["BENCH_ONLY", "BENCH_SCENARIOS"].iter().any(|v| std::env::var_os(v).is_some());
+    let filtered = ["BENCH_ONLY", "BENCH_SCENARIOS", "BENCH_SERVERS"].iter().any(|v| std::env::var_os(v).is_some());
     report.write(&machine, args.is_empty() && !filtered);
 }
 
@@ -67,11 +68,8 @@ fn run_sections(
         let in_process = runtime.block_on(BenchServer::start());
         runtime.block_on(connections::negotiated(&in_process, report, upstream));
     }
-    if wanted("throughput") {
-        runtime.block_on(throughput::throughput(server, Direction::Download, report, upstream));
-    }
-    if wanted("uploads") {
-        runtime.block_on(throughput::throughput(server, Direction::Upload, report, upstream));
+    if ["throughput", "uploads", "small-calls"].iter().any(|s| wanted(s)) {
+        against_every_server(runtime, server, report, &wanted, upstream);
     }
     if wanted("cold-start") {
         cold_start::cold_start(server, report);
@@ -88,14 +86,36 @@ fn run_sections(
     if wanted("idle") {
         memory::idle(server, report);
     }
-    if wanted("small-calls") {
-        runtime.block_on(calls::small_calls(server, report, upstream));
-    }
     if let Ok(label) = std::env::var("BENCH_PROFILE") {
         profile(server, &label);
     }
     if wanted("syscalls") {
         syscalls::syscalls(server, report);
+    }
+}
+
+/// The sections measured against every server BENCH_SERVERS picks (throughput, uploads, small
+/// calls), one server at a time; the servers that cannot run go to the report as skipped.
+fn against_every_server(
+    runtime: &Runtime,
+    ours: &ServerProcess,
+    report: &mut Report,
+    wanted: &impl Fn(&str) -> bool,
+    upstream: BuildUpstream,
+) {
+    let (servers, skipped) = servers::start_selected(ours);
+    report.skipped = skipped;
+    for server in &servers {
+        let server: &dyn Server = server.as_ref();
+        if wanted("throughput") {
+            runtime.block_on(throughput::throughput(server, Direction::Download, report, upstream));
+        }
+        if wanted("uploads") {
+            runtime.block_on(throughput::throughput(server, Direction::Upload, report, upstream));
+        }
+        if wanted("small-calls") {
+            runtime.block_on(calls::small_calls(server, report, upstream));
+        }
     }
 }
 

@@ -8,7 +8,7 @@ use smithy_default_tls::{ProxyConfig, SmithyTlsClient, TlsProvider};
 
 use super::contenders::PROVIDERS;
 use super::report::Report;
-use super::server::ServerProcess;
+use super::servers::ServerProcess;
 use super::throughput::gbps;
 use crate::support::{ConnectProxy, ProxyMode};
 use crate::{download, env_number, median, median_range};

@@ -4,9 +4,13 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use std::fmt::Write as _;
+
 use super::charts;
 use super::contenders::PROVIDERS;
+use super::servers::NAMES;
 use super::throughput::Direction;
+use crate::median_range;
 
 /// The run's results so far.
 #[derive(Default)]
@@ -16,6 +20,11 @@ pub(crate) struct Report {
     pub(crate) throughput: BTreeMap<(Direction, String, String), f64>,
     /// The targets chart's groups, in the order the sections measured them.
     pub(crate) targets: Vec<TargetGroup>,
+    /// (server, row such as `down h2 single`, per provider ours / upstream round by round), in
+    /// the order the sections measured them.
+    ratios: Vec<(String, String, [Vec<f64>; 3])>,
+    /// The servers that could not run, and why.
+    pub(crate) skipped: Vec<String>,
 }
 
 /// One target of the list as the targets chart shows it: a ratio per provider from this
@@ -34,6 +43,39 @@ impl Report {
         self.targets.push(TargetGroup { label, goal, ratios: PROVIDERS.map(ratio) });
     }
 
+    /// Adds one row to `server`'s table of ratios: `per_round(provider)` is ours / upstream,
+    /// one per counted round (empty where the run did not measure it).
+    pub(crate) fn record_ratios(&mut self, server: &str, row: &str, per_round: impl Fn(&'static str) -> Vec<f64>) {
+        self.ratios.push((server.to_owned(), row.to_owned(), PROVIDERS.map(per_round)));
+    }
+
+    /// The per-server tables of ratios (ours / upstream, median (min–max) over rounds), and
+    /// the servers skipped; empty when no section measured any.
+    pub(crate) fn ratio_summary(&self) -> String {
+        let mut md = String::new();
+        if !self.ratios.is_empty() || !self.skipped.is_empty() {
+            md.push_str("\n## Ours / upstream per server (median (min–max) of the per-round ratios; calls/s for small calls; above 1: ours faster)\n");
+        }
+        for server in NAMES {
+            let measured = |v: &[Vec<f64>; 3]| v.iter().any(|r| !r.is_empty());
+            let rows: Vec<_> = self.ratios.iter().filter(|(s, _, v)| s == server && measured(v)).collect();
+            if rows.is_empty() {
+                continue;
+            }
+            let _ =
+                write!(md, "\n### Server: {server}\n\n| scenario | {} |\n|---|---|---|---|\n", PROVIDERS.join(" | "));
+            for (_, row, per_provider) in rows {
+                let cells: Vec<String> =
+                    per_provider.iter().map(|v| if v.is_empty() { "-".to_owned() } else { median_range(v) }).collect();
+                let _ = writeln!(md, "| {row} | {} |", cells.join(" | "));
+            }
+        }
+        for why in &self.skipped {
+            let _ = writeln!(md, "\n**Server skipped: {why}**");
+        }
+        md
+    }
+
     /// Prints a section's tables and keeps them for `results.md`.
     pub(crate) fn publish(&mut self, md: &str) {
         print!("{md}");
@@ -46,7 +88,10 @@ impl Report {
         let header = format!("# Benchmark results\n\nMachine: {machine}; client and server share it, each in a process of its own. Produced by `cargo bench -p smithy-tls-bench --bench compare`; see ../BENCHMARKS.md.\n");
         let dir = output_dir(full);
         std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("mkdir {}: {e}", dir.display()));
-        std::fs::write(dir.join("results.md"), format!("{header}{}", self.markdown)).expect("write results.md");
+        let summary = self.ratio_summary();
+        print!("{summary}");
+        std::fs::write(dir.join("results.md"), format!("{header}{summary}{}", self.markdown))
+            .expect("write results.md");
         std::fs::write(dir.join("throughput.svg"), charts::throughput(self)).expect("write chart");
         std::fs::write(dir.join("targets.svg"), charts::targets(self)).expect("write targets chart");
         println!("\nwrote {}", dir.display());

@@ -6,7 +6,7 @@ use std::process::Command;
 
 use super::contenders::{selected_ours_and_upstream, Contender};
 use super::report::Report;
-use super::server::ServerProcess;
+use super::servers::{call_scenarios, ServerProcess};
 use crate::env_number;
 
 /// System calls of one child process run, as `strace -f -c` counts them.
@@ -131,7 +131,7 @@ fn per_call(md: &mut String, server: &ServerProcess, contenders: &[Contender]) {
         "\n## System calls per small call (strace -f -c, {calls} POSTs of 1 KiB → 1 KiB over kept-alive connections, whole client process, start-up and handshakes included)\n\n| client | scenario | read-side / call | write-side / call | epoll_wait + futex / call | all / call | most frequent / call |\n|---|---|---|---|---|---|---|\n"
     );
     for c in contenders {
-        for (scenario, port, concurrency) in server.call_scenarios() {
+        for (scenario, port, concurrency) in call_scenarios(server) {
             let url = format!("https://localhost:{}/obj/1024", port.port());
             let envs = [("BENCH_CA", server.ca_pem.clone()), ("BENCH_URL", url), ("BENCH_CALLS", calls.to_string())];
             let Some(n) = strace(&["--calls", &c.label(), &concurrency.to_string()], &envs) else {

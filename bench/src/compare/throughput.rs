@@ -13,7 +13,7 @@ use super::contenders::{
 };
 use super::curl::Curl;
 use super::report::Report;
-use super::server::ServerProcess;
+use super::servers::Server;
 use crate::{download, env_number, median, median_range, upload, Usage};
 
 /// Bits per second, in billions, of `bytes` moved in `elapsed`.
@@ -109,7 +109,7 @@ fn median_of(map: &PerRun, scenario: &str, label: &str) -> f64 {
 /// client, interleaved round-robin after one uncounted warm-up round. The server runs in a
 /// process of its own, so the CPU this process uses during a run is the client's.
 pub(crate) async fn throughput(
-    server: &ServerProcess,
+    server: &dyn Server,
     direction: Direction,
     report: &mut Report,
     upstream: BuildUpstream,
@@ -117,22 +117,30 @@ pub(crate) async fn throughput(
     let runs = Runs { direction, count: env_number("BENCH_RUNS", 9), total: env_number("BENCH_MIB", 1024) << 20 };
     let contenders = selected_throughput_contenders();
     let clients: Vec<(Contender, SharedHttpClient)> =
-        contenders.iter().map(|c| (*c, c.build(&server.ca_pem, upstream))).collect();
+        contenders.iter().map(|c| (*c, c.build(server.ca_pem(), upstream))).collect();
     let what = direction.name();
+    let name = server.name();
     println!(
-        "\n## Throughput, {what}: {} MiB per run, {} runs, clients interleaved round-robin, server in its own process",
+        "\n## Throughput, {what}, server {name}: {} MiB per run, {} runs, clients interleaved round-robin, server in its own process",
         runs.total >> 20,
         runs.count
     );
-    let curl = (direction == Direction::Download).then(|| Curl::find(&server.ca_pem)).flatten();
+    let curl = (direction == Direction::Download).then(|| Curl::find(server.ca_pem())).flatten();
     let samples = measure(server, &runs, &clients, curl.as_ref()).await;
-    let mut md = rate_table(&runs, &contenders, &samples, report);
+    record_ratios(report, name, direction, &samples);
+    let mut md = rate_table(&runs, name, &contenders, &samples, report);
     cost_tables(&mut md, what, &contenders, &samples);
     ours_only_table(&mut md, what, &samples);
     ratio_table(&mut md, what, &samples);
     needed_table(&mut md, direction, &samples);
     ceiling_table(&mut md, what, &samples);
-    targets(direction, &samples, report);
+    if direction == Direction::Download {
+        floor_table(&mut md, &samples);
+    }
+    // The targets chart is drawn for our server (the one the history used).
+    if name == "ours" {
+        targets(direction, &samples, report);
+    }
     notes(&mut md, what, curl.as_ref(), &samples);
     report.publish(&md);
 }
@@ -140,7 +148,7 @@ pub(crate) async fn throughput(
 /// Every scenario BENCH_SCENARIOS selects, `runs.count` rounds of every client after the
 /// warm-up round, and curl after each counted round of h1 single; each run printed as it ends.
 async fn measure(
-    server: &ServerProcess,
+    server: &dyn Server,
     runs: &Runs,
     clients: &[(Contender, SharedHttpClient)],
     curl: Option<&Curl>,
@@ -152,7 +160,7 @@ async fn measure(
         if !env_selects("BENCH_SCENARIOS", scenario) {
             continue;
         }
-        println!("\n### {what} {scenario}");
+        println!("\n### {what} {scenario}, server {}", server.name());
         // Run 0 warms every client up (connections, pools, allocator, page faults) and is not
         // counted: whichever client went first would otherwise pay for it.
         for run in 0..=runs.count {
@@ -198,20 +206,37 @@ async fn measure(
 }
 
 /// Where `contender` fetches from: the plain HTTP port, or the HTTP/1.1-only or h2 TLS port.
-fn base_url(server: &ServerProcess, contender: Contender, h2: bool) -> String {
+fn base_url(server: &dyn Server, contender: Contender, h2: bool) -> String {
     match (contender, h2) {
-        (Contender::Plain, _) => format!("http://{}", server.plain),
-        (_, false) => format!("https://localhost:{}", server.h1.port()),
-        (_, true) => format!("https://localhost:{}", server.h2.port()),
+        (Contender::Plain, _) => format!("http://{}", server.plain()),
+        (_, false) => format!("https://localhost:{}", server.h1().port()),
+        (_, true) => format!("https://localhost:{}", server.h2().port()),
+    }
+}
+
+/// Ours / upstream per provider and scenario, round by round (clients interleave within a
+/// round), into the report's per-server summary.
+fn record_ratios(report: &mut Report, server: &str, direction: Direction, samples: &Samples) {
+    let short = match direction {
+        Direction::Download => "down",
+        Direction::Upload => "up",
+    };
+    for (scenario, _, _) in SCENARIOS {
+        let row = format!("{short} {scenario}");
+        report.record_ratios(server, &row, |p| {
+            let get = |c: Contender| samples.rates.get(&(scenario.to_owned(), c.label())).cloned().unwrap_or_default();
+            let (ours, theirs) = (get(Contender::Ours(p)), get(Contender::Upstream(p)));
+            ours.iter().zip(&theirs).map(|(a, b)| a / b).collect()
+        });
     }
 }
 
 /// The Gb/s table, median (min–max) per client and scenario; each median also goes to the
 /// report's chart.
-fn rate_table(runs: &Runs, contenders: &[Contender], samples: &Samples, report: &mut Report) -> String {
+fn rate_table(runs: &Runs, server: &str, contenders: &[Contender], samples: &Samples, report: &mut Report) -> String {
     let (what, direction) = (runs.direction.name(), runs.direction);
     let mut md = format!(
-        "\n## Throughput, {what} ({} MiB per run, server in its own process; median (min–max) Gb/s of {} runs)\n\n{HEADER}",
+        "\n## Throughput, {what}, server {server} ({} MiB per run, server in its own process; median (min–max) Gb/s of {} runs)\n\n{HEADER}",
         runs.total >> 20,
         runs.count
     );
@@ -222,7 +247,9 @@ fn rate_table(runs: &Runs, contenders: &[Contender], samples: &Samples, report: 
                 let Some(rates) = samples.rates.get(&(s.to_string(), contender.label())) else {
                     return "-".to_owned();
                 };
-                report.throughput.insert((direction, s.to_string(), contender.label()), median(rates));
+                if server == "ours" {
+                    report.throughput.insert((direction, s.to_string(), contender.label()), median(rates));
+                }
                 median_range(rates)
             })
             .collect();
@@ -351,6 +378,26 @@ fn ceiling_table(md: &mut String, what: &str, samples: &Samples) {
             .map(|(s, _, _)| format!("{:.2}", samples.rate(s, &plain) / samples.rate(s, &theirs)))
             .collect();
         let _ = writeln!(md, "| {p} | {} |", ceilings.join(" | "));
+    }
+}
+
+/// Each client's CPU per GiB on h1 downloads against the floor: the plain-HTTP client's CPU per
+/// GiB in this run plus the AEAD's cost per GiB, timed here with the provider's own primitive.
+fn floor_table(md: &mut String, samples: &Samples) {
+    let _ = write!(md, "\n### Client CPU per GiB against the floor, download (floor: plain HTTP's client CPU per GiB in this run + AES-128-GCM opening 1 GiB of 16 KiB records, timed here; goal ≤ 1.3× the floor)\n\n| provider | scenario | AEAD s/GiB | floor s/GiB | ours s/GiB | ours / floor | upstream s/GiB | upstream / floor |\n|---|---|---|---|---|---|---|---|\n");
+    for p in PROVIDERS {
+        let aead = super::floor::aead_seconds_per_gib(p);
+        for scenario in ["h1 single", "h1 8x8MiB"] {
+            let cpu = |c: Contender| median_of(&samples.cpu, scenario, &c.label());
+            let floor = cpu(Contender::Plain) + aead;
+            let (ours, theirs) = (cpu(Contender::Ours(p)), cpu(Contender::Upstream(p)));
+            let _ = writeln!(
+                md,
+                "| {p} | {scenario} | {aead:.2} | {floor:.2} | {ours:.2} | {:.2} | {theirs:.2} | {:.2} |",
+                ours / floor,
+                theirs / floor
+            );
+        }
     }
 }
 

@@ -1,11 +1,14 @@
-//! The benchmark server in a process of its own: the parent's handle ([`ServerProcess`]) and the
-//! child's side (`--serve`), with the line protocol between them.
+//! The benchmark's own server (hyper and rustls) in a process of its own: the parent's handle
+//! ([`ServerProcess`]) and the child's side (`--serve`), with the line protocol between them.
+//! Started tuned for bulk transfer (`ours`) or with hyper's default h2 settings
+//! (`hyper-default`).
 
 use std::io::BufRead as _;
 use std::net::SocketAddr;
 use std::process::{Command, Stdio};
 
-use super::runtime;
+use super::{listening, Server};
+use crate::compare::runtime;
 use crate::{field, BenchServer, Usage};
 
 /// The benchmark server in a process of its own, as S3 or DynamoDB is to an SDK: this executable
@@ -14,6 +17,8 @@ use crate::{field, BenchServer, Usage};
 /// dropped). Every section that compares clients measures against this server, so no client
 /// shares its process, runtime or allocator with the server.
 pub(crate) struct ServerProcess {
+    /// `ours` (h2 tuned) or `hyper-default`.
+    name: &'static str,
     child: std::process::Child,
     /// The question channel: the server's standard input and the lines it prints.
     control:
@@ -29,11 +34,13 @@ pub(crate) struct ServerProcess {
 }
 
 impl ServerProcess {
-    /// Starts the server process and reads its ports and CA.
-    pub(crate) fn start() -> ServerProcess {
+    /// Starts the server process, h2 tuned for bulk transfer (`ours`) or not (`hyper-default`),
+    /// and reads its ports and CA.
+    pub(crate) fn start(tuned: bool) -> ServerProcess {
         let exe = std::env::current_exe().expect("current exe");
+        let mode = if tuned { "tuned" } else { "default" };
         let mut child = Command::new(exe)
-            .arg("--serve")
+            .args(["--serve", mode])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -41,14 +48,7 @@ impl ServerProcess {
             .expect("spawn the server process");
         let mut lines = std::io::BufReader::new(child.stdout.take().expect("stdout")).lines();
         let first = lines.next().and_then(Result::ok).expect("the server process prints its ports");
-        let addr = |key: &str| -> SocketAddr {
-            first
-                .split_whitespace()
-                .find_map(|w| w.strip_prefix(key))
-                .and_then(|a| a.parse().ok())
-                .unwrap_or_else(|| panic!("no {key} in {first:?}"))
-        };
-        let (h1, h2, plain) = (addr("h1="), addr("h2="), addr("plain="));
+        let [h1, h2, plain] = listening(&first).unwrap_or_else(|e| panic!("{e}"));
         let mut ca_pem = String::new();
         for line in lines.by_ref() {
             let line = line.expect("server output");
@@ -59,7 +59,8 @@ impl ServerProcess {
             ca_pem.push('\n');
         }
         let stdin = child.stdin.take().expect("stdin");
-        ServerProcess { child, control: std::sync::Mutex::new((stdin, lines)), h1, h2, plain, ca_pem }
+        let name = if tuned { "ours" } else { "hyper-default" };
+        ServerProcess { name, child, control: std::sync::Mutex::new((stdin, lines)), h1, h2, plain, ca_pem }
     }
 
     /// How many handshakes the server completed on its HTTP/1.1 port so far, and how many of
@@ -83,10 +84,31 @@ impl ServerProcess {
         let answer = lines.next().and_then(Result::ok).expect("the server process answers");
         field(&answer, "seconds=")
     }
+}
 
-    /// The small-call scenarios: (name, port, calls in flight).
-    pub(crate) fn call_scenarios(&self) -> [(&'static str, SocketAddr, usize); 4] {
-        [("h1 c1", self.h1, 1), ("h1 c64", self.h1, 64), ("h2 c1", self.h2, 1), ("h2 c64", self.h2, 64)]
+impl Server for ServerProcess {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn h1(&self) -> SocketAddr {
+        self.h1
+    }
+
+    fn h2(&self) -> SocketAddr {
+        self.h2
+    }
+
+    fn plain(&self) -> SocketAddr {
+        self.plain
+    }
+
+    fn ca_pem(&self) -> &str {
+        &self.ca_pem
+    }
+
+    fn cpu_seconds(&self) -> f64 {
+        ServerProcess::cpu_seconds(self)
     }
 }
 
@@ -97,12 +119,13 @@ impl Drop for ServerProcess {
     }
 }
 
-/// Child-process mode (`--serve`): the benchmark server, until standard input closes. A line
+/// Child-process mode (`--serve tuned` or `--serve default`): the benchmark server, h2 tuned or
+/// with hyper's defaults, until standard input closes. A line
 /// `HANDSHAKES H1` on standard input is answered with the HTTP/1.1 port's handshake counts, a
 /// line `CPU` with the CPU seconds the process has used.
-pub(crate) fn serve_child() {
+pub(crate) fn serve_child(tuned: bool) {
     let runtime = runtime();
-    let server = runtime.block_on(BenchServer::start());
+    let server = runtime.block_on(BenchServer::start_with(tuned));
     println!("SERVE h1={} h2={} plain={}", server.h1, server.h2, server.plain);
     println!("{}", server.ca_pem.trim_end());
     println!("END");

@@ -1,0 +1,148 @@
+//! nginx with its stock HTTP/2 settings, one process (no master), serving files from a
+//! directory in /dev/shm: `GET /obj/<n>` is a sparse file of n bytes (ranges as nginx serves
+//! them), a POST is read to its end and answered with the same file, a PUT is stored (WebDAV).
+//!
+//! Needs nginx with the ssl, http_v2 and dav modules (Debian: nginx-light).
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+use super::files::{free_ports, process_cpu_seconds, wait_listening, write, WorkDir};
+use super::Server;
+use crate::env_number;
+
+/// nginx in a process of its own, stopped (and its files removed) when dropped.
+pub(crate) struct Nginx {
+    child: Child,
+    addrs: [SocketAddr; 3],
+    files: WorkDir,
+}
+
+impl Nginx {
+    /// Writes the configuration and the files to serve, and starts nginx.
+    pub(crate) fn start() -> Result<Nginx, String> {
+        Command::new("nginx").arg("-v").output().map_err(|e| format!("nginx is not installed ({e})"))?;
+        let files = WorkDir::new(Path::new("/dev/shm"), "nginx")?;
+        let addrs = free_ports::<3>()?;
+        for dir in ["www/obj", "body", "tmp"] {
+            let dir = files.path.join(dir);
+            std::fs::create_dir_all(&dir).map_err(|e| format!("mkdir {}: {e}", dir.display()))?;
+        }
+        // The objects the sections fetch: the bulk size (BENCH_MIB) and the small calls' 1 KiB.
+        for size in [env_number("BENCH_MIB", 1024) << 20, 1024] {
+            let path = files.path.join(format!("www/obj/{size}"));
+            let file = std::fs::File::create(&path).map_err(|e| format!("create {}: {e}", path.display()))?;
+            file.set_len(size).map_err(|e| format!("size {}: {e}", path.display()))?;
+        }
+        let conf = files.path.join("nginx.conf");
+        write(&conf, &config(&files, &addrs))?;
+        let mut child = Command::new("nginx")
+            .arg("-p")
+            .arg(&files.path)
+            .arg("-e")
+            .arg(files.path.join("error.log"))
+            .arg("-c")
+            .arg(&conf)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| format!("start nginx: {e}"))?;
+        if let Err(why) = wait_listening(&mut child, &addrs) {
+            let log = std::fs::read_to_string(files.path.join("error.log")).unwrap_or_default();
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!("{why}; its log: {log}"));
+        }
+        Ok(Nginx { child, addrs, files })
+    }
+}
+
+/// The configuration: stock settings but for what the benchmark needs (one process, no
+/// request limit per connection, no body size limit, TLS 1.3 with the suite every server
+/// uses), an HTTP/1.1-only TLS port, an h2 TLS port and a plain port.
+fn config(files: &WorkDir, [h1, h2, plain]: &[SocketAddr; 3]) -> String {
+    let dir = files.path.display();
+    format!(
+        "daemon off;
+master_process off;
+worker_processes 1;
+pid {dir}/nginx.pid;
+error_log {dir}/error.log;
+events {{ worker_connections 1024; }}
+http {{
+    access_log off;
+    keepalive_requests 1000000;
+    client_max_body_size 0;
+    client_body_temp_path {dir}/body;
+    proxy_temp_path {dir}/tmp;
+    fastcgi_temp_path {dir}/tmp;
+    uwsgi_temp_path {dir}/tmp;
+    scgi_temp_path {dir}/tmp;
+    root {dir}/www;
+    types {{ }}
+    default_type application/octet-stream;
+    ssl_certificate {cert};
+    ssl_certificate_key {key};
+    ssl_protocols TLSv1.3;
+    ssl_conf_command Ciphersuites TLS_AES_128_GCM_SHA256;
+    dav_methods PUT;
+    error_page 405 =200 $uri;
+    # A POST's body is read before the answer (as the other servers do), not discarded after
+    # it: a mirror subrequest with the body reads it first.
+    mirror_request_body on;
+    server {{ listen {h1} ssl; {locations} }}
+    server {{ listen {h2} ssl http2; {locations} }}
+    server {{ listen {plain}; {locations} }}
+}}
+",
+        cert = files.cert.display(),
+        key = files.key.display(),
+        locations = "location = /obj/1024 { mirror /read-body; } location = /read-body { internal; return 204; }",
+    )
+}
+
+impl Server for Nginx {
+    fn name(&self) -> &'static str {
+        "nginx"
+    }
+
+    fn h1(&self) -> SocketAddr {
+        self.addrs[0]
+    }
+
+    fn h2(&self) -> SocketAddr {
+        self.addrs[1]
+    }
+
+    fn plain(&self) -> SocketAddr {
+        self.addrs[2]
+    }
+
+    fn ca_pem(&self) -> &str {
+        &self.files.ca_pem
+    }
+
+    fn cpu_seconds(&self) -> f64 {
+        process_cpu_seconds(self.child.id())
+    }
+}
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        // What nginx complained about, before its directory goes.
+        let log = std::fs::read_to_string(self.files.path.join("error.log")).unwrap_or_default();
+        let complaints: Vec<&str> =
+            log.lines().filter(|l| ["[alert]", "[crit]", "[error]", "[emerg]"].iter().any(|k| l.contains(k))).collect();
+        if !complaints.is_empty() {
+            eprintln!(
+                "nginx logged {} errors; the last:\n{}",
+                complaints.len(),
+                complaints[complaints.len().saturating_sub(5)..].join("\n")
+            );
+        }
+    }
+}
