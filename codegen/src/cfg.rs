@@ -115,72 +115,121 @@ impl TargetKey {
     }
 
     /// Checks a value's form for this key (numbers for pointer widths, `little`/`big`).
-    fn check_value(self, value: &str) -> Result<(), String> {
-        match self {
-            TargetKey::PointerWidth if value.parse::<u8>().is_err() => {
-                Err(format!("target_pointer_width must be a number of bits, not `{value}`"))
-            }
-            TargetKey::Endian if !matches!(value, "little" | "big") => {
-                Err(format!("target_endian must be \"little\" or \"big\", not `{value}`"))
-            }
-            _ => Ok(()),
+    fn check_value(self, value: &str) -> Result<(), CfgError> {
+        let fits = match self {
+            TargetKey::PointerWidth => value.parse::<u8>().is_ok(),
+            TargetKey::Endian => matches!(value, "little" | "big"),
+            _ => true,
+        };
+        if fits {
+            Ok(())
+        } else {
+            Err(CfgError::BadValue { key: self, value: value.to_owned() })
         }
     }
 }
 
+/// Why a text is not a predicate a policy may use; `Display` says it in words (the caller
+/// knows where the text sits).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CfgError {
+    /// The text is not Rust attribute syntax.
+    #[error("{message} in `{text}`")]
+    Syntax {
+        /// The parser's message.
+        message: String,
+        /// The whole text.
+        text: String,
+    },
+    /// The arguments of `cfg(..)`, `all(..)`, `any(..)` or `not(..)` are not predicates.
+    #[error("{0}")]
+    Arguments(String),
+    /// `cfg(..)` or `not(..)` without exactly one predicate (the combinator named).
+    #[error("{0}(...) takes exactly one predicate")]
+    NotOne(&'static str),
+    /// A path (`a::b`) where a name belongs.
+    #[error("expected a plain name")]
+    NotAName,
+    /// A bare name other than `unix` and `windows`.
+    #[error("`{0}` is not a target property; use target_* keys, `unix` or `windows`")]
+    NotATargetProperty(String),
+    /// `name = ".."` with a name that is not a [`TargetKey`].
+    #[error("`{0}` cannot decide a target's TLS stack; use one of: {keys}", keys = TargetKey::ALL.map(TargetKey::name).join(", "))]
+    UnknownKey(String),
+    /// A value that is not a string literal.
+    #[error("the value of `{0}` must be a string literal")]
+    NotAString(String),
+    /// A value of the wrong form for its key.
+    #[error("{}", bad_value(*key, value))]
+    BadValue {
+        /// The key.
+        key: TargetKey,
+        /// The value given.
+        value: String,
+    },
+    /// A combinator other than `all`, `any` and `not`.
+    #[error("unknown combinator `{0}`; use all, any or not")]
+    UnknownCombinator(String),
+}
+
+/// What is wrong with `value` for `key` ([`CfgError::BadValue`]).
+fn bad_value(key: TargetKey, value: &str) -> String {
+    match key {
+        TargetKey::PointerWidth => format!("target_pointer_width must be a number of bits, not `{value}`"),
+        TargetKey::Endian => format!("target_endian must be \"little\" or \"big\", not `{value}`"),
+        other => format!("`{value}` is not a value of {}", other.name()),
+    }
+}
+
 impl Cfg {
-    /// Parses a predicate, with or without the surrounding `cfg(...)`. The error says what is
-    /// wrong in words (the caller knows where the text sits).
-    pub fn parse(text: &str) -> Result<Cfg, String> {
-        let meta: Meta = syn::parse_str(text.trim()).map_err(|e| format!("{e} in `{text}`"))?;
+    /// Parses a predicate, with or without the surrounding `cfg(...)`.
+    pub fn parse(text: &str) -> Result<Cfg, CfgError> {
+        let meta: Meta = syn::parse_str(text.trim())
+            .map_err(|e| CfgError::Syntax { message: e.to_string(), text: text.to_owned() })?;
         match &meta {
-            Meta::List(list) if list.path.is_ident("cfg") => {
-                let inner: Punctuated<Meta, Token![,]> =
-                    list.parse_args_with(Punctuated::parse_terminated).map_err(|e| e.to_string())?;
-                if inner.len() != 1 {
-                    return Err("cfg(...) takes exactly one predicate".to_owned());
-                }
-                inner.first().map(Cfg::from_meta).unwrap_or_else(|| Err("empty cfg(...)".to_owned()))
-            }
+            Meta::List(list) if list.path.is_ident("cfg") => match Cfg::arguments(list)?.as_slice() {
+                [one] => Cfg::from_meta(one),
+                _ => Err(CfgError::NotOne("cfg")),
+            },
             _ => Cfg::from_meta(&meta),
         }
     }
 
-    fn from_meta(meta: &Meta) -> Result<Cfg, String> {
-        let name = meta.path().get_ident().map(|i| i.to_string()).ok_or_else(|| "expected a plain name".to_owned())?;
+    /// The comma-separated predicates inside `list`'s parentheses.
+    fn arguments(list: &syn::MetaList) -> Result<Vec<Meta>, CfgError> {
+        let args: Punctuated<Meta, Token![,]> =
+            list.parse_args_with(Punctuated::parse_terminated).map_err(|e| CfgError::Arguments(e.to_string()))?;
+        Ok(args.into_iter().collect())
+    }
+
+    fn from_meta(meta: &Meta) -> Result<Cfg, CfgError> {
+        let name = meta.path().get_ident().map(|i| i.to_string()).ok_or(CfgError::NotAName)?;
         match meta {
             Meta::Path(_) => match name.as_str() {
                 "unix" => Ok(Cfg::Family(FamilyFlag::Unix)),
                 "windows" => Ok(Cfg::Family(FamilyFlag::Windows)),
-                other => Err(format!("`{other}` is not a target property; use target_* keys, `unix` or `windows`")),
+                _ => Err(CfgError::NotATargetProperty(name)),
             },
             Meta::NameValue(nv) => {
-                let Some(key) = TargetKey::from_name(&name) else {
-                    let keys: Vec<&str> = TargetKey::ALL.iter().map(|k| k.name()).collect();
-                    return Err(format!(
-                        "`{name}` cannot decide a target's TLS stack; use one of: {}",
-                        keys.join(", ")
-                    ));
-                };
+                let key = TargetKey::from_name(&name).ok_or_else(|| CfgError::UnknownKey(name.clone()))?;
                 match &nv.value {
                     syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => {
                         let value = s.value();
                         key.check_value(&value)?;
                         Ok(Cfg::Key(key, value))
                     }
-                    _ => Err(format!("the value of `{name}` must be a string literal")),
+                    _ => Err(CfgError::NotAString(name)),
                 }
             }
             Meta::List(list) => {
-                let args: Punctuated<Meta, Token![,]> =
-                    list.parse_args_with(Punctuated::parse_terminated).map_err(|e| e.to_string())?;
-                let mut parts = args.iter().map(Cfg::from_meta).collect::<Result<Vec<_>, _>>()?;
+                let mut parts = Cfg::arguments(list)?.iter().map(Cfg::from_meta).collect::<Result<Vec<_>, _>>()?;
                 match name.as_str() {
                     "all" => Ok(Cfg::All(parts)),
                     "any" => Ok(Cfg::Any(parts)),
                     "not" if parts.len() == 1 => Ok(Cfg::Not(Box::new(parts.remove(0)))),
-                    "not" => Err("not(...) takes exactly one predicate".to_owned()),
-                    other => Err(format!("unknown combinator `{other}`; use all, any or not")),
+                    "not" => Err(CfgError::NotOne("not")),
+                    _ => Err(CfgError::UnknownCombinator(name)),
                 }
             }
         }
@@ -690,9 +739,13 @@ mod tests {
             ("cfg(unix, windows)", "exactly one predicate"),
             ("all(", ""),
         ] {
-            let err = Cfg::parse(input).expect_err(input);
+            let err = Cfg::parse(input).expect_err(input).to_string();
             assert!(err.contains(says), "{input}: {err}");
         }
+        let err = Cfg::parse("target_endian = \"middle\"");
+        assert_eq!(err, Err(CfgError::BadValue { key: TargetKey::Endian, value: "middle".to_owned() }));
+        assert_eq!(Cfg::parse("cfg()"), Err(CfgError::NotOne("cfg")));
+        assert!(matches!(Cfg::parse("all("), Err(CfgError::Syntax { .. })), "unbalanced");
     }
 
     #[test]
