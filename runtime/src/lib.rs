@@ -34,7 +34,7 @@
 //!
 //! Bulk downloads are cheap too: once data flows in bulk every TLS connection reads the socket
 //! up to 64 KiB at a time (one record's worth at first) and serves the TLS library's
-//! record-sized reads from that buffer (16 instead of 65 read calls per MiB), and s2n-tls
+//! record-sized reads from that buffer (a quarter of the read calls), and s2n-tls
 //! connections hand hyper every record s2n-tls already decrypted. Idle connections are cheap:
 //! before bulk data a connection reads straight into the TLS library and allocates no such
 //! buffer; after, the buffer is released whenever a read finds nothing to read, and s2n-tls's
