@@ -105,15 +105,25 @@ fn main() {
         machine_description()
     );
 
-    // Interleaved: every combination once per round.
+    let (cold, rates) = measure(&envs, runs);
+    let _ = std::fs::remove_file(&bundle);
+    print!("{}{}", startup_table(&cold, runs), handshake_table(&rates, handshakes));
+}
+
+/// (provider index, roots index) → one sample per round.
+type Samples<T> = BTreeMap<(usize, usize), Vec<T>>;
+
+/// Every combination once per round, interleaved: `runs` rounds of start-up (construction and
+/// first request, ms) and 3 of full-handshake rates, each in a child process.
+fn measure(envs: &[(&str, String)], runs: u64) -> (Samples<(f64, f64)>, Samples<f64>) {
     let combos: Vec<(TlsProvider, TrustRoots)> =
         PROVIDERS.iter().flat_map(|p| ROOTS.iter().map(move |r| (*p, *r))).collect();
-    let mut cold: BTreeMap<(usize, usize), Vec<(f64, f64)>> = BTreeMap::new();
-    let mut rates: BTreeMap<(usize, usize), Vec<f64>> = BTreeMap::new();
+    let mut cold: Samples<(f64, f64)> = BTreeMap::new();
+    let mut rates: Samples<f64> = BTreeMap::new();
     for _ in 0..runs {
         for (i, (p, r)) in combos.iter().enumerate() {
             let key = (i / ROOTS.len(), i % ROOTS.len());
-            let out = child(&["--cold", p.name(), r.name()], &envs);
+            let out = child(&["--cold", p.name(), r.name()], envs);
             cold.entry(key)
                 .or_default()
                 .push((field(&out, "construct_us=") / 1e3, field(&out, "first_request_us=") / 1e3));
@@ -122,12 +132,16 @@ fn main() {
     for _ in 0..3 {
         for (i, (p, r)) in combos.iter().enumerate() {
             let key = (i / ROOTS.len(), i % ROOTS.len());
-            let out = child(&["--handshakes", p.name(), r.name()], &envs);
+            let out = child(&["--handshakes", p.name(), r.name()], envs);
             rates.entry(key).or_default().push(field(&out, "handshakes_per_s="));
         }
     }
-    let _ = std::fs::remove_file(&bundle);
+    (cold, rates)
+}
 
+/// The start-up table: per provider and roots, construction and first request, and the total
+/// against `native`'s.
+fn startup_table(cold: &Samples<(f64, f64)>, runs: u64) -> String {
     let mut md = format!(
         "\n## Start-up: fresh process, build the client, one request ({runs} runs; ms, median (min–max))\n\n| provider | roots | construction | first request | total / native |\n|---|---|---|---|---|\n"
     );
@@ -146,6 +160,12 @@ fn main() {
             );
         }
     }
+    md
+}
+
+/// The full-handshake table: per provider and roots, the rate and its ratio to `native`'s.
+fn handshake_table(rates: &Samples<f64>, handshakes: u64) -> String {
+    let mut md = String::new();
     let _ = write!(
         md,
         "\n## Full handshakes: {handshakes} sequential `connection: close` requests, resumption off (3 rounds; requests/s, median (min–max))\n\n| provider | roots | handshakes/s | rate / native |\n|---|---|---|---|\n"
@@ -164,5 +184,5 @@ fn main() {
             );
         }
     }
-    print!("{md}");
+    md
 }

@@ -8,6 +8,7 @@
 //! reported as skipped, loudly, in the output and the report.
 
 mod files;
+mod foreign;
 mod go;
 mod nginx;
 mod ours;
@@ -71,8 +72,8 @@ pub(crate) fn start(name: &str) -> Result<Box<dyn Server>, String> {
     Ok(match name {
         "ours" => Box::new(ServerProcess::start(true)),
         "hyper-default" => Box::new(ServerProcess::start(false)),
-        "go" => Box::new(go::GoServer::start()?),
-        "nginx" => Box::new(nginx::Nginx::start()?),
+        "go" => Box::new(go::start()?),
+        "nginx" => Box::new(nginx::start()?),
         other => return Err(format!("{other}: not a server this benchmark knows ({})", NAMES.join(", "))),
     })
 }

@@ -6,57 +6,48 @@
 
 use std::net::SocketAddr;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
-use super::files::{free_ports, process_cpu_seconds, wait_listening, write, WorkDir};
-use super::Server;
+use super::files::{free_ports, wait_listening, write, WorkDir};
+use super::foreign::Foreign;
 use crate::env_number;
 
-/// nginx in a process of its own, stopped (and its files removed) when dropped.
-pub(crate) struct Nginx {
-    child: Child,
-    addrs: [SocketAddr; 3],
-    files: WorkDir,
-}
-
-impl Nginx {
-    /// Writes the configuration and the files to serve, and starts nginx.
-    pub(crate) fn start() -> Result<Nginx, String> {
-        Command::new("nginx").arg("-v").output().map_err(|e| format!("nginx is not installed ({e})"))?;
-        let files = WorkDir::new(Path::new("/dev/shm"), "nginx")?;
-        let addrs = free_ports::<3>()?;
-        for dir in ["www/obj", "body", "tmp"] {
-            let dir = files.path.join(dir);
-            std::fs::create_dir_all(&dir).map_err(|e| format!("mkdir {}: {e}", dir.display()))?;
-        }
-        // The objects the sections fetch: the bulk size (BENCH_MIB) and the small calls' 1 KiB.
-        for size in [env_number("BENCH_MIB", 1024) << 20, 1024] {
-            let path = files.path.join(format!("www/obj/{size}"));
-            let file = std::fs::File::create(&path).map_err(|e| format!("create {}: {e}", path.display()))?;
-            file.set_len(size).map_err(|e| format!("size {}: {e}", path.display()))?;
-        }
-        let conf = files.path.join("nginx.conf");
-        write(&conf, &config(&files, &addrs))?;
-        let mut child = Command::new("nginx")
-            .arg("-p")
-            .arg(&files.path)
-            .arg("-e")
-            .arg(files.path.join("error.log"))
-            .arg("-c")
-            .arg(&conf)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .map_err(|e| format!("start nginx: {e}"))?;
-        if let Err(why) = wait_listening(&mut child, &addrs) {
-            let log = std::fs::read_to_string(files.path.join("error.log")).unwrap_or_default();
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(format!("{why}; its log: {log}"));
-        }
-        Ok(Nginx { child, addrs, files })
+/// Writes the configuration and the files to serve, and starts nginx in a process of its own.
+pub(crate) fn start() -> Result<Foreign, String> {
+    Command::new("nginx").arg("-v").output().map_err(|e| format!("nginx is not installed ({e})"))?;
+    let files = WorkDir::new(Path::new("/dev/shm"), "nginx")?;
+    let addrs = free_ports::<3>()?;
+    for dir in ["www/obj", "body", "tmp"] {
+        let dir = files.path.join(dir);
+        std::fs::create_dir_all(&dir).map_err(|e| format!("mkdir {}: {e}", dir.display()))?;
     }
+    // The objects the sections fetch: the bulk size (BENCH_MIB) and the small calls' 1 KiB.
+    for size in [env_number("BENCH_MIB", 1024) << 20, 1024] {
+        let path = files.path.join(format!("www/obj/{size}"));
+        let file = std::fs::File::create(&path).map_err(|e| format!("create {}: {e}", path.display()))?;
+        file.set_len(size).map_err(|e| format!("size {}: {e}", path.display()))?;
+    }
+    let conf = files.path.join("nginx.conf");
+    write(&conf, &config(&files, &addrs))?;
+    let mut child = Command::new("nginx")
+        .arg("-p")
+        .arg(&files.path)
+        .arg("-e")
+        .arg(files.path.join("error.log"))
+        .arg("-c")
+        .arg(&conf)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| format!("start nginx: {e}"))?;
+    if let Err(why) = wait_listening(&mut child, &addrs) {
+        let log = std::fs::read_to_string(files.path.join("error.log")).unwrap_or_default();
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(format!("{why}; its log: {log}"));
+    }
+    Ok(Foreign { name: "nginx", child, addrs, files, after_stop: report_errors })
 }
 
 /// The configuration: stock settings but for what the benchmark needs (one process, no
@@ -103,46 +94,16 @@ http {{
     )
 }
 
-impl Server for Nginx {
-    fn name(&self) -> &'static str {
-        "nginx"
-    }
-
-    fn h1(&self) -> SocketAddr {
-        self.addrs[0]
-    }
-
-    fn h2(&self) -> SocketAddr {
-        self.addrs[1]
-    }
-
-    fn plain(&self) -> SocketAddr {
-        self.addrs[2]
-    }
-
-    fn ca_pem(&self) -> &str {
-        &self.files.ca_pem
-    }
-
-    fn cpu_seconds(&self) -> f64 {
-        process_cpu_seconds(self.child.id())
-    }
-}
-
-impl Drop for Nginx {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        // What nginx complained about, before its directory goes.
-        let log = std::fs::read_to_string(self.files.path.join("error.log")).unwrap_or_default();
-        let complaints: Vec<&str> =
-            log.lines().filter(|l| ["[alert]", "[crit]", "[error]", "[emerg]"].iter().any(|k| l.contains(k))).collect();
-        if !complaints.is_empty() {
-            eprintln!(
-                "nginx logged {} errors; the last:\n{}",
-                complaints.len(),
-                complaints[complaints.len().saturating_sub(5)..].join("\n")
-            );
-        }
+/// Prints the errors nginx logged, before its directory goes.
+fn report_errors(files: &WorkDir) {
+    let log = std::fs::read_to_string(files.path.join("error.log")).unwrap_or_default();
+    let complaints: Vec<&str> =
+        log.lines().filter(|l| ["[alert]", "[crit]", "[error]", "[emerg]"].iter().any(|k| l.contains(k))).collect();
+    if !complaints.is_empty() {
+        eprintln!(
+            "nginx logged {} errors; the last:\n{}",
+            complaints.len(),
+            complaints[complaints.len().saturating_sub(5)..].join("\n")
+        );
     }
 }
