@@ -210,6 +210,11 @@ impl OldHook {
                 visit::visit_expr_method_call(self, call);
             }
         }
+        // The hook's function name must be in the text: most files are rejected without a parse.
+        let (OldHook::BareCall(name) | OldHook::OrElse(name)) = self;
+        if !text.contains(name) {
+            return false;
+        }
         let Ok(file) = syn::parse_file(text.trim_start_matches('\u{feff}')) else { return false };
         let mut find = Find { hook: self, found: false };
         find.visit_file(&file);
@@ -226,7 +231,8 @@ fn has_ident(text: &str, name: &str) -> bool {
             _ => false,
         })
     }
-    text.parse::<proc_macro2::TokenStream>().is_ok_and(|tokens| walk(tokens, name))
+    // Tokenised only when the name is in the text at all.
+    text.contains(name) && text.parse::<proc_macro2::TokenStream>().is_ok_and(|tokens| walk(tokens, name))
 }
 
 /// Patches `text` with `patch`, first replacing an `old_hook` an earlier smithy-tls wrote (when
