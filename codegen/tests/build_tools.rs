@@ -220,6 +220,15 @@ fn every_preset_gets_the_note_where_a_tier_1_or_2_target_needs_cmake_go_or_libcl
     let notes = preset_notes("fips", None);
     assert_eq!(notes.len(), 1, "{notes:#?}");
     assert!(notes[0].contains("= help: no FIPS provider builds for them with only a C compiler"), "{}", notes[0]);
+    // A tool that only some of the rule's targets need is named with those targets.
+    assert!(
+        notes[0].contains(
+            "need cmake, Go, Perl and libclang (on 3 of them: x86_64-unknown-linux-gnuasan, \
+             x86_64-unknown-linux-gnumsan, x86_64-unknown-linux-gnutsan) to build"
+        ),
+        "{}",
+        notes[0]
+    );
     // About one target: only a note that concerns it.
     assert_eq!(preset_notes("platform-default", Some("x86_64-unknown-linux-gnu")), Vec::<String>::new());
     assert_eq!(preset_notes("fips", Some("x86_64-unknown-linux-gnu")).len(), 1);
