@@ -5,6 +5,8 @@ fn main() {
     cfg_aliases::cfg_aliases! {
         // A rustls provider is compiled in (aws-lc-rs, its FIPS build, or ring).
         rustls: { any(feature = "rustls-aws-lc", feature = "rustls-ring", feature = "rustls-aws-lc-fips") },
+        // `rustls-aws-lc` runs on rustls 0.24 (tls/rustls_in_place/).
+        rustls_in_place: { feature = "experimental-rustls-024" },
         // s2n-tls on the regular aws-lc, or on its FIPS build (Unix only; lib.rs refuses other
         // targets).
         s2n_plain: { all(feature = "s2n-tls", unix) },

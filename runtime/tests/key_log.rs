@@ -1,8 +1,9 @@
-//! `SSLKEYLOGFILE` with the providers whose key log is ours to write (s2n-tls, OpenSSL): off
+//! `SSLKEYLOGFILE` with the providers whose key log is ours to write (s2n-tls, OpenSSL, and
+//! rustls-aws-lc on rustls 0.24 with `experimental-rustls-024`): off
 //! unless the variable is set; when it is, every TLS 1.3 secret of a handshake is appended to
 //! the file in the NSS key log format, one line each. rustls's own is in `observability.rs`. A
 //! single-purpose binary: it sets a process environment variable.
-#![cfg(any(all(feature = "s2n-tls", unix), feature = "openssl"))]
+#![cfg(any(all(feature = "s2n-tls", unix), feature = "openssl", feature = "experimental-rustls-024"))]
 
 use smithy_default_tls::{SmithyTlsClient, TlsProvider};
 use smithy_tls_test_support::{call, digest_body, get, settings, Alpn, TestCa, TestServer};
@@ -13,6 +14,8 @@ const PROVIDERS: &[TlsProvider] = &[
     TlsProvider::S2nTls,
     #[cfg(feature = "openssl")]
     TlsProvider::OpenSsl,
+    #[cfg(feature = "experimental-rustls-024")]
+    TlsProvider::RustlsAwsLc,
 ];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -6,12 +6,16 @@
 //! or on tokio's blocking pool at the first connection; when it is quick, inline at the first
 //! connection.
 
+#[cfg(any(s2n, openssl_provider, rustls_in_place))]
+mod key_log_file;
 mod names;
 #[cfg(openssl_provider)]
 pub(crate) mod openssl;
 mod read_ahead;
 #[cfg(rustls)]
 pub(crate) mod rustls;
+#[cfg(rustls_in_place)]
+pub(crate) mod rustls_in_place;
 #[cfg(s2n)]
 pub(crate) mod s2n;
 pub(crate) use read_ahead::ReadAhead;
@@ -125,16 +129,25 @@ fn seeding_meanwhile<T>(seed: impl Fn() + Sync, work: impl FnOnce() -> T) -> T {
 }
 
 /// `SSLKEYLOGFILE`, when set and not empty: where TLS secrets are logged for debugging (in the
-/// NSS key log format Wireshark reads). Off otherwise.
+/// NSS key log format Wireshark reads), with a warning that they are. Off otherwise.
 fn key_log_file() -> Option<std::path::PathBuf> {
-    std::env::var_os("SSLKEYLOGFILE").filter(|v| !v.is_empty()).map(std::path::PathBuf::from)
+    let path = std::env::var_os("SSLKEYLOGFILE").filter(|v| !v.is_empty()).map(std::path::PathBuf::from)?;
+    tracing::warn!(
+        path = %path.display(),
+        "SSLKEYLOGFILE is set: TLS session secrets are written to it, so anyone who can read the \
+         file can decrypt this process's traffic; unset it outside debugging"
+    );
+    Some(path)
 }
 
 /// A prepared backend.
 #[derive(Debug)]
 pub(crate) enum TlsBackend {
     #[cfg(rustls)]
+    #[cfg_attr(rustls_in_place, allow(dead_code))] // unused with rustls-aws-lc on rustls 0.24 alone
     Rustls(self::rustls::RustlsBackend),
+    #[cfg(rustls_in_place)]
+    RustlsInPlace(self::rustls_in_place::InPlaceBackend),
     #[cfg(s2n)]
     S2n(self::s2n::S2nBackend),
     #[cfg(openssl_provider)]
@@ -159,7 +172,11 @@ impl TlsBackend {
             settings.provider.validate_roots(roots)?;
         }
         match settings.provider {
-            #[cfg(feature = "rustls-aws-lc")]
+            #[cfg(rustls_in_place)]
+            TlsProvider::RustlsAwsLc => {
+                Ok(TlsBackend::RustlsInPlace(self::rustls_in_place::InPlaceBackend::prepare(settings)?))
+            }
+            #[cfg(all(feature = "rustls-aws-lc", not(rustls_in_place)))]
             TlsProvider::RustlsAwsLc => Ok(TlsBackend::Rustls(self::rustls::RustlsBackend::prepare(
                 settings,
                 // With the `prefer-post-quantum` feature, X25519MLKEM768 leads the key exchange groups.
@@ -192,6 +209,8 @@ impl TlsBackend {
         match self {
             #[cfg(rustls)]
             TlsBackend::Rustls(b) => b.handshake(server_name, tcp).await,
+            #[cfg(rustls_in_place)]
+            TlsBackend::RustlsInPlace(b) => b.handshake(server_name, tcp).await,
             #[cfg(s2n)]
             TlsBackend::S2n(b) => b.handshake(server_name, tcp).await,
             #[cfg(openssl_provider)]
@@ -287,6 +306,8 @@ pub(crate) enum MaybeTlsStream {
     Plain(Transport),
     #[cfg(rustls)]
     Rustls(Box<tokio_rustls::client::TlsStream<ReadAhead<Transport>>>),
+    #[cfg(rustls_in_place)]
+    RustlsInPlace(Box<self::rustls_in_place::InPlaceStream<Transport>>),
     #[cfg(s2n)]
     S2n(Box<self::s2n::S2nStream>),
     #[cfg(openssl_provider)]
@@ -299,6 +320,8 @@ impl MaybeTlsStream {
             MaybeTlsStream::Plain(s) => s.tcp(),
             #[cfg(rustls)]
             MaybeTlsStream::Rustls(s) => s.get_ref().0.get_ref().tcp(),
+            #[cfg(rustls_in_place)]
+            MaybeTlsStream::RustlsInPlace(s) => s.get_ref().0.tcp(),
             #[cfg(s2n)]
             MaybeTlsStream::S2n(s) => s.tcp(),
             #[cfg(openssl_provider)]
@@ -316,6 +339,11 @@ macro_rules! delegate {
             }
             #[cfg(rustls)]
             MaybeTlsStream::Rustls($s) => {
+                let $s = Pin::new(&mut **$s);
+                $e
+            }
+            #[cfg(rustls_in_place)]
+            MaybeTlsStream::RustlsInPlace($s) => {
                 let $s = Pin::new(&mut **$s);
                 $e
             }
@@ -357,6 +385,8 @@ impl AsyncWrite for MaybeTlsStream {
             MaybeTlsStream::Plain(s) => s.is_write_vectored(),
             #[cfg(rustls)]
             MaybeTlsStream::Rustls(s) => s.is_write_vectored(),
+            #[cfg(rustls_in_place)]
+            MaybeTlsStream::RustlsInPlace(s) => s.is_write_vectored(),
             #[cfg(s2n)]
             MaybeTlsStream::S2n(s) => s.is_write_vectored(),
             #[cfg(openssl_provider)]

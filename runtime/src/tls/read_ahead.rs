@@ -23,7 +23,7 @@ pub(crate) const READ_AHEAD_CAPACITY: usize = 64 * 1024;
 /// The buffer a connection starts with: one maximum-size TLS record (16 KiB of data plus
 /// header and tag). Enough for handshakes and small responses; a socket read that fills it
 /// means bulk data is arriving, and the buffer grows to [`READ_AHEAD_CAPACITY`].
-const INITIAL_CAPACITY: usize = 16 * 1024 + 256;
+pub(crate) const INITIAL_CAPACITY: usize = 16 * 1024 + 256;
 
 /// A read straight into the caller's buffer that fills it and brings at least this much means
 /// bulk data is arriving: from then on reads are batched. Handshake messages and small

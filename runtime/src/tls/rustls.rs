@@ -1,4 +1,6 @@
 //! The rustls backend, with the aws-lc-rs or ring crypto provider.
+// With `experimental-rustls-024` and no other rustls provider, only the root stores are used.
+#![cfg_attr(rustls_in_place, allow(dead_code))]
 
 use std::sync::Arc;
 
@@ -86,7 +88,7 @@ fn add_extra_roots(store: &mut RootCertStore, settings: &TlsSettings) -> Result<
 }
 
 /// The root store for the settings: the source's roots plus the extra certificates.
-fn root_store(settings: &TlsSettings) -> Result<Arc<RootCertStore>, Error> {
+pub(super) fn root_store(settings: &TlsSettings) -> Result<Arc<RootCertStore>, Error> {
     let base = base_root_store(settings)?;
     let roots = if settings.extra_roots.is_empty() {
         base
@@ -151,12 +153,7 @@ impl RustlsBackend {
         }?;
         let mut config = builder.with_no_client_auth();
         config.alpn_protocols = settings.alpn();
-        if let Some(path) = super::key_log_file() {
-            tracing::warn!(
-                path = %path.display(),
-                "SSLKEYLOGFILE is set: TLS session secrets are written to it, so anyone who can read the \
-                 file can decrypt this process's traffic; unset it outside debugging"
-            );
+        if super::key_log_file().is_some() {
             config.key_log = Arc::new(rustls::KeyLogFile::new());
         }
         if !settings.session_resumption {

@@ -145,11 +145,6 @@ impl OpensslBackend {
             return Err(Error::NoTrustRoots);
         }
         if let Some(path) = super::key_log_file() {
-            tracing::warn!(
-                path = %path.display(),
-                "SSLKEYLOGFILE is set: TLS session secrets are written to it, so anyone who can read the \
-                 file can decrypt this process's traffic; unset it outside debugging"
-            );
             key_log::install(&mut builder, &path).map_err(|reason| Error::TlsConfig { provider, reason })?;
         }
         let sessions = if settings.session_resumption {

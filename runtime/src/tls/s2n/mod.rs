@@ -137,11 +137,6 @@ impl S2nBackend {
             return Err(Error::TlsConfig { provider, reason: "s2n-tls's libcrypto is not in FIPS mode".to_owned() });
         }
         if let Some(path) = super::key_log_file() {
-            tracing::warn!(
-                path = %path.display(),
-                "SSLKEYLOGFILE is set: TLS session secrets are written to it, so anyone who can read the \
-                 file can decrypt this process's traffic; unset it outside debugging"
-            );
             key_log::install(&mut builder, &path).map_err(|reason| Error::TlsConfig { provider, reason })?;
         }
         let policy = Policy::from_version(security_policy(provider)).map_err(config_error)?;

@@ -1,0 +1,47 @@
+//! The `SSLKEYLOGFILE` file the backends that write it themselves share: opened once per path
+//! for the whole process, appended one whole line at a time.
+
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
+
+/// An open key log file. Never freed: s2n-tls keeps a raw pointer to it for as long as a
+/// configuration lives, and every configuration prepared while the variable names the same
+/// path shares it (so building many clients opens the file once).
+#[derive(Debug)]
+pub(crate) struct KeyLogFile(Mutex<File>);
+
+impl KeyLogFile {
+    /// The key log for `path`, opened the first time (created readable by its owner only: it
+    /// holds secrets); the error is the reason, naming the variable and the path.
+    pub(crate) fn for_path(path: &Path) -> Result<&'static KeyLogFile, String> {
+        static OPEN: Mutex<Option<HashMap<PathBuf, &'static KeyLogFile>>> = Mutex::new(None);
+        let mut open = OPEN.lock().unwrap_or_else(PoisonError::into_inner);
+        let open = open.get_or_insert_with(HashMap::new);
+        if let Some(file) = open.get(path) {
+            return Ok(file);
+        }
+        let mut options = OpenOptions::new();
+        options.create(true).append(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let file = options
+            .open(path)
+            .map_err(|e| format!("SSLKEYLOGFILE={}: cannot open for appending: {e}", path.display()))?;
+        let file: &'static KeyLogFile = Box::leak(Box::new(KeyLogFile(Mutex::new(file))));
+        open.insert(path.to_path_buf(), file);
+        Ok(file)
+    }
+
+    /// Appends `line` and a newline in one write, so that lines from concurrent handshakes never
+    /// interleave. Callers ignore a failure or report it to the library: a failed write loses the
+    /// line, never the connection.
+    pub(crate) fn append_line(&self, line: &[u8]) -> std::io::Result<()> {
+        let mut record = Vec::with_capacity(line.len() + 1);
+        record.extend_from_slice(line);
+        record.push(b'\n');
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).write_all(&record)
+    }
+}

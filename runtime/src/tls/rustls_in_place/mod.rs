@@ -1,0 +1,159 @@
+//! The experimental backend (`experimental-rustls-024`): `rustls-aws-lc` on rustls 0.24's
+//! pre-release, whose connection decrypts each record where it was received and lends the
+//! plaintext out of that buffer, so a download is copied once between the socket and the caller
+//! (rustls 0.23 copies each record into its plaintext queue, and tokio-rustls copies it out).
+//!
+//! The trust roots are the rustls backend's (the same `TrustAnchor`s: both rustls versions use
+//! the one rustls-pki-types), so every roots source but the platform verifier (a rustls 0.23
+//! crate) works alike. [`stream`] is the connection.
+
+mod stream;
+
+use std::sync::Arc;
+
+use rustls_024::client::{ClientConfig, Resumption};
+use rustls_024::enums::ApplicationProtocol;
+use rustls_024::{HandshakeKind, KeyLog, RootCertStore};
+use rustls_pki_types::{FipsStatus, ServerName};
+
+use super::key_log_file::KeyLogFile;
+use super::{names, MaybeTlsStream, TlsInfo, TlsSettings, Transport};
+use crate::error::{CertificateProblem, Error, HandshakeFailure, TlsHandshakeError};
+use crate::TlsProvider;
+use stream::HandshakeError;
+pub(crate) use stream::InPlaceStream;
+
+/// A prepared configuration on rustls 0.24 with the aws-lc-rs provider.
+#[derive(Debug)]
+pub(crate) struct InPlaceBackend {
+    provider: TlsProvider,
+    config: Arc<ClientConfig>,
+}
+
+/// `SSLKEYLOGFILE` lines, as rustls 0.24 hands over each secret (it has no file writer of its own).
+#[derive(Debug)]
+struct FileKeyLog(&'static KeyLogFile);
+
+impl KeyLog for FileKeyLog {
+    fn log(&self, label: &str, client_random: &[u8], secret: &[u8]) {
+        use std::fmt::Write as _;
+        let mut line = String::with_capacity(label.len() + 2 + 2 * (client_random.len() + secret.len()));
+        line.push_str(label);
+        for part in [client_random, secret] {
+            line.push(' ');
+            for byte in part {
+                let _ = write!(line, "{byte:02x}");
+            }
+        }
+        let _ = self.0.append_line(line.as_bytes());
+    }
+}
+
+impl InPlaceBackend {
+    /// Prepares `settings.provider` (`rustls-aws-lc`) on rustls 0.24.
+    pub(crate) fn prepare(settings: &TlsSettings) -> Result<Self, Error> {
+        let provider = settings.provider;
+        let tls_error = |e: rustls_024::Error| Error::TlsConfig { provider, reason: e.to_string() };
+        #[cfg(feature = "platform-verifier")]
+        if settings.roots == Some(crate::TrustRoots::PlatformVerifier) {
+            return Err(Error::TlsConfig {
+                provider,
+                reason: "platform-verifier roots are not available with `experimental-rustls-024` \
+                         (rustls-platform-verifier is built on rustls 0.23)"
+                    .to_owned(),
+            });
+        }
+        // With aws-lc-rs, X25519MLKEM768 leads the key exchange groups, as with rustls 0.23's
+        // `prefer-post-quantum`.
+        let crypto = Arc::new(rustls_aws_lc_rs_024::DEFAULT_PROVIDER);
+        // aws-lc seeds its random generator on first use: here, not in the first handshake (as
+        // the rustls 0.23 backend does), overlapped with reading the system store.
+        let seed = || {
+            let _ = crypto.secure_random.fill(&mut [0u8; 32]);
+        };
+        let roots = if settings.roots.is_some_and(crate::TrustRoots::reads_the_store) {
+            super::seeding_meanwhile(seed, || super::rustls::root_store(settings))
+        } else {
+            seed();
+            super::rustls::root_store(settings)
+        }?;
+        let store = RootCertStore { roots: roots.roots.clone() };
+        let mut config = ClientConfig::builder(Arc::clone(&crypto))
+            .with_root_certificates(store)
+            .with_no_client_auth()
+            .map_err(tls_error)?;
+        config.alpn_protocols = settings.alpn().into_iter().map(ApplicationProtocol::from).collect();
+        if let Some(path) = super::key_log_file() {
+            let file = KeyLogFile::for_path(&path).map_err(|reason| Error::TlsConfig { provider, reason })?;
+            config.key_log = Arc::new(FileKeyLog(file));
+        }
+        if !settings.session_resumption {
+            config.resumption = Resumption::disabled();
+        }
+        Ok(InPlaceBackend { provider, config: Arc::new(config) })
+    }
+
+    pub(crate) async fn handshake(
+        &self,
+        server_name: &str,
+        tcp: Transport,
+    ) -> Result<(MaybeTlsStream, TlsInfo), TlsHandshakeError> {
+        let provider = self.provider;
+        let name = ServerName::try_from(server_name.to_owned()).map_err(|e| TlsHandshakeError {
+            provider,
+            kind: HandshakeFailure::Protocol,
+            source: Arc::new(e),
+        })?;
+        let mut hello = Vec::new();
+        let conn =
+            self.config.connect(name).build(&mut hello).map_err(|e| classify(provider, HandshakeError::Tls(e)))?;
+        let stream = InPlaceStream::handshake(tcp, conn, hello).await.map_err(|e| classify(provider, e))?;
+        let (_, conn) = stream.get_ref();
+        // rustls 0.24 has no names of its own for these values; rustls 0.23 (compiled in beside
+        // it) names the same code points, so the names match the rustls 0.23 backend's.
+        let info = TlsInfo {
+            provider,
+            protocol_version: conn.protocol_version().map_or("", |v| {
+                let v = rustls::ProtocolVersion::from(u16::from(v));
+                names::known_or_debug(v.as_str(), &v)
+            }),
+            cipher_suite: conn.negotiated_cipher_suite().map_or("", |s| {
+                let s = rustls::CipherSuite::from(u16::from(s.suite()));
+                names::known_or_debug(s.as_str(), &s)
+            }),
+            key_exchange_group: conn.negotiated_key_exchange_group().map(|g| {
+                let g = rustls::NamedGroup::from(u16::from(g.name()));
+                names::known_or_debug(g.as_str(), &g)
+            }),
+            // rustls refuses a protocol we did not offer (`check_selected_alpn`, on by default).
+            alpn: conn.alpn_protocol().and_then(|p| names::alpn(p.as_ref())),
+            resumed: matches!(
+                conn.handshake_kind(),
+                Some(HandshakeKind::Resumed | HandshakeKind::ResumedWithHelloRetryRequest)
+            ),
+            fips: !matches!(conn.fips(), FipsStatus::Unvalidated),
+        };
+        Ok((MaybeTlsStream::RustlsInPlace(Box::new(stream)), info))
+    }
+}
+
+fn classify(provider: TlsProvider, error: HandshakeError) -> TlsHandshakeError {
+    use rustls_024::error::CertificateError as C;
+    match error {
+        HandshakeError::Io(io) => TlsHandshakeError { provider, kind: HandshakeFailure::Io, source: Arc::new(io) },
+        HandshakeError::Tls(e) => {
+            let kind = match &e {
+                rustls_024::Error::InvalidCertificate(problem) => HandshakeFailure::Certificate(match problem {
+                    C::UnknownIssuer => CertificateProblem::UnknownIssuer,
+                    C::NotValidForName | C::NotValidForNameContext { .. } => CertificateProblem::NameMismatch,
+                    C::Expired | C::ExpiredContext { .. } => CertificateProblem::Expired,
+                    C::NotValidYet | C::NotValidYetContext { .. } => CertificateProblem::NotYetValid,
+                    C::UnsupportedSignatureAlgorithm { .. } => CertificateProblem::WeakAlgorithm,
+                    _ => CertificateProblem::Other,
+                }),
+                _ => HandshakeFailure::Protocol,
+            };
+            TlsHandshakeError { provider, kind, source: Arc::new(e) }
+        }
+    }
+}
