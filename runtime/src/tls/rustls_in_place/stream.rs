@@ -24,6 +24,10 @@ const MAX_WRITE: usize = 64 * 1024;
 /// How many buffers of a vectored write one call encrypts together.
 const MAX_WRITE_CHUNKS: usize = 8;
 
+/// A read that has delivered data reads the socket again while the caller has room for at least
+/// this much more: a whole record.
+const FILL_ON_FOR: usize = INITIAL_CAPACITY;
+
 /// A socket read is attempted only with at least this much free room in the input buffer.
 const MIN_READ_ROOM: usize = 4 * 1024;
 
@@ -40,8 +44,8 @@ pub(crate) enum HandshakeError {
 struct Input {
     buf: Vec<u8>,
     start: usize,
-    /// What the next allocation holds: one record's worth, or [`READ_AHEAD_CAPACITY`] once a
-    /// read has filled the buffer (bulk data is arriving).
+    /// What the next allocation holds: one record's worth, or [`READ_AHEAD_CAPACITY`] and one
+    /// record once a read has filled the buffer (bulk data is arriving).
     capacity: usize,
     close_notify: bool,
     eof: bool,
@@ -78,15 +82,18 @@ impl Input {
     /// Reads what the socket holds after the buffered bytes; the number of bytes read (0: EOF).
     /// The caller must hold no range of the buffer before `start`: they may move.
     fn poll_fill<T: AsyncRead + Unpin>(&mut self, cx: &mut Context<'_>, io: &mut T) -> Poll<io::Result<usize>> {
+        // What is left is at most one record's beginning: moved to the front, so that the read
+        // can take a whole buffer's worth (reading into what is left at the end would halve
+        // the reads' size whenever a record straddles them).
         if self.start == self.buf.len() {
             self.buf.clear();
             self.start = 0;
-        } else if self.start > 0 && self.buf.capacity() - self.buf.len() < MIN_READ_ROOM {
+        } else if self.start > 0 {
             self.buf.copy_within(self.start.., 0);
             self.buf.truncate(self.buf.len() - self.start);
             self.start = 0;
         }
-        if self.buf.capacity() - self.buf.len() < MIN_READ_ROOM {
+        if self.buf.capacity() < self.capacity || self.buf.capacity() - self.buf.len() < MIN_READ_ROOM {
             let want = self.capacity.max(self.buf.len() + MIN_READ_ROOM);
             self.buf.reserve_exact(want - self.buf.len());
         }
@@ -96,7 +103,8 @@ impl Input {
                 if n == 0 {
                     self.eof = true;
                 } else if self.buf.len() == self.buf.capacity() {
-                    self.capacity = READ_AHEAD_CAPACITY;
+                    // A batch, and room for the record a batch's end cuts in two.
+                    self.capacity = READ_AHEAD_CAPACITY + INITIAL_CAPACITY;
                 }
                 Poll::Ready(Ok(n))
             }
@@ -131,6 +139,8 @@ pub(crate) struct InPlaceStream<T> {
     sent: usize,
     peer_closed: bool,
     close_notify_sent: bool,
+    /// A socket error met after a read had already delivered data: the next read's result.
+    read_error: Option<io::Error>,
 }
 
 impl<T: AsyncRead + AsyncWrite + Unpin> InPlaceStream<T> {
@@ -151,6 +161,7 @@ impl<T: AsyncRead + AsyncWrite + Unpin> InPlaceStream<T> {
             sent: 0,
             peer_closed: false,
             close_notify_sent: false,
+            read_error: None,
         };
         poll_fn(|cx| stream.poll_handshake(cx)).await?;
         Ok(stream)
@@ -224,13 +235,12 @@ impl<T: AsyncRead + AsyncWrite + Unpin> InPlaceStream<T> {
         Ok(())
     }
 
-    /// Hands out plaintext already decrypted; whether there was any.
-    fn take_decrypted(&mut self, into: &mut ReadBuf<'_>) -> bool {
+    /// Hands out plaintext already decrypted, as much as `into` has room for.
+    fn take_decrypted(&mut self, into: &mut ReadBuf<'_>) {
         if !self.pending.is_empty() {
             let n = self.pending.len().min(into.remaining());
             into.put_slice(&self.input.buf[self.pending.start..self.pending.start + n]);
             self.pending.start += n;
-            return true;
         }
         if self.spill_at < self.spill.len() {
             let n = (self.spill.len() - self.spill_at).min(into.remaining());
@@ -240,9 +250,12 @@ impl<T: AsyncRead + AsyncWrite + Unpin> InPlaceStream<T> {
                 self.spill = Vec::new();
                 self.spill_at = 0;
             }
-            return true;
         }
-        false
+    }
+
+    /// Whether decrypted bytes wait to be read.
+    fn has_decrypted(&self) -> bool {
+        !self.pending.is_empty() || self.spill_at < self.spill.len()
     }
 
     /// Sends what is encrypted and unsent; ready once all of it is with the socket.
@@ -301,14 +314,17 @@ fn tls_io_error(e: rustls_024::Error) -> io::Error {
 impl<T: AsyncRead + AsyncWrite + Unpin> AsyncRead for InPlaceStream<T> {
     fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
         let this = self.get_mut();
-        if buf.remaining() == 0 || this.take_decrypted(buf) {
-            return Poll::Ready(Ok(()));
+        if let Some(e) = this.read_error.take() {
+            return Poll::Ready(Err(e));
         }
+        let before = buf.filled().len();
+        // What was decrypted before, then the records already received, then the socket: a
+        // read takes as much as is here (hyper sizes its next read by how full this one was).
+        this.take_decrypted(buf);
         loop {
-            if this.peer_closed {
+            if buf.remaining() == 0 || this.has_decrypted() || this.peer_closed {
                 return Poll::Ready(Ok(()));
             }
-            let before = buf.filled().len();
             if let Err(e) = this.receive(Some(buf)) {
                 let _ = this.poll_send(cx);
                 return Poll::Ready(Err(tls_io_error(e)));
@@ -319,10 +335,27 @@ impl<T: AsyncRead + AsyncWrite + Unpin> AsyncRead for InPlaceStream<T> {
                     return Poll::Ready(Err(e));
                 }
             }
-            if buf.filled().len() > before || this.peer_closed {
+            if this.peer_closed {
                 return Poll::Ready(Ok(()));
             }
-            match ready!(this.input.poll_fill(cx, &mut this.io))? {
+            let delivered = buf.filled().len() > before;
+            if delivered && buf.remaining() < FILL_ON_FOR {
+                return Poll::Ready(Ok(()));
+            }
+            // With room for more than a record, what else the socket already holds joins this
+            // read: hyper hands each read on as one body chunk (one wake-up of the reader) and
+            // grows its buffer when reads fill it.
+            let filled = match this.input.poll_fill(cx, &mut this.io) {
+                Poll::Pending if delivered => return Poll::Ready(Ok(())),
+                Poll::Ready(Err(e)) if delivered => {
+                    this.read_error = Some(e);
+                    return Poll::Ready(Ok(()));
+                }
+                other => ready!(other)?,
+            };
+            match filled {
+                // At EOF, what was read so far goes first; the end is seen at the next read.
+                0 if buf.filled().len() > before => return Poll::Ready(Ok(())),
                 0 if this.input.has_bytes() => {
                     return Poll::Ready(Err(io::Error::new(
                         io::ErrorKind::UnexpectedEof,
