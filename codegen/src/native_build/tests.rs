@@ -175,7 +175,8 @@ fn routes_follow_the_build_scripts() {
     );
 }
 
-/// Every package's source directory, by name, from `cargo metadata` with every feature (so the
+/// Every package's source directory, by name and by `name@version` (a name the graph holds in
+/// two versions is only sure by the second), from `cargo metadata` with every feature (so the
 /// FIPS crates are in the graph; it resolves, it does not build).
 fn sources() -> BTreeMap<String, PathBuf> {
     let metadata: serde_json::Value =
@@ -187,8 +188,11 @@ fn sources() -> BTreeMap<String, PathBuf> {
         .iter()
         .filter_map(|p| {
             let manifest = Path::new(p["manifest_path"].as_str()?);
-            Some((p["name"].as_str()?.to_owned(), manifest.parent()?.to_path_buf()))
+            let (name, version) = (p["name"].as_str()?, p["version"].as_str()?);
+            let dir = manifest.parent()?.to_path_buf();
+            Some([(name.to_owned(), dir.clone()), (format!("{name}@{version}"), dir)])
         })
+        .flatten()
         .collect()
 }
 
@@ -236,8 +240,10 @@ fn the_facts_are_in_the_build_scripts() {
     assert!(!x86_64.is_empty() && x86_64.is_subset(&prebuilt), "{x86_64:?} vs {prebuilt:?}");
     let x86 = asm_stems("builder/cc_builder/win_x86.rs");
     assert!(!x86.is_empty() && x86.is_disjoint(&prebuilt), "{x86:?}");
-    // rustls's aws-lc-rs provider turns the prebuilt objects on.
-    let rustls = std::fs::read_to_string(sources["rustls"].join("Cargo.toml")).expect("rustls Cargo.toml");
+    // rustls's aws-lc-rs provider turns the prebuilt objects on (the rustls 0.23 the
+    // `rustls-aws-lc` feature uses; rustls 0.24's provider crate is the experimental feature's).
+    let rustls_023 = sources.iter().find(|(key, _)| key.starts_with("rustls@0.23.")).expect("rustls 0.23").1;
+    let rustls = std::fs::read_to_string(rustls_023.join("Cargo.toml")).expect("rustls Cargo.toml");
     assert!(rustls.contains("\"aws-lc-rs/prebuilt-nasm\""));
     // clang-cl on Windows ARM64.
     assert!(aws_lc("builder/cc_builder.rs").contains("requires clang-cl"));
