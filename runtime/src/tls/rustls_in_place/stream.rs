@@ -351,6 +351,16 @@ impl<T: AsyncRead + AsyncWrite + Unpin> AsyncRead for InPlaceStream<T> {
                     this.read_error = Some(e);
                     return Poll::Ready(Ok(()));
                 }
+                Poll::Pending => {
+                    // Nothing to read and nothing received: the connection may now wait long
+                    // (idle in a pool), so the send buffer's memory goes back too (the input
+                    // buffer's went in `poll_fill`).
+                    if this.sent == this.out.len() && this.out.capacity() > INITIAL_CAPACITY {
+                        this.out = Vec::new();
+                        this.sent = 0;
+                    }
+                    return Poll::Pending;
+                }
                 other => ready!(other)?,
             };
             match filled {
