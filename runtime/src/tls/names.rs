@@ -42,6 +42,20 @@ pub(crate) fn selected_alpn(
     })
 }
 
+/// The host name to verify the server's certificate against, as the rustls backends take it; a
+/// name that is neither a DNS name nor an IP address fails the handshake before any byte is sent.
+#[cfg(rustls)]
+pub(crate) fn server_name(
+    provider: crate::TlsProvider,
+    name: &str,
+) -> Result<rustls_pki_types::ServerName<'static>, crate::error::TlsHandshakeError> {
+    rustls_pki_types::ServerName::try_from(name.to_owned()).map_err(|e| crate::error::TlsHandshakeError {
+        provider,
+        kind: crate::error::HandshakeFailure::Protocol,
+        source: std::sync::Arc::new(e),
+    })
+}
+
 /// `known`, the library's own name for `value`, or else `value`'s `Debug` spelling, interned.
 #[cfg(any(rustls, s2n))]
 pub(crate) fn known_or_debug(known: Option<&'static str>, value: &dyn std::fmt::Debug) -> &'static str {

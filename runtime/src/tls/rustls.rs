@@ -7,7 +7,6 @@ use std::sync::Arc;
 use rustls::client::ClientConfig;
 use rustls::crypto::CryptoProvider;
 use rustls::{RootCertStore, SupportedProtocolVersion};
-use rustls_pki_types::ServerName;
 use tokio_rustls::TlsConnector;
 
 use super::{names, MaybeTlsStream, ReadAhead, TlsInfo, TlsSettings, Transport};
@@ -203,11 +202,7 @@ impl RustlsBackend {
         tcp: Transport,
     ) -> Result<(MaybeTlsStream, TlsInfo), TlsHandshakeError> {
         let provider = self.provider;
-        let name = ServerName::try_from(server_name.to_owned()).map_err(|e| TlsHandshakeError {
-            provider,
-            kind: HandshakeFailure::Protocol,
-            source: Arc::new(e),
-        })?;
+        let name = names::server_name(provider, server_name)?;
         let stream = self.connector.connect(name, ReadAhead::new(tcp)).await.map_err(|io| classify(provider, io))?;
         let (_, conn) = stream.get_ref();
         let info = TlsInfo {

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use rustls_024::client::{ClientConfig, Resumption};
 use rustls_024::enums::ApplicationProtocol;
 use rustls_024::{HandshakeKind, KeyLog, RootCertStore};
-use rustls_pki_types::{FipsStatus, ServerName};
+use rustls_pki_types::FipsStatus;
 
 use super::key_log_file::KeyLogFile;
 use super::{names, MaybeTlsStream, TlsInfo, TlsSettings, Transport};
@@ -99,11 +99,7 @@ impl InPlaceBackend {
         tcp: Transport,
     ) -> Result<(MaybeTlsStream, TlsInfo), TlsHandshakeError> {
         let provider = self.provider;
-        let name = ServerName::try_from(server_name.to_owned()).map_err(|e| TlsHandshakeError {
-            provider,
-            kind: HandshakeFailure::Protocol,
-            source: Arc::new(e),
-        })?;
+        let name = names::server_name(provider, server_name)?;
         let mut hello = Vec::new();
         let conn =
             self.config.connect(name).build(&mut hello).map_err(|e| classify(provider, HandshakeError::Tls(e)))?;
