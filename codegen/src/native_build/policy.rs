@@ -150,13 +150,17 @@ fn rule_note(parsed: &ParsedPolicy, rule: &Rule, served: &CompiledRule, only: Op
             .collect();
         (needing.len() < affected.len()).then_some(needing)
     };
-    let (everywhere, partly): (Vec<BuildTool>, Vec<BuildTool>) =
-        tools.iter().copied().partition(|&tool| only_some(tool).is_none());
-    let mut tool_names: Vec<String> = everywhere.iter().map(|t| t.name().to_owned()).collect();
-    for tool in &partly {
-        let needing = only_some(*tool).unwrap_or_default();
-        tool_names.push(format!("{} (on {} of them: {})", tool.name(), needing.len(), needing.join(", ")));
+    // Tools every affected target needs first, then each of the others with its targets.
+    let (mut tool_names, mut partly) = (Vec::new(), Vec::new());
+    for &tool in &tools {
+        match only_some(tool) {
+            None => tool_names.push(tool.name().to_owned()),
+            Some(needing) => {
+                partly.push(format!("{} (on {} of them: {})", tool.name(), needing.len(), needing.join(", ")))
+            }
+        }
     }
+    tool_names.extend(partly);
     let sample: Vec<String> =
         affected.iter().take(4).map(|(t, tier, _)| format!("{} (tier {})", t.triple.as_str(), tier.number())).collect();
     let more = affected.len() - sample.len();

@@ -47,6 +47,7 @@ struct Input {
     /// What the next allocation holds: one record's worth, or [`READ_AHEAD_CAPACITY`] and one
     /// record once a read has filled the buffer (bulk data is arriving).
     capacity: usize,
+    /// The peer sent close_notify (rustls says so here, and drops what follows it).
     close_notify: bool,
     eof: bool,
 }
@@ -137,7 +138,6 @@ pub(crate) struct InPlaceStream<T> {
     /// Encrypted bytes to send: `out[sent..]`.
     out: Vec<u8>,
     sent: usize,
-    peer_closed: bool,
     close_notify_sent: bool,
     /// A socket error met after a read had already delivered data: the next read's result.
     read_error: Option<io::Error>,
@@ -159,7 +159,6 @@ impl<T: AsyncRead + AsyncWrite + Unpin> InPlaceStream<T> {
             spill_at: 0,
             out,
             sent: 0,
-            peer_closed: false,
             close_notify_sent: false,
             read_error: None,
         };
@@ -200,9 +199,9 @@ impl<T: AsyncRead + AsyncWrite + Unpin> InPlaceStream<T> {
 
     /// Processes the complete records buffered: copies the plaintext into `into` (if any) while
     /// it has room, keeps the rest (`pending`, or `spill`), and stops at the first payload it
-    /// could not hand out whole. Whether the peer closed is noted.
+    /// could not hand out whole.
     fn receive(&mut self, mut into: Option<&mut ReadBuf<'_>>) -> Result<(), rustls_024::Error> {
-        let InPlaceStream { conn, input, pending, spill, out, peer_closed, .. } = self;
+        let InPlaceStream { conn, input, pending, spill, out, .. } = self;
         // Where the input buffer lies, to tell a payload decrypted in it (rustls does not move
         // or reallocate it) from one it handed out as its own copy.
         let base = input.buf.as_ptr() as usize;
@@ -231,7 +230,6 @@ impl<T: AsyncRead + AsyncWrite + Unpin> InPlaceStream<T> {
                 break;
             }
         }
-        *peer_closed |= handler.state().peer_has_closed();
         Ok(())
     }
 
@@ -322,7 +320,7 @@ impl<T: AsyncRead + AsyncWrite + Unpin> AsyncRead for InPlaceStream<T> {
         // read takes as much as is here (hyper sizes its next read by how full this one was).
         this.take_decrypted(buf);
         loop {
-            if buf.remaining() == 0 || this.has_decrypted() || this.peer_closed {
+            if buf.remaining() == 0 || this.has_decrypted() || this.input.close_notify {
                 return Poll::Ready(Ok(()));
             }
             if let Err(e) = this.receive(Some(buf)) {
@@ -335,7 +333,7 @@ impl<T: AsyncRead + AsyncWrite + Unpin> AsyncRead for InPlaceStream<T> {
                     return Poll::Ready(Err(e));
                 }
             }
-            if this.peer_closed {
+            if this.input.close_notify {
                 return Poll::Ready(Ok(()));
             }
             let delivered = buf.filled().len() > before;
