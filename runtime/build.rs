@@ -7,6 +7,11 @@ fn main() {
         rustls: { any(feature = "rustls-aws-lc", feature = "rustls-ring", feature = "rustls-aws-lc-fips") },
         // `rustls-aws-lc` runs on rustls 0.24 (tls/rustls_in_place/).
         rustls_in_place: { feature = "experimental-rustls-024" },
+        // The rustls 0.23 backend (tls/rustls.rs) serves some provider: every rustls one but
+        // `rustls-aws-lc` when that runs on rustls 0.24.
+        rustls_backend: {
+            any(feature = "rustls-ring", feature = "rustls-aws-lc-fips", all(feature = "rustls-aws-lc", not(rustls_in_place)))
+        },
         // s2n-tls on the regular aws-lc, or on its FIPS build (Unix only; lib.rs refuses other
         // targets).
         s2n_plain: { all(feature = "s2n-tls", unix) },
@@ -15,6 +20,8 @@ fn main() {
         s2n: { any(s2n_plain, s2n_fips) },
         // The system's OpenSSL (`openssl`).
         openssl_provider: { feature = "openssl" },
+        // Some backend reads the socket through `tls::ReadAhead` (all but rustls 0.24's stream).
+        read_ahead: { any(rustls_backend, s2n, openssl_provider) },
         // Some trust-root source is compiled in.
         roots_source: { any(feature = "native", feature = "webpki", feature = "platform-verifier") },
         // A provider whose library reads the native store itself (through its default paths).

@@ -15,15 +15,7 @@ use std::task::{ready, Context, Poll};
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
-/// How much one socket read may take in: four maximum-size TLS records. Measured on a 2-core
-/// machine, 64 KiB and 256 KiB gave the same throughput; the smaller buffer costs less memory
-/// per open connection.
-pub(crate) const READ_AHEAD_CAPACITY: usize = 64 * 1024;
-
-/// The buffer a connection starts with: one maximum-size TLS record (16 KiB of data plus
-/// header and tag). Enough for handshakes and small responses; a socket read that fills it
-/// means bulk data is arriving, and the buffer grows to [`READ_AHEAD_CAPACITY`].
-pub(crate) const INITIAL_CAPACITY: usize = 16 * 1024 + 256;
+use super::{INITIAL_CAPACITY, READ_AHEAD_CAPACITY};
 
 /// A read straight into the caller's buffer that fills it and brings at least this much means
 /// bulk data is arriving: from then on reads are batched. Handshake messages and small

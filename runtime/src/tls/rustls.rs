@@ -1,14 +1,13 @@
-//! The rustls backend, with the aws-lc-rs or ring crypto provider.
-// With `experimental-rustls-024` and no other rustls provider, only the root stores are used.
-#![cfg_attr(rustls_in_place, allow(dead_code))]
+//! The rustls 0.23 backend, with the aws-lc-rs or ring crypto provider.
 
 use std::sync::Arc;
 
 use rustls::client::ClientConfig;
 use rustls::crypto::CryptoProvider;
-use rustls::{RootCertStore, SupportedProtocolVersion};
+use rustls::SupportedProtocolVersion;
 use tokio_rustls::TlsConnector;
 
+use super::rustls_roots::root_store;
 use super::{names, MaybeTlsStream, ReadAhead, TlsInfo, TlsSettings, Transport};
 use crate::error::{CertificateProblem, Error, HandshakeFailure, TlsHandshakeError};
 use crate::TlsProvider;
@@ -25,81 +24,6 @@ impl std::fmt::Debug for RustlsBackend {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RustlsBackend").field("provider", &self.provider).finish_non_exhaustive()
     }
-}
-
-/// The root store for a trust-root source, built once per process and source.
-fn base_root_store(settings: &TlsSettings) -> Result<Arc<RootCertStore>, Error> {
-    match settings.roots {
-        None => Ok(Arc::new(RootCertStore::empty())),
-        #[cfg(not(roots_source))]
-        Some(roots) => match roots {},
-        // The platform verifier brings its own roots; see `platform_verifier`.
-        #[cfg(feature = "platform-verifier")]
-        Some(crate::TrustRoots::PlatformVerifier) => Ok(Arc::new(RootCertStore::empty())),
-        #[cfg(feature = "webpki")]
-        Some(crate::TrustRoots::Webpki) => Ok(webpki_store()),
-        #[cfg(feature = "native")]
-        Some(crate::TrustRoots::Native) => Ok(native_store()?),
-        // The native store while it yields a certificate; the bundled roots where it does not.
-        #[cfg(native_or_webpki)]
-        Some(crate::TrustRoots::NativeOrWebpki) => Ok(native_store().unwrap_or_else(|why| {
-            let store = webpki_store();
-            crate::roots::warn_native_fallback(settings.provider, &why, store.len());
-            store
-        })),
-    }
-}
-
-/// The bundled Mozilla roots, built once per process.
-#[cfg(feature = "webpki")]
-fn webpki_store() -> Arc<RootCertStore> {
-    static WEBPKI: std::sync::OnceLock<Arc<RootCertStore>> = std::sync::OnceLock::new();
-    WEBPKI.get_or_init(|| Arc::new(RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() })).clone()
-}
-
-/// The operating system store, read once per process (the outcome, roots or error, is kept).
-#[cfg(feature = "native")]
-fn native_store() -> Result<Arc<RootCertStore>, crate::RootsError> {
-    type Cached = Result<Arc<RootCertStore>, crate::RootsError>;
-    static NATIVE: std::sync::OnceLock<Cached> = std::sync::OnceLock::new();
-    NATIVE
-        .get_or_init(|| {
-            let certs = crate::roots::load_native_certificates()?;
-            let mut store = RootCertStore::empty();
-            let (added, rejected) = store.add_parsable_certificates(certs);
-            if added == 0 {
-                return Err(crate::RootsError::NativeEmpty { rejected });
-            }
-            Ok(Arc::new(store))
-        })
-        .clone()
-}
-
-/// Adds the caller's extra certificates to `store`; one that is not a usable trust anchor is
-/// the caller's input error.
-fn add_extra_roots(store: &mut RootCertStore, settings: &TlsSettings) -> Result<(), Error> {
-    for cert in &settings.extra_roots.certificates {
-        store
-            .add(cert.clone())
-            .map_err(|e| Error::InvalidPem { origin: "extra root certificate".to_owned(), reason: e.to_string() })?;
-    }
-    Ok(())
-}
-
-/// The root store for the settings: the source's roots plus the extra certificates.
-pub(super) fn root_store(settings: &TlsSettings) -> Result<Arc<RootCertStore>, Error> {
-    let base = base_root_store(settings)?;
-    let roots = if settings.extra_roots.is_empty() {
-        base
-    } else {
-        let mut store = (*base).clone();
-        add_extra_roots(&mut store, settings)?;
-        Arc::new(store)
-    };
-    if roots.is_empty() {
-        return Err(Error::NoTrustRoots);
-    }
-    Ok(roots)
 }
 
 /// The operating system's verifier, with the extra certificates trusted as well. Built once per
@@ -124,7 +48,7 @@ fn platform_verifier(
     {
         // An unusable extra certificate is the caller's input error, as with the other roots,
         // not a problem of the platform's store: check them first.
-        add_extra_roots(&mut RootCertStore::empty(), settings)?;
+        super::rustls_roots::add_extra_roots(&mut rustls::RootCertStore::empty(), settings)?;
         let extra = settings.extra_roots.certificates.iter().cloned();
         rustls_platform_verifier::Verifier::new_with_extra_roots(extra, crypto).map_err(failed)
     }

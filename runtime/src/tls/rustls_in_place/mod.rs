@@ -72,10 +72,10 @@ impl InPlaceBackend {
             let _ = crypto.secure_random.fill(&mut [0u8; 32]);
         };
         let roots = if settings.roots.is_some_and(crate::TrustRoots::reads_the_store) {
-            super::seeding_meanwhile(seed, || super::rustls::root_store(settings))
+            super::seeding_meanwhile(seed, || super::rustls_roots::root_store(settings))
         } else {
             seed();
-            super::rustls::root_store(settings)
+            super::rustls_roots::root_store(settings)
         }?;
         let store = RootCertStore { roots: roots.roots.clone() };
         let mut config = ClientConfig::builder(Arc::clone(&crypto))

@@ -16,7 +16,7 @@ use rustls_024::crypto::cipher::OutboundPlain;
 use rustls_024::{Connection, Tcp, TlsInputBuffer};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
-use super::super::read_ahead::{INITIAL_CAPACITY, READ_AHEAD_CAPACITY};
+use super::super::{INITIAL_CAPACITY, READ_AHEAD_CAPACITY};
 
 /// The most plaintext one write encrypts: four full records. A larger write is taken in part.
 const MAX_WRITE: usize = 64 * 1024;
