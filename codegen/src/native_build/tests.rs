@@ -30,7 +30,12 @@ fn cargo(args: &[&str]) -> String {
         .args(["--offline", "--locked"])
         .output()
         .unwrap_or_else(|e| panic!("cargo {args:?}: {e}"));
-    assert!(out.status.success(), "cargo {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "cargo {args:?} (offline: a locked package missing from the cache needs `cargo fetch --locked`, which \
+         scripts/test runs first): {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).expect("UTF-8")
 }
 
