@@ -446,6 +446,8 @@ mod tests {
         /// Reads `len` bytes, checks them against the pattern and answers with one byte: 1 if
         /// they matched.
         Receive { len: usize },
+        /// As `Receive`, but answers only once one more byte has come.
+        ReceiveThenAwait { len: usize },
     }
 
     /// A TLS server (rustls 0.23, through tokio-rustls) for one connection, and a client
@@ -480,9 +482,12 @@ mod tests {
                         drop(tls);
                     }
                 }
-                Then::Receive { len } => {
+                Then::Receive { len } | Then::ReceiveThenAwait { len } => {
                     let mut got = vec![0; len];
                     tls.read_exact(&mut got).await.expect("receive");
+                    if matches!(then, Then::ReceiveThenAwait { .. }) {
+                        tls.read_exact(&mut [0]).await.expect("the go-ahead");
+                    }
                     let same = got.iter().enumerate().all(|(i, &b)| b == pattern_byte(i as u64));
                     tls.write_all(&[u8::from(same)]).await.expect("answer");
                     tls.shutdown().await.expect("close_notify");
@@ -559,6 +564,35 @@ mod tests {
         end.expect("clean end");
         assert_eq!(answer, [1], "the server received the pattern intact");
         stream.shutdown().await.expect("close_notify");
+        server.await.expect("server");
+    }
+
+    #[tokio::test]
+    async fn an_idle_connection_gives_its_buffers_back_and_reads_again() {
+        let len = 200_000;
+        let (mut stream, server) = connected(Then::ReceiveThenAwait { len }).await;
+        let data: Vec<u8> = (0..len as u64).map(pattern_byte).collect();
+        stream.write_all(&data).await.expect("write");
+        stream.flush().await.expect("flush");
+        assert!(stream.out.capacity() > INITIAL_CAPACITY, "the upload grew the send buffer");
+        // The server sends nothing until the go-ahead: a read finds the socket empty.
+        let mut room = [0; 16];
+        let read = poll_fn(|cx| {
+            let mut buf = ReadBuf::new(&mut room);
+            Poll::Ready(match Pin::new(&mut stream).poll_read(cx, &mut buf) {
+                Poll::Pending => None,
+                Poll::Ready(done) => Some((done.map_err(|e| e.to_string()), buf.filled().len())),
+            })
+        })
+        .await;
+        assert_eq!(read, None, "nothing to read yet");
+        assert_eq!(stream.input.buf.capacity(), 0, "the receive buffer went back");
+        assert_eq!(stream.out.capacity(), 0, "the send buffer went back");
+        // Both are allocated again as needed.
+        stream.write_all(&[0]).await.expect("go-ahead");
+        let (answer, end) = read_all(&mut stream, 16).await;
+        end.expect("clean end");
+        assert_eq!(answer, [1], "the server received the pattern intact");
         server.await.expect("server");
     }
 }
