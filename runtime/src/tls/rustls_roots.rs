@@ -15,7 +15,7 @@ fn base_root_store(settings: &TlsSettings) -> Result<Arc<RootCertStore>, Error> 
         None => Ok(Arc::new(RootCertStore::empty())),
         #[cfg(not(roots_source))]
         Some(roots) => match roots {},
-        // The platform verifier brings its own roots; see `platform_verifier`.
+        // The platform verifier brings its own roots; see `rustls::platform_verifier`.
         #[cfg(feature = "platform-verifier")]
         Some(crate::TrustRoots::PlatformVerifier) => Ok(Arc::new(RootCertStore::empty())),
         #[cfg(feature = "webpki")]
