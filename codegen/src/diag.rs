@@ -211,17 +211,24 @@ mod tests {
     use super::*;
 
     fn p003() -> Diagnostic {
-        let text = "a = 1\nprovider = \"openssl\"\n";
-        let start = text.find("\"openssl\"").unwrap();
-        Diagnostic::error("P003", "unknown provider `openssl`", Path::new("policy.toml"), text, start..start + 9)
-            .with_help("use one of: rustls-aws-lc, rustls-ring, s2n-tls, none")
+        let text = "a = 1\nprovider = \"gnutls\"\n";
+        let value = "\"gnutls\"";
+        let start = text.find(value).unwrap();
+        Diagnostic::error(
+            "P003",
+            "unknown provider `gnutls`",
+            Path::new("policy.toml"),
+            text,
+            start..start + value.len(),
+        )
+        .with_help("use one of: rustls-aws-lc, rustls-ring, s2n-tls, none")
     }
 
     #[test]
     fn renders_file_line_column_snippet_and_help() {
         assert_eq!(
             p003().to_string(),
-            "error[P003]: unknown provider `openssl`\n --> policy.toml:2:12\n  |\n2 | provider = \"openssl\"\n  |            ^^^^^^^^^\n  |\n  = help: use one of: rustls-aws-lc, rustls-ring, s2n-tls, none"
+            "error[P003]: unknown provider `gnutls`\n --> policy.toml:2:12\n  |\n2 | provider = \"gnutls\"\n  |            ^^^^^^^^\n  |\n  = help: use one of: rustls-aws-lc, rustls-ring, s2n-tls, none"
         );
     }
 

@@ -5,6 +5,13 @@ use std::ops::Range;
 
 use crate::cfg::Cfg;
 
+// The provider table the runtime crate keeps (its `src/provider/facts.rs`, through this package's
+// link to the runtime's sources): names, runtime variants, roots and FIPS come from there.
+#[allow(dead_code)] // the runtime and its build script read other columns
+mod facts {
+    include!("../runtime/src/provider/facts.rs");
+}
+
 /// A TLS provider a policy can pick for a target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
@@ -40,14 +47,7 @@ impl Provider {
 
     /// The spelling used in policy files and as the runtime crate's cargo feature.
     pub fn name(self) -> &'static str {
-        match self {
-            Provider::RustlsAwsLc => "rustls-aws-lc",
-            Provider::RustlsRing => "rustls-ring",
-            Provider::S2nTls => "s2n-tls",
-            Provider::RustlsAwsLcFips => "rustls-aws-lc-fips",
-            Provider::S2nTlsFips => "s2n-tls-fips",
-            Provider::OpenSsl => "openssl",
-        }
+        self.facts().name
     }
 
     /// Parses a policy-file spelling.
@@ -57,22 +57,28 @@ impl Provider {
 
     /// The runtime crate's `TlsProvider` variant.
     pub fn runtime_variant(self) -> &'static str {
-        match self {
-            Provider::RustlsAwsLc => "RustlsAwsLc",
-            Provider::RustlsRing => "RustlsRing",
-            Provider::S2nTls => "S2nTls",
-            Provider::RustlsAwsLcFips => "RustlsAwsLcFips",
-            Provider::S2nTlsFips => "S2nTlsFips",
-            Provider::OpenSsl => "OpenSsl",
-        }
+        self.facts().variant
+    }
+
+    /// What it is, in one sentence (a report's description of a stack with it).
+    pub fn summary(self) -> &'static str {
+        self.facts().summary
     }
 
     /// Whether this provider can use `roots` (s2n-tls and OpenSSL read the system store
-    /// themselves and have no platform verifier). The runtime crate decides the same in
-    /// `TlsProvider::validate_roots`.
+    /// themselves and have no platform verifier). The runtime crate decides from the same table.
     pub fn supports_roots(self, roots: Roots) -> bool {
-        !(matches!(self, Provider::S2nTls | Provider::S2nTlsFips | Provider::OpenSsl)
-            && roots == Roots::PlatformVerifier)
+        roots != Roots::PlatformVerifier || self.facts().platform_verifier()
+    }
+
+    /// Whether a build with it is a FIPS build, which holds no non-FIPS provider.
+    pub fn is_fips(self) -> bool {
+        self.facts().fips()
+    }
+
+    /// Its row in the runtime's provider table, which lists providers in this enum's order.
+    fn facts(self) -> &'static facts::ProviderFacts {
+        &facts::PROVIDERS[self as usize]
     }
 }
 
@@ -432,4 +438,18 @@ pub struct CompiledPolicy {
     /// One entry per rule plus the fallback, in policy order; predicates are mutually exclusive
     /// and together cover every target.
     pub rules: Vec<CompiledRule>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_provider_is_its_row_in_the_runtime_table() {
+        assert_eq!(Provider::ALL.len(), facts::PROVIDERS.len());
+        for provider in Provider::ALL {
+            assert_eq!(format!("{provider:?}"), provider.runtime_variant());
+            assert_eq!(serde_json::to_value(provider).unwrap(), provider.name());
+        }
+    }
 }

@@ -42,42 +42,13 @@
 //! own record buffers once a connection has had nothing to read for 100 ms, so a connection
 //! waiting in the pool holds neither.
 #![warn(missing_docs, unreachable_pub)]
-// Two modules have `unsafe` code (tls/s2n/key_log.rs, the C callback s2n-tls needs for
-// SSLKEYLOGFILE; tls/openssl/ffi.rs, the libssl calls the safe `openssl` crate lacks); each opts
-// in with `allow` and argues its safety, everything else is refused.
+// Two modules have `unsafe` code (the s2n-tls backend's key_log.rs, the C callback s2n-tls needs
+// for SSLKEYLOGFILE; the system libssl backend's ffi.rs, the calls its safe crate lacks); each
+// opts in with `allow` and argues its safety, everything else is refused.
 #![deny(unsafe_code)]
 
-#[cfg(not(any(
-    feature = "rustls-aws-lc",
-    feature = "rustls-ring",
-    feature = "s2n-tls",
-    feature = "rustls-aws-lc-fips",
-    feature = "s2n-tls-fips",
-    feature = "openssl"
-)))]
-compile_error!(
-    "smithy-default-tls needs a TLS provider: enable the `rustls-aws-lc`, `rustls-ring`, `s2n-tls`, \
-     `openssl`, `rustls-aws-lc-fips` or `s2n-tls-fips` feature"
-);
-
-// aws-lc-rs's `fips` switches every user of aws-lc-rs in the build to the FIPS module, and a
-// FIPS deployment wants no non-FIPS provider next to it: a build is FIPS or it is not. (So
-// `--all-features` fails here instead of quietly making every provider FIPS.)
-#[cfg(all(
-    any(feature = "rustls-aws-lc-fips", feature = "s2n-tls-fips"),
-    any(feature = "rustls-aws-lc", feature = "rustls-ring", feature = "s2n-tls")
-))]
-compile_error!(
-    "the FIPS providers of smithy-default-tls (`rustls-aws-lc-fips`, `s2n-tls-fips`) cannot be combined \
-     with `rustls-aws-lc`, `rustls-ring` or `s2n-tls` in one build: build the FIPS client on its own \
-     (`--no-default-features --features rustls-aws-lc-fips,<roots>`), and do not use `--all-features`"
-);
-
-#[cfg(all(any(feature = "s2n-tls", feature = "s2n-tls-fips"), not(any(target_os = "linux", target_os = "macos"))))]
-compile_error!(
-    "the `s2n-tls` and `s2n-tls-fips` features of smithy-default-tls support Linux and macOS only; pick `rustls-aws-lc` or \
-     `rustls-ring` for this target (in a smithy-tls policy: a rule for this target with another provider)"
-);
+// The builds this crate refuses (no provider, FIPS beside non-FIPS crypto, a provider on an
+// operating system it does not build for) stop in build.rs, which reads the provider table.
 
 mod client;
 mod connect;

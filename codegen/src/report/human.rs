@@ -10,7 +10,6 @@ use super::{
     ExplainReport, FailureReport, PresetsReport, RewriteReport, StackReport, TargetReport, TreeReport, Unusable,
     Verdict,
 };
-use crate::model::{EmptyStore, Roots};
 use crate::native_build::{BuildTool, LibraryBuild, Necessity, RuleToolNeed};
 
 const ERROR: Style = AnsiColor::Red.on_default().effects(Effects::BOLD);
@@ -297,7 +296,7 @@ fn print_matrix(report: &ExplainReport, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out)?;
     writeln!(out, "{HEADER}{:width$}  {:<14} {:<8} rule{HEADER:#}", "target", "provider", "roots")?;
     for (target, rule, stack) in &served {
-        writeln!(out, "{:width$}  {:<14} {:<8} {rule}", target.target, provider_name(*stack), roots_name(*stack))?;
+        writeln!(out, "{:width$}  {:<14} {:<8} {rule}", target.target, stack.0.provider_name(), stack.0.roots_name())?;
     }
     writeln!(out)?;
     for rule in &report.rules {
@@ -338,8 +337,8 @@ fn print_target(report: &ExplainReport, target: &TargetReport, out: &mut dyn Wri
             writeln!(
                 out,
                 "{triple}: rule `{rule}` → provider {}, roots {}",
-                provider_name(*stack),
-                roots_name(*stack)
+                stack.0.provider_name(),
+                stack.0.roots_name()
             )?;
             for c in considered {
                 let cfg = c.cfg.as_deref().map_or("(fallback: every other target)".to_owned(), |c| format!("cfg({c})"));
@@ -366,27 +365,6 @@ fn print_target(report: &ExplainReport, target: &TargetReport, out: &mut dyn Wri
             }
             Ok(())
         }
-    }
-}
-
-fn provider_name(stack: StackReport) -> &'static str {
-    match stack {
-        StackReport::None => "none",
-        StackReport::RustlsAwsLc { .. } => "rustls-aws-lc",
-        StackReport::RustlsRing { .. } => "rustls-ring",
-        StackReport::S2nTls { .. } => "s2n-tls",
-        StackReport::RustlsAwsLcFips { .. } => "rustls-aws-lc-fips",
-        StackReport::S2nTlsFips { .. } => "s2n-tls-fips",
-        StackReport::OpenSsl { .. } => "openssl",
-    }
-}
-
-/// The roots as tables show them: `native, else webpki` for `native` with the webpki fallback.
-fn roots_name(stack: StackReport) -> &'static str {
-    match stack.roots() {
-        None => "-",
-        Some((Roots::Native, EmptyStore::Webpki)) => "native, else webpki",
-        Some((roots, _)) => roots.name(),
     }
 }
 

@@ -180,101 +180,93 @@ pub struct FileStat {
 }
 
 /// What a target (or a rule's targets) gets: a provider and its roots, or no default client.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
-#[serde(tag = "provider", rename_all = "kebab-case")]
-pub enum StackReport {
-    /// No default client: the application supplies one.
-    None,
-    /// rustls with aws-lc-rs.
-    RustlsAwsLc {
-        /// Where its trusted roots come from.
-        roots: Roots,
-        /// What `native` roots do where the store yields no certificate: present, `webpki`,
-        /// when the rule's `empty-store` falls back to the bundled roots; absent for the
-        /// default (connections fail).
-        #[serde(default, skip_serializing_if = "EmptyStore::is_fail")]
-        empty_store: EmptyStore,
-    },
-    /// rustls with ring.
-    RustlsRing {
-        /// Where its trusted roots come from.
-        roots: Roots,
-        /// What `native` roots do where the store yields no certificate: present, `webpki`,
-        /// when the rule's `empty-store` falls back to the bundled roots; absent for the
-        /// default (connections fail).
-        #[serde(default, skip_serializing_if = "EmptyStore::is_fail")]
-        empty_store: EmptyStore,
-    },
-    /// s2n-tls.
-    S2nTls {
-        /// Where its trusted roots come from.
-        roots: Roots,
-        /// What `native` roots do where the store yields no certificate: present, `webpki`,
-        /// when the rule's `empty-store` falls back to the bundled roots; absent for the
-        /// default (connections fail).
-        #[serde(default, skip_serializing_if = "EmptyStore::is_fail")]
-        empty_store: EmptyStore,
-    },
-    /// rustls with the FIPS build of aws-lc-rs.
-    RustlsAwsLcFips {
-        /// Where its trusted roots come from.
-        roots: Roots,
-        /// What `native` roots do where the store yields no certificate: present, `webpki`,
-        /// when the rule's `empty-store` falls back to the bundled roots; absent for the
-        /// default (connections fail).
-        #[serde(default, skip_serializing_if = "EmptyStore::is_fail")]
-        empty_store: EmptyStore,
-    },
-    /// s2n-tls with the FIPS build of aws-lc.
-    S2nTlsFips {
-        /// Where its trusted roots come from.
-        roots: Roots,
-        /// What `native` roots do where the store yields no certificate: present, `webpki`,
-        /// when the rule's `empty-store` falls back to the bundled roots; absent for the
-        /// default (connections fail).
-        #[serde(default, skip_serializing_if = "EmptyStore::is_fail")]
-        empty_store: EmptyStore,
-    },
-    /// The operating system's OpenSSL.
-    #[serde(rename = "openssl")]
-    OpenSsl {
-        /// Where its trusted roots come from.
-        roots: Roots,
-        /// What `native` roots do where the store yields no certificate: present, `webpki`,
-        /// when the rule's `empty-store` falls back to the bundled roots; absent for the
-        /// default (connections fail).
-        #[serde(default, skip_serializing_if = "EmptyStore::is_fail")]
-        empty_store: EmptyStore,
-    },
-}
+///
+/// In JSON: `provider` (its name, or `none`), and with a provider `roots` and, when it is not
+/// the default, `empty_store`.
+///
+/// ```
+/// use smithy_tls_codegen::model::{EmptyStore, Provider, Roots, Stack};
+/// use smithy_tls_codegen::report::StackReport;
+/// let stack = Stack::Tls { provider: Provider::RustlsRing, roots: Roots::Webpki, empty_store: EmptyStore::Fail };
+/// let json = serde_json::to_value(StackReport::from(stack)).unwrap();
+/// assert_eq!(json, serde_json::json!({ "provider": "rustls-ring", "roots": "webpki" }));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StackReport(pub Stack);
+
+/// What `empty_store` says, in the schema.
+const EMPTY_STORE_DOC: &str = "What `native` roots do where the store yields no certificate: present, `webpki`,
+when the rule's `empty-store` falls back to the bundled roots; absent for the
+default (connections fail).";
 
 impl From<Stack> for StackReport {
     fn from(stack: Stack) -> Self {
-        match stack {
-            Stack::None => StackReport::None,
-            Stack::Tls { provider, roots, empty_store } => match provider {
-                Provider::RustlsAwsLc => StackReport::RustlsAwsLc { roots, empty_store },
-                Provider::RustlsRing => StackReport::RustlsRing { roots, empty_store },
-                Provider::S2nTls => StackReport::S2nTls { roots, empty_store },
-                Provider::RustlsAwsLcFips => StackReport::RustlsAwsLcFips { roots, empty_store },
-                Provider::S2nTlsFips => StackReport::S2nTlsFips { roots, empty_store },
-                Provider::OpenSsl => StackReport::OpenSsl { roots, empty_store },
-            },
+        StackReport(stack)
+    }
+}
+
+impl Serialize for StackReport {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("provider", self.0.provider_name())?;
+        if let Stack::Tls { roots, empty_store, .. } = self.0 {
+            map.serialize_entry("roots", &roots)?;
+            if !empty_store.is_fail() {
+                map.serialize_entry("empty_store", &empty_store)?;
+            }
         }
+        map.end()
+    }
+}
+
+impl JsonSchema for StackReport {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "StackReport".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    /// One branch per provider, told apart by the `provider` constant, and one for none.
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        use serde_json::json;
+        let none = json!({
+            "description": "No default client: the application supplies one.",
+            "properties": { "provider": { "const": Stack::NONE, "type": "string" } },
+            "required": ["provider"],
+            "type": "object",
+        });
+        let mut roots = generator.subschema_for::<Roots>();
+        roots.insert("description".into(), "Where its trusted roots come from.".into());
+        let mut empty_store = generator.subschema_for::<EmptyStore>();
+        empty_store.insert("description".into(), EMPTY_STORE_DOC.into());
+        let branches = Provider::ALL.map(|provider| {
+            json!({
+                "description": provider.summary(),
+                "properties": {
+                    "empty_store": empty_store,
+                    "provider": { "const": provider.name(), "type": "string" },
+                    "roots": roots,
+                },
+                "required": ["provider", "roots"],
+                "type": "object",
+            })
+        });
+        schemars::json_schema!({
+            "description": "What a target (or a rule's targets) gets: a provider and its roots, or no default client.",
+            "oneOf": std::iter::once(none).chain(branches).collect::<Vec<_>>(),
+        })
     }
 }
 
 impl StackReport {
     /// The roots and what an empty store does, `None` without a client.
     pub fn roots(self) -> Option<(Roots, EmptyStore)> {
-        match self {
-            StackReport::None => None,
-            StackReport::RustlsAwsLc { roots, empty_store }
-            | StackReport::RustlsRing { roots, empty_store }
-            | StackReport::S2nTls { roots, empty_store }
-            | StackReport::RustlsAwsLcFips { roots, empty_store }
-            | StackReport::S2nTlsFips { roots, empty_store }
-            | StackReport::OpenSsl { roots, empty_store } => Some((roots, empty_store)),
+        match self.0 {
+            Stack::None => None,
+            Stack::Tls { roots, empty_store, .. } => Some((roots, empty_store)),
         }
     }
 }

@@ -17,7 +17,7 @@ pub(crate) fn alpn(protocol: &[u8]) -> Option<&'static str> {
 /// The protocol the server selected, checked against what we `offered`: its name, `None` when it
 /// selected none, or a protocol error. s2n-tls and older libssl accept whatever the server names,
 /// and hyper would speak h2 to a server that picked `h2` from a client offering only HTTP/1.1.
-#[cfg(any(s2n, openssl_provider))]
+#[cfg(alpn_checked_by_backend)]
 pub(crate) fn selected_alpn(
     provider: crate::TlsProvider,
     selected: Option<&[u8]>,
@@ -104,7 +104,7 @@ mod tests {
         assert_eq!(alpn(b""), None);
     }
 
-    #[cfg(any(s2n, openssl_provider))]
+    #[cfg(alpn_checked_by_backend)]
     #[test]
     fn the_server_may_select_only_an_offered_protocol() {
         use crate::error::HandshakeFailure;

@@ -4,11 +4,19 @@ use std::fmt;
 
 use crate::{Error, TrustRoots};
 
+// The table of provider facts (`facts.rs`), which the build script and the generator include too:
+// they read columns this crate does not.
+#[allow(dead_code)]
+mod facts;
+
+use facts::{ProviderFacts, PROVIDERS};
+
 /// Which TLS implementation (and, for rustls, which crypto library) a client uses.
 ///
 /// The choice is one value: code that picks a provider names a variant, and everything
 /// provider-specific lives behind it. Each variant exists only when its cargo feature is enabled,
 /// so naming a provider that is not compiled in is a compile error rather than a runtime surprise.
+/// Each variant's discriminant is its row in the provider table (`provider/facts.rs`).
 ///
 /// ```
 /// # #[cfg(feature = "rustls-aws-lc")] {
@@ -22,39 +30,46 @@ pub enum TlsProvider {
     /// rustls with the aws-lc-rs crypto provider; post-quantum hybrid key exchange
     /// (X25519MLKEM768) is offered first. Cargo feature `rustls-aws-lc`.
     #[cfg(feature = "rustls-aws-lc")]
-    RustlsAwsLc,
+    RustlsAwsLc = 0,
     /// rustls with the ring crypto provider. Cargo feature `rustls-ring`.
     #[cfg(feature = "rustls-ring")]
-    RustlsRing,
+    RustlsRing = 1,
     /// rustls with the FIPS build of aws-lc-rs (aws-lc-fips-sys), configured so that rustls
     /// reports FIPS mode (`TlsInfo::fips`); building a client that would not be is an error.
     /// Cargo feature `rustls-aws-lc-fips`, which no other provider may share a build with.
     #[cfg(feature = "rustls-aws-lc-fips")]
-    RustlsAwsLcFips,
+    RustlsAwsLcFips = 3,
     /// s2n-tls with aws-lc, security policy
     #[doc = concat!("`", "20251014", "`")]
     /// (TLS 1.2+, forward secrecy, post-quantum hybrid key exchange first), receive buffering
     /// on. Linux and macOS only. Cargo feature `s2n-tls`.
     #[cfg(s2n_plain)]
-    S2nTls,
+    S2nTls = 2,
     /// s2n-tls with the FIPS build of aws-lc (s2n-tls's `fips`), security policy `20251015`
     /// (s2n-tls's FIPS default: FIPS 140-3 rules, TLS 1.2+, forward secrecy), in FIPS mode
     /// (`TlsInfo::fips`; a client whose libcrypto is not in FIPS mode is refused). Cargo feature
     /// `s2n-tls-fips`, which no non-FIPS provider may share a build with.
     #[cfg(s2n_fips)]
-    S2nTlsFips,
+    S2nTlsFips = 4,
     /// The operating system's OpenSSL (libssl, linked dynamically): the system's crypto policy
     /// (`OPENSSL_CONF`, the distro's `system_default` section) applies, tightened only where it
     /// is below this crate's floor (TLS 1.2, forward-secret AEAD suites, security level 2); in
     /// FIPS mode when the system's OpenSSL is (`TlsInfo::fips`). Cargo feature `openssl`.
     #[cfg(openssl_provider)]
-    OpenSsl,
+    OpenSsl = 5,
 }
 
 /// The cargo feature of every provider, compiled into this build or not: the one list messages
 /// name when they list the providers (a test checks it against the manifest's features).
-pub(crate) const PROVIDER_FEATURES: &[&str] =
-    &["rustls-aws-lc", "rustls-ring", "s2n-tls", "rustls-aws-lc-fips", "s2n-tls-fips", "openssl"];
+pub(crate) const PROVIDER_FEATURES: &[&str] = &{
+    let mut names = [""; PROVIDERS.len()];
+    let mut i = 0;
+    while i < PROVIDERS.len() {
+        names[i] = PROVIDERS[i].name;
+        i += 1;
+    }
+    names
+};
 
 impl TlsProvider {
     /// Every provider compiled into this build, in a stable order.
@@ -75,20 +90,12 @@ impl TlsProvider {
 
     /// The provider's name as used in cargo features and policy files (e.g. `rustls-aws-lc`).
     pub fn name(self) -> &'static str {
-        match self {
-            #[cfg(feature = "rustls-aws-lc")]
-            TlsProvider::RustlsAwsLc => "rustls-aws-lc",
-            #[cfg(feature = "rustls-ring")]
-            TlsProvider::RustlsRing => "rustls-ring",
-            #[cfg(feature = "rustls-aws-lc-fips")]
-            TlsProvider::RustlsAwsLcFips => "rustls-aws-lc-fips",
-            #[cfg(s2n_plain)]
-            TlsProvider::S2nTls => "s2n-tls",
-            #[cfg(s2n_fips)]
-            TlsProvider::S2nTlsFips => "s2n-tls-fips",
-            #[cfg(openssl_provider)]
-            TlsProvider::OpenSsl => "openssl",
-        }
+        self.facts().name
+    }
+
+    /// The provider's row in the provider table.
+    fn facts(self) -> &'static ProviderFacts {
+        &PROVIDERS[self as usize]
     }
 }
 
@@ -104,7 +111,7 @@ impl TlsProvider {
     /// # }
     /// ```
     pub fn validate_roots(self, roots: TrustRoots) -> Result<(), Error> {
-        if roots.needs_rustls() && !self.is_rustls() {
+        if roots.needs_rustls() && !self.facts().platform_verifier() {
             return Err(Error::UnsupportedRoots {
                 provider: self,
                 roots,
@@ -115,46 +122,27 @@ impl TlsProvider {
         Ok(())
     }
 
-    /// Whether this is one of the rustls providers.
-    pub(crate) fn is_rustls(self) -> bool {
-        match self {
-            #[cfg(feature = "rustls-aws-lc")]
-            TlsProvider::RustlsAwsLc => true,
-            #[cfg(feature = "rustls-ring")]
-            TlsProvider::RustlsRing => true,
-            #[cfg(feature = "rustls-aws-lc-fips")]
-            TlsProvider::RustlsAwsLcFips => true,
-            #[cfg(s2n_plain)]
-            TlsProvider::S2nTls => false,
-            #[cfg(s2n_fips)]
-            TlsProvider::S2nTlsFips => false,
-            #[cfg(openssl_provider)]
-            TlsProvider::OpenSsl => false,
-        }
-    }
-
     /// Whether the provider's cryptography is aws-lc, whose first use seeds its random generator
     /// from CPU-jitter entropy (milliseconds: worth preparing off the caller's thread).
     pub(crate) fn is_built_on_aws_lc(self) -> bool {
-        match self {
-            #[cfg(feature = "rustls-aws-lc")]
-            TlsProvider::RustlsAwsLc => true,
-            #[cfg(feature = "rustls-ring")]
-            TlsProvider::RustlsRing => false,
-            #[cfg(feature = "rustls-aws-lc-fips")]
-            TlsProvider::RustlsAwsLcFips => true,
-            #[cfg(s2n_plain)]
-            TlsProvider::S2nTls => true,
-            #[cfg(s2n_fips)]
-            TlsProvider::S2nTlsFips => true,
-            #[cfg(openssl_provider)]
-            TlsProvider::OpenSsl => false,
-        }
+        self.facts().seeds_aws_lc()
     }
 }
 
 impl fmt::Display for TlsProvider {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_variant_is_its_row_in_the_table() {
+        for provider in TlsProvider::ALL {
+            assert_eq!(format!("{provider:?}"), provider.facts().variant);
+        }
     }
 }
