@@ -8,8 +8,8 @@ use sha2::{Digest as _, Sha256};
 
 use self::hook_fn::{CLIENT, CLIENT_FOR, PLUGIN, PLUGIN_FOR};
 use self::layout::Meta;
+use crate::compile::ModuleSelection;
 use crate::model::{CompiledPolicy, CompiledRule, EmptyStore, Stack};
-use crate::targets::ModuleSelection;
 
 /// The crate feature that turns the default client on.
 const FEATURE: &str = "default-https-client";
@@ -141,15 +141,15 @@ pub(crate) fn {{plugin_for}}(version: Option<BehaviorVersion>) -> Option<SharedR
 /// same bytes.
 ///
 /// ```
-/// use smithy_tls_codegen::{emit, policy, presets, targets};
+/// use smithy_tls_codegen::{compile, emit, policy, presets};
 /// let parsed = policy::parse_policy(presets::preset("rustls-everywhere").unwrap()).unwrap();
-/// let compiled = targets::compile(&parsed).unwrap();
+/// let compiled = compile::compile(&parsed).unwrap();
 /// let text = emit::render_module(&compiled).unwrap();
 /// assert!(text.starts_with(emit::HEADER_MARKER));
 /// assert!(text.contains("pub fn default_http_client()"));
 /// ```
 pub fn render_module(compiled: &CompiledPolicy) -> Result<String, EmitError> {
-    let selection = crate::targets::module_selection(compiled);
+    let selection = crate::compile::module_selection(compiled);
     let body = fill(
         MODULE,
         &[

@@ -82,7 +82,7 @@ pub(super) fn edit_target_tables(
     next_position: &mut isize,
 ) -> Result<(), ManifestError> {
     let package = edit.runtime.package;
-    let active: Vec<(String, DepSpec<'_>)> = crate::targets::manifest_tables(edit.compiled)
+    let active: Vec<(String, DepSpec<'_>)> = crate::compile::manifest_tables(edit.compiled)
         .into_iter()
         .filter_map(|(predicate, stack)| match stack {
             Stack::None => None,

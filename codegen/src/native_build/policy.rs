@@ -43,8 +43,8 @@ pub struct RuleToolNeed {
 /// and for one whose provider needs only a C compiler everywhere it serves.
 ///
 /// ```
-/// use smithy_tls_codegen::{native_build, policy, presets, targets};
-/// let compiled = targets::compile(&policy::parse_policy(presets::preset("fips").unwrap()).unwrap()).unwrap();
+/// use smithy_tls_codegen::{compile, native_build, policy, presets};
+/// let compiled = compile::compile(&policy::parse_policy(presets::preset("fips").unwrap()).unwrap()).unwrap();
 /// let tools: Vec<_> = native_build::rule_extra_tools(&compiled.rules[0]).iter().map(|n| n.tool.name()).collect();
 /// // Perl too, and libclang on the targets without pregenerated bindings (the sanitizer ones).
 /// assert_eq!(tools, ["cmake", "Go", "Perl", "libclang"]);
@@ -81,9 +81,9 @@ pub fn rule_extra_tools(rule: &CompiledRule) -> Vec<RuleToolNeed> {
 /// or libclang, pointing at each rule's provider; with `only`, about that target alone.
 ///
 /// ```
-/// use smithy_tls_codegen::{native_build, policy, presets, targets};
+/// use smithy_tls_codegen::{compile, native_build, policy, presets};
 /// let parsed = policy::parse_policy(presets::preset("fips").unwrap()).unwrap();
-/// let compiled = targets::compile(&parsed).unwrap();
+/// let compiled = compile::compile(&parsed).unwrap();
 /// let notes = native_build::policy_notes(&parsed, &compiled, None);
 /// assert_eq!(notes.len(), 1);
 /// // libclang only where aws-lc-fips-sys has no pregenerated bindings: the sanitizer targets.
