@@ -1,4 +1,4 @@
-//! The manifest's target tables: one per distinct stack with a provider.
+//! The target tables a compiled policy gives the manifest: rules that share a stack share one.
 
 use crate::cfg::Cfg;
 use crate::model::{CompiledPolicy, Stack};
