@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use smithy_tls_codegen::discover::discover;
 use smithy_tls_codegen::plan::plan;
 use smithy_tls_codegen::write::write_plan;
-use smithy_tls_codegen::{policy, presets, targets};
+use smithy_tls_codegen::{compile, policy, presets};
 
 const CRATES: usize = 400;
 const RUNS: usize = 5;
@@ -49,7 +49,7 @@ fn median(mut samples: Vec<Duration>) -> Duration {
 
 fn main() {
     let parsed = policy::parse_policy(presets::preset("platform-default").expect("preset")).expect("policy");
-    let compiled = targets::compile(&parsed).expect("compiles");
+    let compiled = compile::compile(&parsed).expect("compiles");
     let lines_per_config = {
         let scratch = tempfile::tempdir().expect("tempdir");
         write_crate(scratch.path(), 0);

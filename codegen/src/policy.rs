@@ -94,7 +94,7 @@ impl ParsedPolicy {
 }
 
 /// Parses and checks a policy's syntax and vocabulary. Target-level checks (coverage,
-/// unreachable rules, provider support) come later, in [`crate::targets`].
+/// unreachable rules, provider support) come later, in [`crate::compile`].
 ///
 /// ```
 /// use smithy_tls_codegen::policy::{parse_policy, PolicySource};
@@ -134,60 +134,9 @@ pub fn parse_policy(source: PolicySource) -> Result<ParsedPolicy, Diagnostics> {
     let runtime = parser.runtime(root);
     let legacy_rustls = parser.features(root);
 
-    let mut rules = Vec::new();
-    match root.get("rule") {
-        None => {}
-        Some(Item::ArrayOfTables(tables)) => {
-            for table in tables.iter() {
-                rules.extend(parser.rule(table, RuleKind::Rule));
-            }
-        }
-        Some(other) => {
-            parser.push(
-                parser
-                    .diag("P002", "`rule` must be an array of tables", other.span().unwrap_or(0..0))
-                    .with_help("write each rule as a `[[rule]]` table"),
-            );
-        }
-    }
-    let fallback = match root.get("fallback") {
-        Some(Item::Table(table)) => parser.rule(table, RuleKind::Fallback),
-        Some(other) => {
-            parser.push(
-                parser
-                    .diag("P002", "`fallback` must be a table", other.span().unwrap_or(0..0))
-                    .with_help("write it as a `[fallback]` table with name, provider and roots"),
-            );
-            None
-        }
-        None => {
-            let end = source.text.trim_end().len();
-            parser.push(
-                parser
-                    .diag("P005", "the policy has no `[fallback]` rule", end..end)
-                    .with_help("add a `[fallback]` table (name, provider, roots) for targets no rule matches"),
-            );
-            None
-        }
-    };
-
-    // Rule names must be unique: they name tables and rows in reports.
-    let mut seen: Vec<&str> = Vec::new();
-    for rule in rules.iter().chain(fallback.as_ref()) {
-        if seen.contains(&rule.name.as_str()) {
-            parser.diagnostics.push(
-                Diagnostic::error(
-                    "P006",
-                    format!("rule name `{}` is used twice", rule.name),
-                    &source.path,
-                    &source.text,
-                    rule.spans.table.clone(),
-                )
-                .with_help("give every rule a distinct name"),
-            );
-        }
-        seen.push(&rule.name);
-    }
+    let rules = parser.rules(root);
+    let fallback = parser.fallback(root);
+    parser.check_unique_names(rules.iter().chain(fallback.as_ref()));
 
     if !parser.diagnostics.is_empty() {
         return Err(Diagnostics(parser.diagnostics));
@@ -215,6 +164,59 @@ struct Parser<'a> {
 }
 
 impl Parser<'_> {
+    /// The `[[rule]]` tables.
+    fn rules(&mut self, root: &Table) -> Vec<Rule> {
+        match root.get("rule") {
+            None => Vec::new(),
+            Some(Item::ArrayOfTables(tables)) => {
+                tables.iter().filter_map(|table| self.rule(table, RuleKind::Rule)).collect()
+            }
+            Some(other) => {
+                let d = self
+                    .diag("P002", "`rule` must be an array of tables", other.span().unwrap_or(0..0))
+                    .with_help("write each rule as a `[[rule]]` table");
+                self.push(d);
+                Vec::new()
+            }
+        }
+    }
+
+    /// The `[fallback]` table, which every policy must have.
+    fn fallback(&mut self, root: &Table) -> Option<Rule> {
+        match root.get("fallback") {
+            Some(Item::Table(table)) => self.rule(table, RuleKind::Fallback),
+            Some(other) => {
+                let d = self
+                    .diag("P002", "`fallback` must be a table", other.span().unwrap_or(0..0))
+                    .with_help("write it as a `[fallback]` table with name, provider and roots");
+                self.push(d);
+                None
+            }
+            None => {
+                let end = self.source.text.trim_end().len();
+                let d = self
+                    .diag("P005", "the policy has no `[fallback]` rule", end..end)
+                    .with_help("add a `[fallback]` table (name, provider, roots) for targets no rule matches");
+                self.push(d);
+                None
+            }
+        }
+    }
+
+    /// Rule names must be unique: they name tables and rows in reports.
+    fn check_unique_names<'r>(&mut self, rules: impl Iterator<Item = &'r Rule>) {
+        let mut seen: Vec<&str> = Vec::new();
+        for rule in rules {
+            if seen.contains(&rule.name.as_str()) {
+                let d = self
+                    .diag("P006", format!("rule name `{}` is used twice", rule.name), rule.spans.table.clone())
+                    .with_help("give every rule a distinct name");
+                self.push(d);
+            }
+            seen.push(&rule.name);
+        }
+    }
+
     fn diag(&self, code: &'static str, message: impl Into<String>, span: Range<usize>) -> Diagnostic {
         Diagnostic::error(code, message, &self.source.path, &self.source.text, span)
     }

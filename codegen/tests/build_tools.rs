@@ -10,7 +10,7 @@ use serde_json::Value;
 use smithy_tls_codegen::diag::Severity;
 use smithy_tls_codegen::native_build::{policy_notes, NOTE_CODE};
 use smithy_tls_codegen::policy::{parse_policy, PolicySource};
-use smithy_tls_codegen::{presets, targets};
+use smithy_tls_codegen::{compile, presets};
 
 /// Runs the tool in `dir` without colour; returns the exit code, stdout and stderr.
 fn run_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
@@ -196,7 +196,7 @@ fn explain_for_people_shows_the_build_and_the_note_on_stderr() {
 /// The notes of an embedded preset, rendered, with `only` as `explain --target` passes it.
 fn preset_notes(name: &str, only: Option<&str>) -> Vec<String> {
     let parsed = parse_policy(presets::preset(name).unwrap()).unwrap();
-    let compiled = targets::compile(&parsed).unwrap();
+    let compiled = compile::compile(&parsed).unwrap();
     let notes = policy_notes(&parsed, &compiled, only);
     assert!(notes.iter().all(|n| n.severity == Severity::Note && n.code == NOTE_CODE), "{notes:?}");
     notes.iter().map(ToString::to_string).collect()
@@ -247,7 +247,7 @@ fn following_the_notes_advice_removes_it() {
     );
     assert_ne!(fixed, text, "the preset's linux-gnu rule moved: update this test");
     let parsed = parse_policy(PolicySource { path: "fixed.toml".into(), text: fixed }).unwrap();
-    let compiled = targets::compile(&parsed).unwrap_or_else(|d| panic!("{d}"));
+    let compiled = compile::compile(&parsed).unwrap_or_else(|d| panic!("{d}"));
     assert_eq!(policy_notes(&parsed, &compiled, None), []);
 }
 

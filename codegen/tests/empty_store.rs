@@ -10,7 +10,7 @@ use std::process::Command;
 use serde_json::Value;
 use smithy_tls_codegen::model::{EmptyStore, Roots};
 use smithy_tls_codegen::policy::{parse_policy, PolicySource};
-use smithy_tls_codegen::{emit, presets, targets};
+use smithy_tls_codegen::{compile, emit, presets};
 
 fn policy_file() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/policies/empty-store.toml")
@@ -19,7 +19,7 @@ fn policy_file() -> PathBuf {
 fn module() -> String {
     let text = std::fs::read_to_string(policy_file()).unwrap();
     let parsed = parse_policy(PolicySource { path: "empty-store.toml".into(), text }).unwrap_or_else(|d| panic!("{d}"));
-    let compiled = targets::compile(&parsed).unwrap_or_else(|d| panic!("{d}"));
+    let compiled = compile::compile(&parsed).unwrap_or_else(|d| panic!("{d}"));
     emit::render_module(&compiled).unwrap()
 }
 

@@ -1,18 +1,24 @@
-//! Data flows one way between the generator's top-level modules (docs/ARCHITECTURE.md): the
-//! modules of `codegen/src` and the `crate::` paths between them form no cycle.
+//! Data flows one way between the generator's modules (docs/ARCHITECTURE.md): at every depth,
+//! the modules that share a parent (the top-level modules of `codegen/src`, the submodules of
+//! `manifest`, ...) and the paths between them form no cycle.
 //!
 //! Each file is lexed into tokens (comments gone, strings and doc comments single literals, so
-//! a path quoted in text is not a use), and every `crate :: name` path (`$crate` too, macro
-//! bodies included) is an edge from the file's top-level module to `name`; so is a
-//! `super :: .. :: name` path that climbs to the crate root. Test modules count: they are part
-//! of their module.
+//! a path quoted in text is not a use), and every path that starts at `crate` (`$crate` too,
+//! macro bodies included), `super` or `self` is resolved to an absolute path, through `{..}`
+//! groups. A path from module `a::b::c` to `a::d::e` is an edge between the siblings `a::b` and
+//! `a::d`; a path into a module's own ancestors or descendants is no edge. Test modules count:
+//! they are part of their module.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use proc_macro2::{TokenStream, TokenTree};
+use proc_macro2::{Delimiter, TokenStream, TokenTree};
 
+/// A module's path below the crate root (`["manifest", "marker"]`); empty for the root.
+type ModulePath = Vec<String>;
+
+/// Module (`manifest::marker`) → the sibling modules it names.
 type Graph = BTreeMap<String, BTreeSet<String>>;
 
 fn src() -> PathBuf {
@@ -33,97 +39,155 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The top-level module a file belongs to and how deep its own module sits (`x.rs` and
-/// `x/mod.rs`: 1, `x/y.rs`: 2); `None` for the crate root files.
-fn module_of(relative: &Path) -> Option<(String, usize)> {
-    let parts: Vec<String> = relative.iter().map(|p| p.to_string_lossy().into_owned()).collect();
-    let top = parts.first()?.trim_end_matches(".rs").to_owned();
-    if parts.len() == 1 && (top == "lib" || top == "main") {
-        return None;
+/// The module a file holds: `x.rs` and `x/mod.rs` hold `x`, `x/y.rs` holds `x::y`, and the crate
+/// root files (`lib.rs`, `main.rs`) the root.
+fn module_of(relative: &Path) -> ModulePath {
+    let mut parts: Vec<String> = relative.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+    if parts.last().is_some_and(|last| last == "mod.rs")
+        || matches!(parts.as_slice(), [only] if only == "lib.rs" || only == "main.rs")
+    {
+        parts.pop();
+    } else if let Some(last) = parts.last_mut() {
+        *last = last.trim_end_matches(".rs").to_owned();
     }
-    let depth = if parts.last().is_some_and(|last| last == "mod.rs") { parts.len() - 1 } else { parts.len() };
-    Some((top, depth))
+    parts
 }
 
-/// Adds to `out` the top-level modules the tokens name, for a module at `depth` below the root.
-fn scan(tokens: TokenStream, depth: usize, out: &mut BTreeSet<String>) {
-    let trees: Vec<TokenTree> = tokens.into_iter().collect();
-    let ident = |i: usize| match trees.get(i) {
+/// What a scan of one file finds.
+#[derive(Debug, Default)]
+struct Scan {
+    /// Every path named, as (the module naming it, the absolute path named).
+    paths: Vec<(ModulePath, ModulePath)>,
+    /// The inline modules (`mod name { .. }`) declared.
+    inline_modules: Vec<ModulePath>,
+}
+
+/// Whether `trees[i]` and `trees[i + 1]` are `::` (two `:` puncts).
+fn path_sep(trees: &[TokenTree], i: usize) -> bool {
+    matches!((trees.get(i), trees.get(i + 1)), (Some(TokenTree::Punct(a)), Some(TokenTree::Punct(b)))
+        if a.as_char() == ':' && b.as_char() == ':')
+}
+
+fn ident(trees: &[TokenTree], i: usize) -> Option<String> {
+    match trees.get(i) {
         Some(TokenTree::Ident(ident)) => Some(ident.to_string()),
         _ => None,
-    };
-    // `::` is two `:` puncts.
-    let path_sep = |i: usize| {
-        matches!((trees.get(i), trees.get(i + 1)), (Some(TokenTree::Punct(a)), Some(TokenTree::Punct(b)))
-            if a.as_char() == ':' && b.as_char() == ':')
-    };
-    let mut i = 0;
-    while i < trees.len() {
-        match &trees[i] {
-            TokenTree::Group(group) => {
-                // `mod name { .. }`: the block is one module deeper.
-                let inline_module = i >= 2 && ident(i - 2).as_deref() == Some("mod");
-                scan(group.stream(), depth + usize::from(inline_module), out);
-            }
-            TokenTree::Ident(first) if *first == "crate" && path_sep(i + 1) => {
-                out.extend(names_at(trees.get(i + 3)));
-            }
-            TokenTree::Ident(first) if *first == "super" && !(i >= 2 && path_sep(i - 2)) => {
-                // `super :: super :: .. :: name`: climbs one module per `super`.
-                let mut at = i;
-                let mut climbed = 0;
-                while ident(at).as_deref() == Some("super") && path_sep(at + 1) {
-                    climbed += 1;
-                    at += 3;
-                }
-                if climbed == depth {
-                    out.extend(names_at(trees.get(at)));
-                }
-            }
-            _ => {}
-        }
-        i += 1;
     }
 }
 
-/// The module names a path continues with: one name, or the first name of each part of a
-/// `{a, b::c}` group.
-fn names_at(tree: Option<&TokenTree>) -> Vec<String> {
-    match tree {
-        Some(TokenTree::Ident(ident)) => vec![ident.to_string()],
-        Some(TokenTree::Group(group)) if group.delimiter() == proc_macro2::Delimiter::Brace => {
-            let mut names = Vec::new();
-            let mut part_start = true;
-            for tree in group.stream() {
-                match tree {
-                    TokenTree::Ident(ident) if part_start => {
-                        names.push(ident.to_string());
-                        part_start = false;
+/// Records in `out` the paths that the tokens of module `module` name.
+fn scan(tokens: TokenStream, module: &ModulePath, out: &mut Scan) {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    for i in 0..trees.len() {
+        if let TokenTree::Group(group) = &trees[i] {
+            // `mod name { .. }`: the block is a module inside this one.
+            let inline =
+                if i >= 2 && ident(&trees, i - 2).as_deref() == Some("mod") { ident(&trees, i - 1) } else { None };
+            let inner = match inline {
+                Some(name) => {
+                    let inner = [module.clone(), vec![name]].concat();
+                    out.inline_modules.push(inner.clone());
+                    inner
+                }
+                None => module.clone(),
+            };
+            scan(group.stream(), &inner, out);
+            continue;
+        }
+        // A path starts at `crate`, `super` or `self` followed by `::`, not in the middle of one.
+        if i >= 2 && path_sep(&trees, i - 2) {
+            continue;
+        }
+        let Some(base) = path_base(&trees, i, module) else { continue };
+        let mut named = Vec::new();
+        continue_path(&trees, base.1, base.0, &mut named);
+        out.paths.extend(named.into_iter().map(|path| (module.clone(), path)));
+    }
+}
+
+/// Where a path starting at `trees[i]` begins (`crate`: the root, `super`: a parent per
+/// `super`, `self`: `module`) and the index of its next segment; `None` when no path starts there.
+fn path_base(trees: &[TokenTree], i: usize, module: &ModulePath) -> Option<(ModulePath, usize)> {
+    let first = ident(trees, i)?;
+    if !path_sep(trees, i + 1) {
+        return None;
+    }
+    match first.as_str() {
+        "crate" => Some((Vec::new(), i + 3)),
+        "self" => Some((module.clone(), i + 3)),
+        "super" => {
+            let mut base = module.clone();
+            let mut at = i;
+            while ident(trees, at).as_deref() == Some("super") && path_sep(trees, at + 1) {
+                base.pop()?;
+                at += 3;
+            }
+            Some((base, at))
+        }
+        _ => None,
+    }
+}
+
+/// Adds to `out` the absolute paths that continue `prefix` from `trees[at]`: one path, or one
+/// per part of a `{a, b::c}` group.
+fn continue_path(trees: &[TokenTree], mut at: usize, mut prefix: ModulePath, out: &mut Vec<ModulePath>) {
+    loop {
+        match trees.get(at) {
+            Some(TokenTree::Ident(segment)) if *segment != "self" => {
+                prefix.push(segment.to_string());
+                if !path_sep(trees, at + 1) {
+                    break;
+                }
+                at += 3;
+            }
+            Some(TokenTree::Group(group)) if group.delimiter() == Delimiter::Brace => {
+                let inner: Vec<TokenTree> = group.stream().into_iter().collect();
+                let mut part_start = 0;
+                for (index, tree) in inner.iter().enumerate() {
+                    if matches!(tree, TokenTree::Punct(p) if p.as_char() == ',') {
+                        continue_path(&inner[part_start..index], 0, prefix.clone(), out);
+                        part_start = index + 1;
                     }
-                    TokenTree::Punct(punct) if punct.as_char() == ',' => part_start = true,
-                    _ => part_start = false,
                 }
+                continue_path(&inner[part_start..], 0, prefix, out);
+                return;
             }
-            names
+            _ => break,
         }
-        _ => Vec::new(),
     }
+    out.push(prefix);
 }
 
-/// The import graph among `src`'s top-level modules (edges to a module from itself left out).
+/// The sibling edge a path from `from` to `to` makes, if any: the first modules where the two
+/// paths part, when both are modules.
+fn sibling_edge(from: &ModulePath, to: &ModulePath, modules: &BTreeSet<ModulePath>) -> Option<(String, String)> {
+    let shared = from.iter().zip(to).take_while(|(a, b)| a == b).count();
+    if shared >= from.len() || shared >= to.len() {
+        return None;
+    }
+    let (a, b) = (&from[..=shared], &to[..=shared]);
+    modules.contains(b).then(|| (a.join("::"), b.join("::")))
+}
+
+/// The graph of paths between sibling modules in `src`.
 fn graph(src: &Path) -> Graph {
     let mut files = Vec::new();
     rust_files(src, &mut files);
-    let mut graph = Graph::new();
+    let mut modules = BTreeSet::new();
+    let mut scanned = Scan::default();
     for file in files {
-        let relative = file.strip_prefix(src).expect("under src");
-        let Some((module, depth)) = module_of(relative) else { continue };
+        let module = module_of(file.strip_prefix(src).expect("under src"));
         let text = std::fs::read_to_string(&file).expect("reads a source file");
         let tokens = TokenStream::from_str(&text).unwrap_or_else(|e| panic!("{}: does not lex: {e}", file.display()));
-        let mut uses = BTreeSet::new();
-        scan(tokens, depth, &mut uses);
-        uses.remove(&module);
-        graph.entry(module).or_default().extend(uses);
+        scan(tokens, &module, &mut scanned);
+        modules.insert(module);
+    }
+    modules.extend(scanned.inline_modules);
+    let mut graph = Graph::new();
+    for (from, to) in &scanned.paths {
+        if let Some((a, b)) = sibling_edge(from, to, &modules) {
+            graph.entry(a).or_default().insert(b);
+        }
     }
     graph
 }
@@ -158,10 +222,20 @@ fn find_cycle(graph: &Graph) -> Option<Vec<String>> {
 }
 
 #[test]
-fn the_top_level_modules_import_each_other_without_a_cycle() {
+fn modules_import_each_other_without_a_cycle_at_any_depth() {
     let graph = graph(&src());
-    // The scan sees the imports it must see (a scan that finds nothing proves nothing).
-    for (from, to) in [("plan", "pairing"), ("discover", "pairing"), ("pairing", "manifest"), ("cli", "report")] {
+    // The scan sees the imports it must see (a scan that finds nothing proves nothing), at the
+    // top level and below it.
+    let expected = [
+        ("plan", "pairing"),
+        ("discover", "pairing"),
+        ("pairing", "manifest"),
+        ("cli", "report"),
+        ("manifest::features", "manifest::source"),
+        ("manifest::target_tables", "manifest::marker"),
+        ("patch::revert", "patch::loader"),
+    ];
+    for (from, to) in expected {
         assert!(graph.get(from).is_some_and(|uses| uses.contains(to)), "{from} -> {to} not found: {graph:#?}");
     }
     if let Some(cycle) = find_cycle(&graph) {
@@ -174,25 +248,52 @@ fn the_top_level_modules_import_each_other_without_a_cycle() {
 }
 
 #[test]
-fn the_scan_finds_crate_and_super_paths_and_names_a_cycle() {
+fn the_scan_resolves_crate_super_and_self_paths() {
     let text = r#"
         //! Mentions crate::in_a_comment.
         use crate::alpha::Thing;
-        use crate::{delta::X, epsilon};
-        fn f() { let _ = "crate::in_a_string"; crate::beta::call(); }
-        mod tests { use super::super::gamma; use super::Thing; }
+        use crate::{delta::X, epsilon::{self, Y}};
+        pub(crate) fn f() { let _ = "crate::in_a_string"; crate::beta::call(); $crate::zeta::g(); }
+        mod tests { use super::super::gamma::Z; use super::Thing; use self::inner::W; }
     "#;
-    let mut found = BTreeSet::new();
-    scan(TokenStream::from_str(text).unwrap(), 1, &mut found);
-    let expected = ["alpha", "beta", "gamma", "delta", "epsilon"].map(str::to_owned);
-    assert_eq!(found, BTreeSet::from(expected));
+    let module = vec!["top".to_owned(), "sub".to_owned()];
+    let mut found = Scan::default();
+    scan(TokenStream::from_str(text).unwrap(), &module, &mut found);
+    let path = |p: &str| p.split("::").map(str::to_owned).collect::<ModulePath>();
+    let named: BTreeSet<(String, String)> =
+        found.paths.iter().map(|(from, to)| (from.join("::"), to.join("::"))).collect();
+    let expected = [
+        ("top::sub", "alpha::Thing"),
+        ("top::sub", "delta::X"),
+        ("top::sub", "epsilon"),
+        ("top::sub", "epsilon::Y"),
+        ("top::sub", "beta::call"),
+        ("top::sub", "zeta::g"),
+        ("top::sub::tests", "top::gamma::Z"),
+        ("top::sub::tests", "top::sub::Thing"),
+        ("top::sub::tests", "top::sub::tests::inner::W"),
+    ]
+    .map(|(a, b)| (a.to_owned(), b.to_owned()));
+    assert_eq!(named, BTreeSet::from(expected));
+    assert_eq!(found.inline_modules, vec![path("top::sub::tests")]);
 
+    let modules = BTreeSet::from([path("top"), path("top::sub"), path("top::gamma"), path("alpha")]);
+    let edge = |from: &str, to: &str| sibling_edge(&path(from), &path(to), &modules);
+    assert_eq!(edge("top::sub::tests", "top::gamma::Z"), Some(("top::sub".to_owned(), "top::gamma".to_owned())));
+    assert_eq!(edge("top::sub", "alpha::Thing"), Some(("top".to_owned(), "alpha".to_owned())));
+    // Into an ancestor's own items, or to an item that is not a module: no edge.
+    assert_eq!(edge("top::sub", "top::Thing"), None);
+    assert_eq!(edge("top::sub::tests", "top::sub::Thing"), None);
+}
+
+#[test]
+fn a_cycle_is_named_in_full() {
     let graph = Graph::from([
-        ("a".to_owned(), BTreeSet::from(["b".to_owned()])),
-        ("b".to_owned(), BTreeSet::from(["c".to_owned()])),
-        ("c".to_owned(), BTreeSet::from(["a".to_owned()])),
+        ("a::x".to_owned(), BTreeSet::from(["a::y".to_owned()])),
+        ("a::y".to_owned(), BTreeSet::from(["a::z".to_owned()])),
+        ("a::z".to_owned(), BTreeSet::from(["a::x".to_owned()])),
     ]);
-    assert_eq!(find_cycle(&graph), Some(vec!["a", "b", "c", "a"].into_iter().map(str::to_owned).collect()));
+    assert_eq!(find_cycle(&graph), Some(vec!["a::x", "a::y", "a::z", "a::x"].into_iter().map(str::to_owned).collect()));
     let acyclic = Graph::from([("a".to_owned(), BTreeSet::from(["b".to_owned()]))]);
     assert_eq!(find_cycle(&acyclic), None);
 }

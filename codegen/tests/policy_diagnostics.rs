@@ -1,6 +1,6 @@
 //! Every policy check reports a stable code, the line and column it points at, and a message
 //! and help that say what is wrong and what to do. Parse-time checks (P001–P010, P018) come from
-//! `policy::parse_policy`; target-level checks (P011–P013) from `targets::compile`.
+//! `policy::parse_policy`; target-level checks (P011–P013) from `compile::compile`.
 //!
 //! Every policy text below starts on line 1 (no leading newline), so the line numbers in the
 //! assertions can be read straight off the text.
@@ -8,7 +8,7 @@
 use smithy_tls_codegen::diag::{Diagnostic, Diagnostics, Location, Severity};
 use smithy_tls_codegen::model::{CompiledPolicy, Provider, Roots};
 use smithy_tls_codegen::policy::{parse_policy, ParsedPolicy, PolicySource};
-use smithy_tls_codegen::targets;
+use smithy_tls_codegen::{compile, targets};
 
 /// Where a policy diagnostic points: every one of them has a place.
 fn loc(d: &Diagnostic) -> &Location {
@@ -39,7 +39,7 @@ fn parse_errors(text: &str) -> Vec<Diagnostic> {
 /// Diagnostics of a policy that parses but must fail to compile.
 fn compile_errors(text: &str) -> Vec<Diagnostic> {
     let parsed = parse(text).unwrap_or_else(|d| panic!("expected the policy to parse:\n{d}"));
-    match targets::compile(&parsed) {
+    match compile::compile(&parsed) {
         Ok(_) => panic!("expected compile errors, but the policy compiled"),
         Err(d) => d.0,
     }
@@ -47,7 +47,7 @@ fn compile_errors(text: &str) -> Vec<Diagnostic> {
 
 fn compiled(text: &str) -> CompiledPolicy {
     let parsed = parse(text).unwrap_or_else(|d| panic!("expected the policy to parse:\n{d}"));
-    targets::compile(&parsed).unwrap_or_else(|d| panic!("expected the policy to compile:\n{d}"))
+    compile::compile(&parsed).unwrap_or_else(|d| panic!("expected the policy to compile:\n{d}"))
 }
 
 /// The diagnostics other than the provider and roots support checks (P013, P016, P017), which
@@ -942,7 +942,7 @@ roots = "native"
 name = "elsewhere"
 provider = "none"
 "#;
-    let compiled = targets::compile(&parse(text).expect("parses")).expect("openssl serves Linux, FreeBSD and NetBSD");
+    let compiled = compile::compile(&parse(text).expect("parses")).expect("openssl serves Linux, FreeBSD and NetBSD");
     assert!(compiled.rules[1].targets.iter().any(|t| t == "x86_64-unknown-linux-gnu"));
 }
 
@@ -1212,7 +1212,7 @@ roots = "webpki"
 "#;
     let parsed = parse(text).unwrap();
     // The fallback is left with nothing, which is not an error (only [[rule]]s are checked).
-    let c = targets::compile(&parsed)
+    let c = compile::compile(&parsed)
         .unwrap_or_else(|d| panic!("{}", d.0.iter().take(3).map(|d| d.to_string()).collect::<Vec<_>>().join("\n\n")));
     let wasm = c.rules[0].targets.len();
     assert_eq!(c.rules[1].targets.len() + wasm, targets::sdk_target_count());
@@ -1233,7 +1233,7 @@ mod native_roots {
     /// Every target-level diagnostic of a policy that parses (none when it compiles).
     fn compile_diagnostics(text: &str) -> Vec<Diagnostic> {
         let parsed = parse(text).unwrap_or_else(|d| panic!("expected the policy to parse:\n{d}"));
-        match targets::compile(&parsed) {
+        match compile::compile(&parsed) {
             Ok(_) => Vec::new(),
             Err(d) => d.0,
         }

@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use smithy_tls_codegen::cfg::{Cfg, TargetKey};
-use smithy_tls_codegen::{policy, presets, targets};
+use smithy_tls_codegen::{compile, policy, presets};
 
 /// One model of a target: a value (or "another value", `None`) per single-valued key and the
 /// set of families it has.
@@ -104,7 +104,7 @@ fn every_preset_simplifies_to_the_same_tables() {
         let parsed = policy::parse_policy(presets::preset(name).expect("preset")).expect("valid preset");
         let owns: Vec<Option<Cfg>> = parsed.policy.all_rules().map(|r| r.scope.cfg().cloned()).collect();
         let models = prove(name, &owns);
-        let compiled = targets::compile(&parsed).expect("compiles");
+        let compiled = compile::compile(&parsed).expect("compiles");
         let mut earlier = Vec::new();
         for (rule, own) in compiled.rules.iter().zip(&owns) {
             assert_eq!(
@@ -205,7 +205,7 @@ fn on_every_model(cfgs: &[&Cfg], check: impl Fn(&str, &dyn Fn(TargetKey, &str) -
     models.len()
 }
 
-/// The module's selection ([`targets::module_selection`]) picks the same rule as the manifest's
+/// The module's selection ([`compile::module_selection`]) picks the same rule as the manifest's
 /// tables on every builtin target and every assignment: the runtime gate holds exactly where no
 /// `none` rule is the first match, and inside it the chain of own cfgs picks the rule whose
 /// table holds.
@@ -213,8 +213,8 @@ fn on_every_model(cfgs: &[&Cfg], check: impl Fn(&str, &dyn Fn(TargetKey, &str) -
 fn the_module_selection_agrees_with_the_tables() {
     for name in presets::names() {
         let parsed = policy::parse_policy(presets::preset(name).expect("preset")).expect("valid preset");
-        let compiled = targets::compile(&parsed).expect("compiles");
-        let selection = targets::module_selection(&compiled);
+        let compiled = compile::compile(&parsed).expect("compiles");
+        let selection = compile::module_selection(&compiled);
         let gate = selection.runtime.clone().unwrap_or(Cfg::All(Vec::new()));
         let none_tables: Vec<&Cfg> =
             compiled.rules.iter().filter(|r| r.stack.provider().is_none()).map(|r| &r.predicate).collect();
@@ -238,14 +238,14 @@ fn the_module_selection_agrees_with_the_tables() {
     }
 }
 
-/// Rules that share a stack share a table ([`targets::manifest_tables`]), whose predicate holds
+/// Rules that share a stack share a table ([`compile::manifest_tables`]), whose predicate holds
 /// exactly where one of those rules' first-match predicates does.
 #[test]
 fn a_table_per_stack_holds_where_its_rules_do() {
     for name in presets::names() {
         let parsed = policy::parse_policy(presets::preset(name).expect("preset")).expect("valid preset");
-        let compiled = targets::compile(&parsed).expect("compiles");
-        let tables = targets::manifest_tables(&compiled);
+        let compiled = compile::compile(&parsed).expect("compiles");
+        let tables = compile::manifest_tables(&compiled);
         let mut all: Vec<&Cfg> = compiled.rules.iter().map(|r| &r.predicate).collect();
         all.extend(tables.iter().map(|(cfg, _)| cfg));
         let check = |what: &str, holds: &dyn Fn(TargetKey, &str) -> bool| {

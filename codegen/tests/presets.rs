@@ -2,17 +2,17 @@
 //! a module that parses and is byte-stable.
 
 use smithy_tls_codegen::model::{Provider, Roots};
-use smithy_tls_codegen::{emit, policy, presets, targets};
+use smithy_tls_codegen::{compile, emit, matrix, policy, presets, targets};
 
 fn compiled(name: &str) -> smithy_tls_codegen::model::CompiledPolicy {
     let source = presets::preset(name).expect("preset exists");
     let parsed = policy::parse_policy(source).unwrap_or_else(|d| panic!("{name}:\n{d}"));
-    targets::compile(&parsed).unwrap_or_else(|d| panic!("{name}:\n{d}"))
+    compile::compile(&parsed).unwrap_or_else(|d| panic!("{name}:\n{d}"))
 }
 
 /// The provider a target gets (`None`: no default client).
 fn provider_for(compiled: &smithy_tls_codegen::model::CompiledPolicy, triple: &str) -> Option<Provider> {
-    targets::matrix(compiled)
+    matrix::matrix(compiled)
         .into_iter()
         .find(|r| r.target == triple)
         .unwrap_or_else(|| panic!("{triple} missing"))
@@ -34,7 +34,7 @@ fn every_preset_covers_every_builtin_target_once() {
         let c = compiled(name);
         let total: usize = c.rules.iter().map(|r| r.targets.len()).sum();
         assert_eq!(total, targets::sdk_target_count(), "{name}");
-        assert_eq!(targets::matrix(&c).len(), targets::sdk_target_count(), "{name}");
+        assert_eq!(matrix::matrix(&c).len(), targets::sdk_target_count(), "{name}");
     }
     // The others are listed as targets that cannot host an SDK.
     assert_eq!(targets::sdk_target_count() + targets::non_hosts().len(), targets::builtin_target_count());
@@ -42,7 +42,7 @@ fn every_preset_covers_every_builtin_target_once() {
 
 /// The roots a target gets.
 fn roots_for(compiled: &smithy_tls_codegen::model::CompiledPolicy, triple: &str) -> Option<Roots> {
-    targets::matrix(compiled)
+    matrix::matrix(compiled)
         .into_iter()
         .find(|r| r.target == triple)
         .unwrap_or_else(|| panic!("{triple} missing"))
@@ -87,7 +87,7 @@ fn fips_gives_the_fips_provider_where_it_builds_and_nothing_else_anywhere() {
         assert_eq!(provider_for(&c, t), Some(Provider::RustlsAwsLcFips), "{t}");
     }
     // Never a non-FIPS provider: where the module does not build, no default client.
-    for row in targets::matrix(&c) {
+    for row in matrix::matrix(&c) {
         assert!(
             matches!(row.stack.provider(), None | Some(Provider::RustlsAwsLcFips)),
             "{}: {:?}",
@@ -201,14 +201,14 @@ fn the_header_changes_only_when_the_module_does() {
         path: source.path.clone(),
         text: format!("# a reviewer's note\n{}", source.text.replace("[runtime]", "# why this runtime\n[runtime]")),
     };
-    let recompiled = targets::compile(&policy::parse_policy(commented).unwrap()).unwrap();
+    let recompiled = compile::compile(&policy::parse_policy(commented).unwrap()).unwrap();
     assert_eq!(emit::render_module(&recompiled).unwrap(), module, "comments change nothing");
 
     let changed = policy::PolicySource {
         path: source.path.clone(),
         text: source.text.replacen("provider = \"s2n-tls\"", "provider = \"rustls-ring\"", 1),
     };
-    let recompiled = targets::compile(&policy::parse_policy(changed).unwrap()).unwrap();
+    let recompiled = compile::compile(&policy::parse_policy(changed).unwrap()).unwrap();
     let other = emit::render_module(&recompiled).unwrap();
     assert_ne!(other.lines().next(), Some(header), "a different stack, a different hash");
 }

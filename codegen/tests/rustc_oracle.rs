@@ -11,7 +11,7 @@ use std::process::Command;
 use cfg_expr::targets::{get_builtin_target_by_triple, TargetInfo};
 use smithy_tls_codegen::cfg::Cfg;
 use smithy_tls_codegen::model::CompiledPolicy;
-use smithy_tls_codegen::{policy, presets, targets};
+use smithy_tls_codegen::{compile, policy, presets, targets};
 
 /// Targets that must be compared besides `targets::NOTABLE_TARGETS` (minus wasm32-wasip2, which
 /// is optional below): if rustc or cfg-expr lacks one of these, the test fails.
@@ -86,7 +86,7 @@ fn compiled_presets() -> Vec<CompiledPolicy> {
         .map(|name| {
             let parsed =
                 policy::parse_policy(presets::preset(name).unwrap()).unwrap_or_else(|d| panic!("{name}:\n{d}"));
-            targets::compile(&parsed).unwrap_or_else(|d| panic!("{name}:\n{d}"))
+            compile::compile(&parsed).unwrap_or_else(|d| panic!("{name}:\n{d}"))
         })
         .collect()
 }

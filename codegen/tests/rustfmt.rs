@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use smithy_tls_codegen::policy::PolicySource;
-use smithy_tls_codegen::{emit, policy, presets, targets};
+use smithy_tls_codegen::{compile, emit, policy, presets};
 
 const EDITIONS: [&str; 3] = ["2018", "2021", "2024"];
 
@@ -45,7 +45,7 @@ fn rustfmt(text: &str, edition: &str, scratch: &Path) -> String {
 fn module_for(source: PolicySource) -> String {
     let text = source.text.clone();
     let parsed = policy::parse_policy(source).unwrap_or_else(|d| panic!("{d}\n{text}"));
-    let compiled = targets::compile(&parsed).unwrap_or_else(|d| panic!("{d}\n{text}"));
+    let compiled = compile::compile(&parsed).unwrap_or_else(|d| panic!("{d}\n{text}"));
     emit::render_module(&compiled).unwrap()
 }
 

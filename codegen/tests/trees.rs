@@ -8,7 +8,7 @@ use smithy_tls_codegen::discover::discover;
 use smithy_tls_codegen::model::CompiledPolicy;
 use smithy_tls_codegen::plan::{plan, Plan};
 use smithy_tls_codegen::write::{unified_diff, write_plan};
-use smithy_tls_codegen::{policy, presets, targets};
+use smithy_tls_codegen::{compile, policy, presets};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/trees")
@@ -16,7 +16,7 @@ fn fixtures() -> PathBuf {
 
 fn compiled(preset: &str) -> CompiledPolicy {
     let parsed = policy::parse_policy(presets::preset(preset).unwrap()).unwrap();
-    targets::compile(&parsed).unwrap()
+    compile::compile(&parsed).unwrap()
 }
 
 /// A scratch SDK root holding one fixture crate at `<root>/<case>`.

@@ -12,7 +12,7 @@ use std::path::Path;
 use std::process::Command;
 
 use smithy_tls_codegen::model::Provider;
-use smithy_tls_codegen::{emit, policy, presets, targets};
+use smithy_tls_codegen::{compile, emit, explain, policy, presets};
 
 /// The types of aws-smithy-runtime-api the module names.
 const RUNTIME_API_STUB: &str = "pub mod client {
@@ -53,8 +53,8 @@ macro_rules! cfg_if {
 /// by its features), so a module naming another provider where the host compiles fails here.
 fn runtime_stub(preset: &str) -> String {
     let parsed = policy::parse_policy(presets::preset(preset).unwrap()).unwrap();
-    let compiled = targets::compile(&parsed).unwrap();
-    let stack = targets::explain(&compiled, &host()).and_then(|e| e.stack());
+    let compiled = compile::compile(&parsed).unwrap();
+    let stack = explain::explain(&compiled, &host()).and_then(|e| e.stack());
     let provider = stack.and_then(|s| s.provider()).map(Provider::runtime_variant).unwrap_or_default();
     let roots = stack.and_then(|s| s.runtime_roots_variant()).unwrap_or_default();
     format!(
@@ -158,7 +158,7 @@ fn compile(toolchain: &Toolchain, dir: &Path, preset: &str, module: &str, featur
 
 fn module(preset: &str) -> String {
     let parsed = policy::parse_policy(presets::preset(preset).unwrap()).unwrap();
-    emit::render_module(&targets::compile(&parsed).unwrap()).unwrap()
+    emit::render_module(&compile::compile(&parsed).unwrap()).unwrap()
 }
 
 /// How many `unexpected_cfgs` diagnostics rustc printed.

@@ -12,11 +12,11 @@ use smithy_tls_codegen::discover::discover;
 use smithy_tls_codegen::model::CompiledPolicy;
 use smithy_tls_codegen::plan::{plan, plan_revert, Plan};
 use smithy_tls_codegen::write::{write_plans, FileOps, RealFiles, WriteError};
-use smithy_tls_codegen::{policy, presets, targets};
+use smithy_tls_codegen::{compile, policy, presets};
 
 fn compiled() -> CompiledPolicy {
     let parsed = policy::parse_policy(presets::preset("platform-default").unwrap()).unwrap();
-    targets::compile(&parsed).unwrap()
+    compile::compile(&parsed).unwrap()
 }
 
 /// Two SDK roots, each holding copies of fixture crates.

@@ -9,7 +9,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use smithy_tls_codegen::model::{CompiledPolicy, LegacyRustls, Provider, Roots, Stack};
-use smithy_tls_codegen::{policy, presets, targets};
+use smithy_tls_codegen::{compile, explain, policy, presets, targets};
 use smithy_tls_e2e::support::{copy_tree, ConnectProxy, ProxyMode, TestCa};
 use smithy_tls_e2e::{
     host_triple, prepare_sdk_tree, run, scratch_cargo, scratch_root, scratch_target, smithy_tls_binary, tail, MockAws,
@@ -37,12 +37,12 @@ fn presets_to_run() -> Vec<&'static str> {
 
 fn compiled(preset: &str) -> CompiledPolicy {
     let parsed = policy::parse_policy(presets::preset(preset).expect("preset")).expect("valid preset");
-    targets::compile(&parsed).expect("compiles")
+    compile::compile(&parsed).expect("compiles")
 }
 
 /// The stack a target gets (`None`: the target cannot host an SDK).
 fn stack_for(compiled: &CompiledPolicy, triple: &str) -> Option<Stack> {
-    targets::explain(compiled, triple).expect("known target").stack()
+    explain::explain(compiled, triple).expect("known target").stack()
 }
 
 /// The provider a target gets (`None`: the policy gives it no default client, or it cannot host

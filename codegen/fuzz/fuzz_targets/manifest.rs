@@ -9,13 +9,13 @@ use std::sync::OnceLock;
 use libfuzzer_sys::fuzz_target;
 use smithy_tls_codegen::manifest::{edit_manifest, inspect_manifest, ManifestEdit, RuntimeDepSpec};
 use smithy_tls_codegen::model::{CompiledPolicy, LegacyRustls};
-use smithy_tls_codegen::{policy, presets, targets};
+use smithy_tls_codegen::{compile, policy, presets};
 
 fn compiled() -> &'static CompiledPolicy {
     static COMPILED: OnceLock<CompiledPolicy> = OnceLock::new();
     COMPILED.get_or_init(|| {
         let parsed = policy::parse_policy(presets::preset("platform-default").expect("preset")).expect("parses");
-        targets::compile(&parsed).expect("compiles")
+        compile::compile(&parsed).expect("compiles")
     })
 }
 

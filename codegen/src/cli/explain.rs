@@ -3,10 +3,11 @@
 use std::process::ExitCode;
 
 use super::{finish, load_parsed_policy, ExplainArgs, Failure, EXIT_OK};
+use crate::explain::{explain, Explanation, TargetVerdict};
 use crate::model::{CompiledPolicy, Provider, Roots};
 use crate::native_build::{policy_notes, rule_extra_tools, stack_build};
 use crate::report::{human, Considered, ExplainReport, Report, RuleReport, TargetReport, Unusable, Verdict};
-use crate::targets::{explain, non_hosts, Explanation, TargetVerdict};
+use crate::targets::non_hosts;
 
 pub(crate) fn run(args: ExplainArgs, quiet: bool) -> ExitCode {
     let single = args.target.is_some();
@@ -51,7 +52,7 @@ fn build(args: &ExplainArgs) -> Result<ExplainReport, Failure> {
 }
 
 fn rules(compiled: &CompiledPolicy) -> Vec<RuleReport> {
-    let tables = crate::targets::manifest_tables(compiled);
+    let tables = crate::compile::manifest_tables(compiled);
     compiled
         .policy
         .all_rules()

@@ -260,7 +260,7 @@ pub(crate) fn load_parsed_policy(args: &PolicyArgs) -> Result<(ParsedPolicy, Com
     let shown = source.path.display().to_string();
     let parsed = parse_policy(source)
         .map_err(|d| Failure { message: format!("{shown}: the policy is not valid"), diagnostics: d.0 })?;
-    let compiled = crate::targets::compile(&parsed).map_err(|d| Failure {
+    let compiled = crate::compile::compile(&parsed).map_err(|d| Failure {
         message: format!("{shown}: the policy does not serve every target correctly"),
         diagnostics: d.0,
     })?;

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use super::{finish, load_policy, Failure, RewriteArgs, EXIT_CHANGES, EXIT_OK};
 use crate::discover::discover;
 use crate::lock::{Access, DirLock};
-use crate::pairing::{pair, unpair, PairingError, UnpairError};
+use crate::pairing::{pair, unpair, UnpairError};
 use crate::plan::{plan_revert, plan_with_progress, FileChange, Plan};
 use crate::report::human::{self, RewriteCommand, RewriteView};
 use crate::report::{FileChangeKind, FileStat, PolicyStamp, Report, RewriteReport, RewriteSummary, TreeReport};
@@ -175,30 +175,15 @@ fn pair_with_runtime(
     plan: &mut Plan,
 ) -> Result<(), Failure> {
     let wired = discovery.crates.iter().map(|found| &found.path_dependencies);
-    plan.vendored = pair(&compiled.policy.runtime, &discovery.root, wired, vendor).map_err(|e| match e {
-        PairingError::NoPath => {
-            Failure::new("--vendor-runtime: the policy's [runtime] has no `path` to write the runtime crate to")
-        }
-        PairingError::ShippedMismatch { dir, problem } => runtime_failure(
-            &dir,
-            format!("--vendor-runtime cannot serve this policy: {problem}"),
-            "write the policy's [runtime] as `package = \"smithy-default-tls\"` with a `version` the shipped \
-             runtime meets, or place the runtime crate yourself and run without --vendor-runtime",
-        ),
-        PairingError::Siblings { dir, problem } => runtime_failure(
-            &dir,
-            format!("--vendor-runtime cannot build against the tree's own runtime crates: {problem}"),
-            "the placed runtime crate depends by path on the copies of aws-smithy-runtime-api and its companions \
-             that the tree's crates name by path, so both use one copy",
-        ),
-        PairingError::Unusable { manifest, problem } => runtime_failure(
-            &manifest,
-            format!("the runtime crate the generated code needs is not usable: {problem}"),
-            "pass --vendor-runtime to write the runtime crate this smithy-tls ships there, or point the policy's \
-             [runtime] `path` at it",
-        ),
-        e @ PairingError::Read(_) => Failure::new(e.to_string()),
-    })?;
+    plan.vendored =
+        pair(&compiled.policy.runtime, &discovery.root, wired, vendor).map_err(|e| match e.diagnostic() {
+            Some(diagnostic) => Failure {
+                message: "the tree cannot pair the generated code with its runtime crate; no file was written"
+                    .to_owned(),
+                diagnostics: vec![diagnostic],
+            },
+            None => Failure::new(e.to_string()),
+        })?;
     Ok(())
 }
 
@@ -212,31 +197,17 @@ fn plan_runtime_removal(
     plan: &mut Plan,
 ) -> Result<(), Failure> {
     let wired = discovery.crates.iter().map(|found| &found.path_dependencies);
-    plan.vendored = unpair(&compiled.policy.runtime, &discovery.root, wired).map_err(|e| match e {
-        UnpairError::NoPath => {
-            Failure::new("--vendor-runtime: the policy's [runtime] has no `path` to remove the runtime crate from")
-        }
-        UnpairError::Unvendor { dir, error } => {
-            use crate::pairing::shipped::UnvendorError;
-            let diagnostic = match &error {
-                UnvendorError::Differs { first, .. } => {
-                    crate::diag::Diagnostic::in_file("R002", error.to_string(), first, None).with_help(
-                        "revert --vendor-runtime removes the runtime only as this smithy-tls writes it: run \
-                         `smithy-tls apply --vendor-runtime` first to put it back as shipped, or run revert without \
-                         --vendor-runtime and remove the directory yourself",
-                    )
-                }
-                UnvendorError::Io { path, .. } => crate::diag::unreadable(path, error.to_string()),
-            };
-            Failure {
+    plan.vendored =
+        unpair(&compiled.policy.runtime, &discovery.root, wired).map_err(|e| match (&e, e.diagnostic()) {
+            (UnpairError::Unvendor { dir, .. }, Some(diagnostic)) => Failure {
                 message: format!(
                     "{}: not the runtime crate this smithy-tls places; no file was written",
                     dir.display()
                 ),
                 diagnostics: vec![diagnostic],
-            }
-        }
-    })?;
+            },
+            _ => Failure::new(e.to_string()),
+        })?;
     Ok(())
 }
 
@@ -249,15 +220,6 @@ fn remove_emptied_runtime_dirs(compiled: &crate::model::CompiledPolicy, plans: &
             // Fails, and is meant to, on a directory that is not empty.
             let _ = std::fs::remove_dir(&dir);
         }
-    }
-}
-
-/// A run refused because the tree cannot pair the generated code with its runtime (R001).
-fn runtime_failure(path: &std::path::Path, message: String, help: &str) -> Failure {
-    let diagnostic = crate::diag::Diagnostic::in_file("R001", message, path, None).with_help(help);
-    Failure {
-        message: "the tree cannot pair the generated code with its runtime crate; no file was written".to_owned(),
-        diagnostics: vec![diagnostic],
     }
 }
 

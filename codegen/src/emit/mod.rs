@@ -8,7 +8,8 @@ use sha2::{Digest as _, Sha256};
 
 use self::hook_fn::{CLIENT, CLIENT_FOR, PLUGIN, PLUGIN_FOR};
 use self::layout::Meta;
-use crate::model::{CompiledPolicy, EmptyStore, Stack};
+use crate::compile::ModuleSelection;
+use crate::model::{CompiledPolicy, CompiledRule, EmptyStore, Stack};
 
 /// The crate feature that turns the default client on.
 const FEATURE: &str = "default-https-client";
@@ -49,230 +50,249 @@ pub enum EmitError {
     Unparsable(String),
 }
 
-fn matrix_doc(compiled: &CompiledPolicy) -> Vec<String> {
-    let mut lines = vec![
-        String::new(),
-        "| rule | provider | roots | builtin targets | for example |".to_owned(),
-        "|---|---|---|---|---|".to_owned(),
-    ];
-    for rule in &compiled.rules {
-        let examples: Vec<String> = crate::targets::NOTABLE_TARGETS
-            .iter()
-            .filter(|t| rule.targets.iter().any(|r| r == *t))
-            .map(|t| format!("`{t}`"))
-            .collect();
-        lines.push(format!(
-            "| {} | {} | {} | {} | {} |",
-            rule.name,
-            rule.stack.provider_name(),
-            rule.stack.roots_name(),
-            rule.targets.len(),
-            if examples.is_empty() { "-".to_owned() } else { examples.join(", ") }
-        ));
+/// The module below its header, with holes (`{{name}}`) for what the policy decides: its name
+/// and matrix in the docs, the gate of `mod selected` and the stack it picks.
+///
+/// rustc warns about a cfg value it does not know (`unexpected_cfgs`), and the values it knows
+/// grow with each release: allowed in this module only, where every value is one P018 checked.
+/// Where the target has no default client, `no_client`'s `selected` stands in, so the hook
+/// functions compile everywhere.
+const MODULE: &str = r#"//! The HTTP client this crate uses when none is configured, chosen per target by the smithy-tls policy `{{policy}}`.
+//!
+//! Every SDK client that uses it shares one process-wide client (one TLS configuration, one trust store, one
+//! connection pool). A client set on the config or the `SdkConfig` still wins. Turning off the
+//! `default-https-client` feature removes it.
+//!
+//! | rule | provider | roots | builtin targets | for example |
+//! |---|---|---|---|---|
+{{matrix}}
+//!
+//! Rules apply in the policy's order; the first whose cfg matches the target wins.
+
+// Every target value below is one rustc knows; older releases warn of newer ones (`qnx`).
+#![allow(unexpected_cfgs)]
+
+use ::aws_smithy_runtime_api::client::behavior_version::BehaviorVersion;
+use ::aws_smithy_runtime_api::client::http::SharedHttpClient;
+use ::aws_smithy_runtime_api::client::runtime_plugin::SharedRuntimePlugin;
+
+// Where the target has no default client, `selected` is this one; where the manifest gives it
+// the runtime crate, the `mod selected` below replaces it (an item shadows a glob import).
+#[allow(unused_imports)]
+use self::no_client::*;
+
+#[allow(dead_code, unused_imports)]
+mod no_client {
+    pub(super) mod selected {
+        pub(crate) use self::client as plugin;
+
+        pub(crate) fn client<T>(_: Option<super::super::BehaviorVersion>) -> Option<T> {
+            None
+        }
     }
-    lines.push(String::new());
-    lines.push("Rules apply in the policy's order; the first whose cfg matches the target wins.".to_owned());
-    lines
 }
+
+/// The rule that serves this target, where it has a provider and the feature is on.
+{{gate}}
+mod selected {
+    use super::{BehaviorVersion, SharedHttpClient, SharedRuntimePlugin};
+    use ::smithy_default_tls::{self as runtime, TlsProvider as P, TrustRoots as R};
+
+{{stack}}
+
+    pub(super) fn client(version: Option<BehaviorVersion>) -> Option<SharedHttpClient> {
+        let (provider, roots) = STACK;
+        Some(runtime::shared_client_for(provider, roots, version))
+    }
+
+    pub(super) fn plugin(version: Option<BehaviorVersion>) -> Option<SharedRuntimePlugin> {
+        let (provider, roots) = STACK;
+        Some(runtime::default_client_plugin_for(provider, roots, version))
+    }
+}
+
+/// The process-wide default HTTP client for this target, or `None` where the policy gives
+/// this target no default client (or the `default-https-client` feature is off).
+pub fn {{client}}() -> Option<SharedHttpClient> {
+    selected::client(None)
+}
+
+/// The runtime plugin that installs [`{{client}}`] at `Order::Defaults`.
+#[allow(dead_code)]
+pub(crate) fn {{plugin}}() -> Option<SharedRuntimePlugin> {
+    selected::plugin(None)
+}
+
+/// [`{{client}}`] for an SDK client of behavior `version` (`None`: not known): from
+/// behavior version 2025-08-07 on it honours `HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY`, `NO_PROXY`.
+#[allow(dead_code)]
+pub fn {{client_for}}(version: Option<BehaviorVersion>) -> Option<SharedHttpClient> {
+    selected::client(version)
+}
+
+/// [`{{plugin}}`] for an SDK client of behavior `version` (see [`{{client_for}}`]).
+#[allow(dead_code)]
+pub(crate) fn {{plugin_for}}(version: Option<BehaviorVersion>) -> Option<SharedRuntimePlugin> {
+    selected::plugin(version)
+}
+"#;
 
 /// Renders the module for a compiled policy. Deterministic: the same policy always gives the
 /// same bytes.
 ///
 /// ```
-/// use smithy_tls_codegen::{emit, policy, presets, targets};
+/// use smithy_tls_codegen::{compile, emit, policy, presets};
 /// let parsed = policy::parse_policy(presets::preset("rustls-everywhere").unwrap()).unwrap();
-/// let compiled = targets::compile(&parsed).unwrap();
+/// let compiled = compile::compile(&parsed).unwrap();
 /// let text = emit::render_module(&compiled).unwrap();
 /// assert!(text.starts_with(emit::HEADER_MARKER));
 /// assert!(text.contains("pub fn default_http_client()"));
 /// ```
 pub fn render_module(compiled: &CompiledPolicy) -> Result<String, EmitError> {
-    let policy = &compiled.policy;
-    let mut out = Lines::default();
+    let selection = crate::compile::module_selection(compiled);
+    let body = fill(
+        MODULE,
+        &[
+            ("policy", &compiled.policy.name),
+            ("matrix", &matrix_rows(compiled)),
+            ("gate", &layout::cfg_attribute(&runtime_gate(&selection))),
+            ("stack", &stack_choice(compiled, &selection)),
+            ("client", CLIENT),
+            ("client_for", CLIENT_FOR),
+            ("plugin", PLUGIN),
+            ("plugin_for", PLUGIN_FOR),
+        ],
+    );
+    let text = with_header(&compiled.policy.name, &body);
+    syn::parse_file(&text).map_err(|e| EmitError::Unparsable(e.to_string()))?;
+    Ok(text)
+}
 
-    let mut doc = vec![
-        format!(
-            "The HTTP client this crate uses when none is configured, chosen per target by the smithy-tls policy `{}`.",
-            policy.name
-        ),
-        String::new(),
-        "Every SDK client that uses it shares one process-wide client (one TLS configuration, one trust store, one"
-            .to_owned(),
-        "connection pool). A client set on the config or the `SdkConfig` still wins. Turning off the".to_owned(),
-        "`default-https-client` feature removes it.".to_owned(),
-    ];
-    doc.extend(matrix_doc(compiled));
-    for line in &doc {
-        out.doc("//!", line);
+/// `template` with each `{{name}}` replaced by its value in `values`, in one pass (a value is
+/// never searched for holes); a hole without a value stays as it is (a test checks that
+/// [`render_module`] leaves none).
+fn fill(template: &str, values: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(template.len() * 2);
+    let mut rest = template;
+    while let Some(open) = rest.find("{{") {
+        let (before, hole) = rest.split_at(open);
+        out.push_str(before);
+        let value = hole[2..].find("}}").and_then(|close| {
+            let name = &hole[2..2 + close];
+            values.iter().find(|(n, _)| *n == name).map(|(_, value)| (*value, close + 4))
+        });
+        match value {
+            Some((value, hole_len)) => {
+                out.push_str(value);
+                rest = &hole[hole_len..];
+            }
+            None => {
+                out.push_str("{{");
+                rest = &hole[2..];
+            }
+        }
     }
-    out.blank();
-    // rustc warns about a cfg value it does not know (`unexpected_cfgs`), and the values it knows
-    // grow with each release: allowed in this module only, where every value is one P018 checked.
-    out.line("// Every target value below is one rustc knows; older releases warn of newer ones (`qnx`).");
-    out.line("#![allow(unexpected_cfgs)]");
-    out.blank();
-    out.line("use ::aws_smithy_runtime_api::client::behavior_version::BehaviorVersion;");
-    out.line("use ::aws_smithy_runtime_api::client::http::SharedHttpClient;");
-    out.line("use ::aws_smithy_runtime_api::client::runtime_plugin::SharedRuntimePlugin;");
+    out.push_str(rest);
+    out
+}
 
-    let feature = Meta::Leaf(format!("feature = \"{FEATURE}\""));
-    let selection = crate::targets::module_selection(compiled);
-    // Where the manifest gives the target the runtime crate, with the feature on.
-    let mut gate = vec![feature];
+/// The target matrix's rows as doc lines: each rule with its stack, how many builtin targets it
+/// serves and the [`NOTABLE_TARGETS`](crate::targets::NOTABLE_TARGETS) among them.
+fn matrix_rows(compiled: &CompiledPolicy) -> String {
+    let rows: Vec<String> = compiled
+        .rules
+        .iter()
+        .map(|rule| {
+            let examples: Vec<String> = crate::targets::NOTABLE_TARGETS
+                .iter()
+                .filter(|t| rule.targets.iter().any(|r| r == *t))
+                .map(|t| format!("`{t}`"))
+                .collect();
+            format!(
+                "//! | {} | {} | {} | {} | {} |",
+                rule.name,
+                rule.stack.provider_name(),
+                rule.stack.roots_name(),
+                rule.targets.len(),
+                if examples.is_empty() { "-".to_owned() } else { examples.join(", ") }
+            )
+        })
+        .collect();
+    rows.join("\n")
+}
+
+/// Where `mod selected` is compiled: the feature is on and the manifest gives the target the
+/// runtime crate.
+fn runtime_gate(selection: &ModuleSelection) -> Meta {
+    let mut gate = vec![Meta::Leaf(format!("feature = \"{FEATURE}\""))];
     match selection.runtime.as_ref().map(Meta::from_cfg) {
         Some(Meta::List("all", parts)) => gate.extend(parts),
         Some(other) => gate.push(other),
         None => {}
     }
-    let gate = match gate.len() {
+    match gate.len() {
         1 => gate.remove(0),
         _ => Meta::List("all", gate),
-    };
-    out.blank();
-    for line in [
-        "// Where the target has no default client, `selected` is this one; where the manifest gives it",
-        "// the runtime crate, the `mod selected` below replaces it (an item shadows a glob import).",
-        "#[allow(unused_imports)]",
-        "use self::no_client::*;",
-        "",
-        "#[allow(dead_code, unused_imports)]",
-        "mod no_client {",
-        "    pub(super) mod selected {",
-        "        pub(crate) use self::client as plugin;",
-        "",
-        "        pub(crate) fn client<T>(_: Option<super::super::BehaviorVersion>) -> Option<T> {",
-        "            None",
-        "        }",
-        "    }",
-        "}",
-        "",
-    ] {
-        out.line(line);
     }
-    out.doc("///", "The rule that serves this target, where it has a provider and the feature is on.");
-    out.line(&layout::cfg_attribute(&gate));
-    out.line("mod selected {");
-    out.line("    use super::{BehaviorVersion, SharedHttpClient, SharedRuntimePlugin};");
-    out.line("    use ::smithy_default_tls::{self as runtime, TlsProvider as P, TrustRoots as R};");
-    // Each `STACK` names runtime variants that exist only where the manifest enables their
-    // features; `cfg_if!` keeps the rule that matches first, in the policy's order, and drops the
-    // rest before they are resolved. A fallback alone needs no test.
-    let single = matches!(selection.chain.as_slice(), [(_, None)]);
-    let indent = if single { 4 } else { 12 };
-    out.blank();
-    if !single {
-        out.line("    runtime::cfg_if! {");
-    }
-    for (position, (index, own)) in selection.chain.iter().enumerate() {
-        let rule = &compiled.rules[*index];
-        let Stack::Tls { provider, roots, empty_store } = rule.stack else { continue };
-        let opening = if position == 0 { "if " } else { "} else if " };
-        match own {
-            _ if single => {}
-            None => out.line("        } else {"),
-            Some(cfg) => out.line(&layout::cfg_attribute_between(opening, &Meta::from_cfg(cfg), " {", 8)),
-        }
-        let roots_variant = rule.stack.runtime_roots_variant().unwrap_or(roots.runtime_variant());
-        let fallback = match empty_store {
-            EmptyStore::Fail => "",
-            EmptyStore::Webpki => ", else webpki",
-        };
-        let pad = " ".repeat(indent);
-        out.line(&format!("{pad}// Rule `{}`: {provider}, {} roots{fallback}.", rule.name, roots.name()));
-        out.line(&format!("{pad}const STACK: (P, R) = (P::{}, R::{roots_variant});", provider.runtime_variant()));
-    }
-    if !single {
-        out.line("        }");
-        out.line("    }");
-    }
-    for line in [
-        "",
-        "    pub(super) fn client(version: Option<BehaviorVersion>) -> Option<SharedHttpClient> {",
-        "        let (provider, roots) = STACK;",
-        "        Some(runtime::shared_client_for(provider, roots, version))",
-        "    }",
-        "",
-        "    pub(super) fn plugin(version: Option<BehaviorVersion>) -> Option<SharedRuntimePlugin> {",
-        "        let (provider, roots) = STACK;",
-        "        Some(runtime::default_client_plugin_for(provider, roots, version))",
-        "    }",
-        "}",
-        "",
-    ] {
-        out.line(line);
-    }
-    for line in [
-        "The process-wide default HTTP client for this target, or `None` where the policy gives",
-        "this target no default client (or the `default-https-client` feature is off).",
-    ] {
-        out.doc("///", line);
-    }
-    out.line(&format!("pub fn {CLIENT}() -> Option<SharedHttpClient> {{"));
-    out.line("    selected::client(None)");
-    out.line("}");
-    out.blank();
-    out.doc("///", &format!("The runtime plugin that installs [`{CLIENT}`] at `Order::Defaults`."));
-    out.line("#[allow(dead_code)]");
-    out.line(&format!("pub(crate) fn {PLUGIN}() -> Option<SharedRuntimePlugin> {{"));
-    out.line("    selected::plugin(None)");
-    out.line("}");
-    out.blank();
-    for line in [
-        &format!("[`{CLIENT}`] for an SDK client of behavior `version` (`None`: not known): from"),
-        "behavior version 2025-08-07 on it honours `HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY`, `NO_PROXY`.",
-    ] {
-        out.doc("///", line);
-    }
-    out.line("#[allow(dead_code)]");
-    out.line(&format!("pub fn {CLIENT_FOR}(version: Option<BehaviorVersion>) -> Option<SharedHttpClient> {{"));
-    out.line("    selected::client(version)");
-    out.line("}");
-    out.blank();
-    out.doc("///", &format!("[`{PLUGIN}`] for an SDK client of behavior `version` (see [`{CLIENT_FOR}`])."));
-    out.line("#[allow(dead_code)]");
-    out.line(&format!(
-        "pub(crate) fn {PLUGIN_FOR}(version: Option<BehaviorVersion>) -> Option<SharedRuntimePlugin> {{"
-    ));
-    out.line("    selected::plugin(version)");
-    out.line("}");
-
-    // The header names what the body is: the output format and a hash of the body itself (what
-    // the policy means for this file), so a comment in the policy or a new tool version that
-    // emits the same code leaves every crate's file alone.
-    let body = out.0;
-    let hash = format!("{:x}", Sha256::digest(body.as_bytes()));
-    let text = format!(
-        "{HEADER_MARKER} (output format {OUTPUT_FORMAT}) from policy `{}` (sha256 {}).\n\
-         // Do not edit: change the policy and re-run `smithy-tls apply`.\n{body}",
-        policy.name,
-        &hash[..16],
-    );
-    syn::parse_file(&text).map_err(|e| EmitError::Unparsable(e.to_string()))?;
-    Ok(text)
 }
 
-/// The module's text, built line by line.
-#[derive(Default)]
-struct Lines(String);
-
-impl Lines {
-    fn line(&mut self, text: &str) {
-        self.0.push_str(text);
-        self.0.push('\n');
+/// The `STACK` constant of `mod selected`, one per rule with a provider.
+///
+/// Each `STACK` names runtime variants that exist only where the manifest enables their
+/// features; `cfg_if!` keeps the rule that matches first, in the policy's order, and drops the
+/// rest before they are resolved. A fallback alone needs no test.
+fn stack_choice(compiled: &CompiledPolicy, selection: &ModuleSelection) -> String {
+    let single = matches!(selection.chain.as_slice(), [(_, None)]);
+    let indent = if single { 4 } else { 12 };
+    let constants = selection
+        .chain
+        .iter()
+        .filter_map(|(index, own)| Some((own.as_ref(), stack_const(&compiled.rules[*index], indent)?)));
+    if single {
+        return constants.map(|(_, constant)| constant).collect::<Vec<_>>().join("\n");
     }
-
-    fn blank(&mut self) {
-        self.0.push('\n');
+    let mut lines = vec!["    runtime::cfg_if! {".to_owned()];
+    for (position, (own, constant)) in constants.enumerate() {
+        let opening = if position == 0 { "if " } else { "} else if " };
+        lines.push(match own {
+            None => "        } else {".to_owned(),
+            Some(cfg) => layout::cfg_attribute_between(opening, &Meta::from_cfg(cfg), " {", 8),
+        });
+        lines.push(constant);
     }
+    lines.push("        }".to_owned());
+    lines.push("    }".to_owned());
+    lines.join("\n")
+}
 
-    /// A doc comment line (`//!` or `///`); an empty line has no trailing space.
-    fn doc(&mut self, marker: &str, text: &str) {
-        if text.is_empty() {
-            self.line(marker);
-        } else {
-            self.line(&format!("{marker} {text}"));
-        }
-    }
+/// A rule's `STACK` constant under a comment that names the rule, indented by `indent`; `None`
+/// for a rule without a provider (the selection chains none).
+fn stack_const(rule: &CompiledRule, indent: usize) -> Option<String> {
+    let Stack::Tls { provider, roots, empty_store } = rule.stack else { return None };
+    let roots_variant = rule.stack.runtime_roots_variant().unwrap_or(roots.runtime_variant());
+    let fallback = match empty_store {
+        EmptyStore::Fail => "",
+        EmptyStore::Webpki => ", else webpki",
+    };
+    let pad = " ".repeat(indent);
+    Some(format!(
+        "{pad}// Rule `{}`: {provider}, {} roots{fallback}.\n{pad}const STACK: (P, R) = (P::{}, R::{roots_variant});",
+        rule.name,
+        roots.name(),
+        provider.runtime_variant()
+    ))
+}
+
+/// The module under its header, which names what the body is: the output format and a hash of
+/// the body itself (what the policy means for this file), so a comment in the policy or a new
+/// tool version that emits the same code leaves every crate's file alone.
+fn with_header(policy: &str, body: &str) -> String {
+    let hash = format!("{:x}", Sha256::digest(body.as_bytes()));
+    format!(
+        "{HEADER_MARKER} (output format {OUTPUT_FORMAT}) from policy `{policy}` (sha256 {}).\n\
+         // Do not edit: change the policy and re-run `smithy-tls apply`.\n{body}",
+        &hash[..16],
+    )
 }
 
 #[cfg(test)]
@@ -280,5 +300,16 @@ mod tests {
     #[test]
     fn the_module_file_is_named_after_the_module() {
         assert_eq!(super::MODULE_FILE, format!("{}.rs", super::MODULE_NAME));
+    }
+
+    #[test]
+    fn every_hole_of_the_template_is_filled() {
+        for name in crate::presets::names() {
+            let parsed = crate::policy::parse_policy(crate::presets::preset(name).unwrap()).unwrap();
+            let text = super::render_module(&crate::compile::compile(&parsed).unwrap()).unwrap();
+            assert!(!text.contains("{{"), "{name}: a hole is left in\n{text}");
+        }
+        let filled = super::fill("a {{x}} {{y}} {{x}}{{", &[("x", "{{y}}"), ("y", "2")]);
+        assert_eq!(filled, "a {{y}} 2 {{y}}{{");
     }
 }

@@ -4,6 +4,7 @@
 use toml_edit::{Item, Table, TableLike, Value};
 
 use super::array_layout::rewrite_string_array;
+use super::marker::Marker;
 use super::source::Source;
 use super::{take_position, ManifestEdit, ManifestError};
 use crate::model::{LegacyRustls, Stack};
@@ -103,4 +104,85 @@ fn set_feature(features: &mut dyn TableLike, name: &str, desired: &[String]) {
     if let Some(array) = features.get_mut(name).and_then(Item::as_array_mut) {
         rewrite_string_array(array, desired);
     }
+}
+
+/// Puts back the features the marker records as the tool's edits: each to its value before
+/// (removed when the tool added it), and `[features]` removed when the tool added it and nothing
+/// is left in it. Returns the features left as they are because they changed since the tool
+/// wrote them (a user's edit).
+pub(super) fn undo_features(root: &mut Table, marker: &Marker) -> Vec<String> {
+    let Some(features) = root.get_mut("features").and_then(Item::as_table_like_mut) else { return Vec::new() };
+    let mut kept = Vec::new();
+    for (name, record) in &marker.features {
+        let Some(current) = features.get(name).and_then(value_text) else { continue };
+        // The same entries as written (a formatter may have re-laid the array out) count as the
+        // tool's.
+        let as_written = current == record.now
+            || features.get(name).and_then(entries).is_some_and(|e| Some(e) == entries_of(&record.now));
+        let restored = if as_written {
+            restore(features, name, record.was.as_deref())
+        } else {
+            drop_runtime_entries(features, name, &marker.runtime);
+            false
+        };
+        if !restored {
+            kept.push(name.clone());
+        }
+    }
+    if marker.features_table_added && features.is_empty() {
+        root.remove("features");
+    }
+    kept
+}
+
+/// Puts a feature back to `was`, its value before the tool's edit, keeping its decor (removed
+/// when `None`); `false`, leaving it as it is, when `was` does not parse.
+fn restore(features: &mut dyn TableLike, name: &str, was: Option<&str>) -> bool {
+    let Some(was) = was else {
+        features.remove(name);
+        return true;
+    };
+    let Ok(mut restored) = was.parse::<Value>() else { return false };
+    if let Some(Item::Value(value)) = features.get_mut(name) {
+        *restored.decor_mut() = value.decor().clone();
+        *value = restored;
+    }
+    true
+}
+
+/// Takes `runtime`'s entries out of a feature a user changed: the user's version stays, but not
+/// its references to the runtime crate, whose dependency goes (cargo would reject a `dep:`
+/// without it).
+fn drop_runtime_entries(features: &mut dyn TableLike, name: &str, runtime: &str) {
+    let Some(array) = features.get_mut(name).and_then(Item::as_array_mut) else { return };
+    let prefix = format!("{runtime}/");
+    let optional = format!("{runtime}?/");
+    let dep = format!("dep:{runtime}");
+    let desired: Vec<String> = array
+        .iter()
+        .filter_map(|v| v.as_str())
+        .filter(|e| *e != dep && !e.starts_with(&prefix) && !e.starts_with(&optional))
+        .map(str::to_owned)
+        .collect();
+    rewrite_string_array(array, &desired);
+}
+
+/// A feature's entries, when it is an array of strings.
+fn entries(item: &Item) -> Option<Vec<String>> {
+    item.as_array()?.iter().map(|v| v.as_str().map(str::to_owned)).collect()
+}
+
+/// The entries of a feature value recorded as text.
+fn entries_of(text: &str) -> Option<Vec<String>> {
+    let value: Value = text.parse().ok()?;
+    value.as_array()?.iter().map(|v| v.as_str().map(str::to_owned)).collect()
+}
+
+/// A feature's value as TOML text, without its surrounding whitespace and comment.
+/// Line endings are recorded as `\n` (TOML reads a multi-line string's line endings that way);
+/// the manifest's own are put back when it is written.
+pub(super) fn value_text(item: &Item) -> Option<String> {
+    let mut value = item.as_value()?.clone();
+    value.decor_mut().clear();
+    Some(value.to_string().replace("\r\n", "\n"))
 }

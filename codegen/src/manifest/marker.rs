@@ -5,14 +5,16 @@
 //!
 //! Cargo ignores `package.metadata`; keeping the record in the manifest means a generator that
 //! rewrites the manifest drops the record together with the edits it describes.
+//!
+//! The record is data only, read from and written to its table: undoing what it lists is the
+//! work of the modules that made the edits (`manifest::undo`).
 
 use std::collections::BTreeMap;
 
-use toml_edit::{InlineTable, Item, Table, Value};
+use toml_edit::{InlineTable, Item, Key, Table, Value};
 
-use super::array_layout::rewrite_string_array;
+use super::descend::descend;
 use super::source::Source;
-use super::target_tables::remove_runtime_entries;
 use super::ManifestError;
 
 /// The key under `package.metadata`.
@@ -59,26 +61,6 @@ pub(crate) struct Marker {
     /// runtime crate from the tool (entries that were there before are updated in place and not
     /// listed).
     pub(super) tables: Vec<String>,
-}
-
-/// A feature's entries, when it is an array of strings.
-fn entries(item: &Item) -> Option<Vec<String>> {
-    item.as_array()?.iter().map(|v| v.as_str().map(str::to_owned)).collect()
-}
-
-/// The entries of a feature value recorded as text.
-fn entries_of(text: &str) -> Option<Vec<String>> {
-    let value: Value = text.parse().ok()?;
-    value.as_array()?.iter().map(|v| v.as_str().map(str::to_owned)).collect()
-}
-
-/// A feature's value as TOML text, without its surrounding whitespace and comment.
-/// Line endings are recorded as `\n` (TOML reads a multi-line string's line endings that way);
-/// the manifest's own are put back when it is written.
-pub(super) fn value_text(item: &Item) -> Option<String> {
-    let mut value = item.as_value()?.clone();
-    value.decor_mut().clear();
-    Some(value.to_string().replace("\r\n", "\n"))
 }
 
 impl Marker {
@@ -150,65 +132,6 @@ impl Marker {
         Ok(Some(marker))
     }
 
-    /// Undoes what the marker records on `root` and removes the marker. Returns the features
-    /// left as they are because they changed since the tool wrote them (a user's edit).
-    ///
-    /// The runtime crate's entries in the recorded target tables go too (with the tables they
-    /// leave empty).
-    pub(super) fn undo(&self, root: &mut Table) -> Vec<String> {
-        remove_runtime_entries(root, &self.runtime, &self.tables);
-        let mut kept = Vec::new();
-        if let Some(features) = root.get_mut("features").and_then(Item::as_table_like_mut) {
-            for (name, record) in &self.features {
-                let current = features.get(name).and_then(value_text);
-                // The same entries as written (a formatter may have re-laid the array out) count
-                // as the tool's.
-                let same = current.as_deref() == Some(record.now.as_str())
-                    || features.get(name).and_then(entries).is_some_and(|e| Some(e) == entries_of(&record.now));
-                if !same {
-                    if current.is_some() {
-                        kept.push(name.clone());
-                        // The user's version stays, but not its references to the runtime crate,
-                        // whose dependency goes: cargo would reject a `dep:` without it.
-                        if let Some(array) = features.get_mut(name).and_then(Item::as_array_mut) {
-                            let prefix = format!("{}/", self.runtime);
-                            let optional = format!("{}?/", self.runtime);
-                            let dep = format!("dep:{}", self.runtime);
-                            let desired: Vec<String> = array
-                                .iter()
-                                .filter_map(|v| v.as_str())
-                                .filter(|e| *e != dep && !e.starts_with(&prefix) && !e.starts_with(&optional))
-                                .map(str::to_owned)
-                                .collect();
-                            rewrite_string_array(array, &desired);
-                        }
-                    }
-                    continue;
-                }
-                match &record.was {
-                    None => {
-                        features.remove(name);
-                    }
-                    Some(was) => {
-                        let Ok(mut restored) = was.parse::<Value>() else {
-                            kept.push(name.clone());
-                            continue;
-                        };
-                        if let Some(Item::Value(value)) = features.get_mut(name) {
-                            *restored.decor_mut() = value.decor().clone();
-                            *value = restored;
-                        }
-                    }
-                }
-            }
-            if self.features_table_added && features.is_empty() {
-                root.remove("features");
-            }
-        }
-        remove(root);
-        kept
-    }
-
     /// Writes the marker as the last table of the document (at `position`).
     ///
     /// # Errors
@@ -222,14 +145,8 @@ impl Marker {
                 "write it as a `[package.metadata]` table (or `[package.metadata.<tool>]` tables), then re-run",
             )
         };
-        let package = root.get_mut("package").and_then(Item::as_table_mut).ok_or_else(|| inline(&["package"]))?;
-        if !package.contains_key("metadata") {
-            let mut metadata = Table::new();
-            metadata.set_implicit(true);
-            package.insert("metadata", Item::Table(metadata));
-        }
-        let metadata =
-            package.get_mut("metadata").and_then(Item::as_table_mut).ok_or_else(|| inline(&["package", "metadata"]))?;
+        let path = ["package", "metadata"];
+        let metadata = descend(root, &path.map(Key::new)).map_err(|depth| inline(&path[..depth]))?;
         let mut table = Table::new();
         table.set_position(Some(position));
         table.insert("note", Item::Value(Value::from(NOTE)));
@@ -284,7 +201,7 @@ fn one_line(text: &str) -> Value {
 }
 
 /// Removes the marker (and `package.metadata` when nothing else is in it).
-fn remove(root: &mut Table) {
+pub(super) fn remove(root: &mut Table) {
     let Some(package) = root.get_mut("package").and_then(Item::as_table_like_mut) else { return };
     let Some(metadata) = package.get_mut("metadata").and_then(Item::as_table_like_mut) else { return };
     metadata.remove(MARKER_KEY);

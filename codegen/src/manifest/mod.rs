@@ -13,6 +13,7 @@
 //! edited manifest with another policy, or reverting it, first undoes exactly its own edits.
 
 mod array_layout;
+mod descend;
 mod features;
 mod marker;
 mod source;
@@ -22,11 +23,11 @@ use std::path::{Path, PathBuf};
 
 use toml_edit::{DocumentMut, Item, Table};
 
-use self::features::edit_features;
+use self::features::{edit_features, undo_features, value_text};
+use self::marker::FeatureRecord;
 pub(crate) use self::marker::Marker;
-use self::marker::{value_text, FeatureRecord};
 use self::source::Source;
-use self::target_tables::{edit_target_tables, runtime_entry_tables};
+use self::target_tables::{edit_target_tables, remove_runtime_entries, runtime_entry_tables};
 use crate::model::{CompiledPolicy, LegacyRustls};
 
 /// The package generated crates depend on for their orchestrator.
@@ -246,7 +247,7 @@ pub fn edit_manifest(path: &Path, original: &str, edit: &ManifestEdit<'_>) -> Re
     let root = doc.as_table_mut();
     let mut loader_made_mut = edit.loader_made_mut;
     if let Some(previous) = &previous {
-        previous.undo(root);
+        undo(root, previous);
         loader_made_mut |= previous.loader_made_mut;
     }
     let had_features_table = root.contains_key("features");
@@ -311,13 +312,23 @@ pub fn revert_manifest(path: &Path, original: &str) -> Result<RevertedManifest, 
     };
     let mut doc: DocumentMut = source.spans.clone().into_mut();
     let root = doc.as_table_mut();
-    let kept_features = marker.undo(root);
+    let kept_features = undo(root, &marker);
     Ok(RevertedManifest {
         text: finish(path, original, &doc)?,
         had_marker: true,
         loader_made_mut: marker.loader_made_mut,
         kept_features,
     })
+}
+
+/// Undoes the edits `marker` records on `root` and removes the marker: the runtime crate's
+/// entries in the recorded target tables (with the tables they leave empty), then the features.
+/// Returns the features left as they are because they changed since the tool wrote them.
+fn undo(root: &mut Table, marker: &Marker) -> Vec<String> {
+    remove_runtime_entries(root, &marker.runtime, &marker.tables);
+    let kept = undo_features(root, marker);
+    marker::remove(root);
+    kept
 }
 
 /// The features' values as text, by name.

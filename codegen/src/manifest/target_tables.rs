@@ -3,6 +3,7 @@
 
 use toml_edit::{InlineTable, Item, Key, Table, TableLike, Value};
 
+use super::descend::descend;
 use super::source::Source;
 use super::{take_position, ManifestEdit, ManifestError, RuntimeDepSpec};
 use crate::model::Stack;
@@ -81,7 +82,7 @@ pub(super) fn edit_target_tables(
     next_position: &mut isize,
 ) -> Result<(), ManifestError> {
     let package = edit.runtime.package;
-    let active: Vec<(String, DepSpec<'_>)> = crate::targets::manifest_tables(edit.compiled)
+    let active: Vec<(String, DepSpec<'_>)> = crate::compile::manifest_tables(edit.compiled)
         .into_iter()
         .filter_map(|(predicate, stack)| match stack {
             Stack::None => None,
@@ -92,43 +93,37 @@ pub(super) fn edit_target_tables(
     let relaid = tables_to_relay(root, package, &active);
 
     for (cfg, spec) in &active {
-        if !root.contains_key("target") {
-            let mut target = Table::new();
-            target.set_implicit(true);
-            root.insert("target", Item::Table(target));
-        }
-        let target = root
-            .get_mut("target")
-            .and_then(Item::as_table_mut)
-            .ok_or_else(|| source.shape(&["target"], "`target` is not a table", TARGET_HELP))?;
-        if !target.contains_key(cfg) {
-            let mut platform = Table::new();
-            platform.set_implicit(true);
-            target.insert_formatted(&cfg_key(cfg), Item::Table(platform));
-        }
-        let platform = target
-            .get_mut(cfg)
-            .and_then(Item::as_table_mut)
-            .ok_or_else(|| source.shape(&["target", cfg], format!("`target.'{cfg}'` is not a table"), TARGET_HELP))?;
-        if !platform.contains_key("dependencies") {
-            let mut dependencies = Table::new();
-            dependencies.set_position(Some(take_position(next_position)));
-            platform.insert("dependencies", Item::Table(dependencies));
-        } else if relaid.contains(cfg) {
-            if let Some(dependencies) = platform.get_mut("dependencies").and_then(Item::as_table_mut) {
-                dependencies.set_position(Some(take_position(next_position)));
-            }
-        }
-        let dependencies = platform.get_mut("dependencies").and_then(Item::as_table_like_mut).ok_or_else(|| {
-            source.shape(
-                &["target", cfg, "dependencies"],
-                format!("`target.'{cfg}'.dependencies` is not a table"),
-                TARGET_HELP,
-            )
-        })?;
+        let path = [Key::new("target"), cfg_key(cfg), Key::new("dependencies")];
+        let not_a_table = |depth: usize| {
+            let keys: Vec<&str> = path[..depth].iter().map(Key::get).collect();
+            let shown: Vec<_> = path[..depth].iter().map(Key::display_repr).collect();
+            source.shape(&keys, format!("`{}` is not a table", shown.join(".")), TARGET_HELP)
+        };
+        let platform = descend(root, &path[..2]).map_err(not_a_table)?;
+        let dependencies =
+            dependencies_table(platform, relaid.contains(cfg), next_position).ok_or_else(|| not_a_table(3))?;
         upsert_dependency(source, dependencies, package, spec, cfg)?;
     }
     Ok(())
+}
+
+/// A platform table's `dependencies`, added as a header table at the next position when missing,
+/// moved there when `relay` says so; `None` when it is not a table.
+fn dependencies_table<'a>(
+    platform: &'a mut Table,
+    relay: bool,
+    next_position: &mut isize,
+) -> Option<&'a mut dyn TableLike> {
+    if !platform.contains_key("dependencies") {
+        let mut dependencies = Table::new();
+        dependencies.set_position(Some(take_position(next_position)));
+        platform.insert("dependencies", Item::Table(dependencies));
+    } else if relay {
+        if let Some(dependencies) = platform.get_mut("dependencies").and_then(Item::as_table_mut) {
+            dependencies.set_position(Some(take_position(next_position)));
+        }
+    }
+    platform.get_mut("dependencies").and_then(Item::as_table_like_mut)
 }
 
 /// The active tables to move so that, when new tables are added, the tables this tool owns at the

@@ -559,17 +559,36 @@ fn the_runtime_api_dependency_is_read_in_every_spelling() {
     assert_eq!(dependency("aws-smithy-types = \"1\""), None);
 }
 
+fn facts(text: &str) -> ManifestFacts {
+    inspect_manifest(Path::new("Cargo.toml"), text).expect("inspects")
+}
+
 #[test]
-fn smithy_markers_are_read_from_the_document_not_its_text() {
-    let facts = |text: &str| inspect_manifest(Path::new("Cargo.toml"), text).expect("inspects");
-    // In comments and strings only: neither counts.
-    let commented = "# [package.metadata.smithy] aws-smithy-client\n[package]\nname = \"x\"\n\
-                     description = \"not aws-smithy-client\"\n\n[dependencies]\n# aws-smithy-client = \"0.55\"\n";
+fn smithy_markers_in_comments_and_strings_do_not_count() {
+    let commented = r#"# [package.metadata.smithy] aws-smithy-client
+[package]
+name = "x"
+description = "not aws-smithy-client"
+
+[dependencies]
+# aws-smithy-client = "0.55"
+"#;
     let found = facts(commented);
     assert!(!found.smithy_metadata && !found.legacy_smithy_client, "{found:?}");
-    let real = "[package]\nname = \"x\"\n\n[package.metadata.smithy]\ncodegen-version = \"a\"\n\n[dependencies]\n\
-                client = { package = \"aws-smithy-client\", version = \"0.55\" }\n\
-                aws-smithy-types = { path = \"../aws-smithy-types\", version = \"1.3\" }\n";
+}
+
+#[test]
+fn smithy_markers_and_path_dependencies_are_read_from_the_tables() {
+    let real = r#"[package]
+name = "x"
+
+[package.metadata.smithy]
+codegen-version = "a"
+
+[dependencies]
+client = { package = "aws-smithy-client", version = "0.55" }
+aws-smithy-types = { path = "../aws-smithy-types", version = "1.3" }
+"#;
     let found = facts(real);
     assert!(found.smithy_metadata && found.legacy_smithy_client, "{found:?}");
     assert_eq!(

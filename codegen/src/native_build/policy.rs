@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::{required_tools, stack_build, BuildTool, LibraryBuild, NativeLibrary, Necessity};
 use crate::diag::{Diagnostic, Severity};
-use crate::model::{CompiledPolicy, CompiledRule, Provider, Rule, Stack};
+use crate::model::{CompiledPolicy, CompiledRule, Provider, Roots, Rule, Stack};
 use crate::platforms::{tier, Tier};
 use crate::policy::ParsedPolicy;
 
@@ -43,8 +43,8 @@ pub struct RuleToolNeed {
 /// and for one whose provider needs only a C compiler everywhere it serves.
 ///
 /// ```
-/// use smithy_tls_codegen::{native_build, policy, presets, targets};
-/// let compiled = targets::compile(&policy::parse_policy(presets::preset("fips").unwrap()).unwrap()).unwrap();
+/// use smithy_tls_codegen::{compile, native_build, policy, presets};
+/// let compiled = compile::compile(&policy::parse_policy(presets::preset("fips").unwrap()).unwrap()).unwrap();
 /// let tools: Vec<_> = native_build::rule_extra_tools(&compiled.rules[0]).iter().map(|n| n.tool.name()).collect();
 /// // Perl too, and libclang on the targets without pregenerated bindings (the sanitizer ones).
 /// assert_eq!(tools, ["cmake", "Go", "Perl", "libclang"]);
@@ -81,9 +81,9 @@ pub fn rule_extra_tools(rule: &CompiledRule) -> Vec<RuleToolNeed> {
 /// or libclang, pointing at each rule's provider; with `only`, about that target alone.
 ///
 /// ```
-/// use smithy_tls_codegen::{native_build, policy, presets, targets};
+/// use smithy_tls_codegen::{compile, native_build, policy, presets};
 /// let parsed = policy::parse_policy(presets::preset("fips").unwrap()).unwrap();
-/// let compiled = targets::compile(&parsed).unwrap();
+/// let compiled = compile::compile(&parsed).unwrap();
 /// let notes = native_build::policy_notes(&parsed, &compiled, None);
 /// assert_eq!(notes.len(), 1);
 /// // libclang only where aws-lc-fips-sys has no pregenerated bindings: the sanitizer targets.
@@ -118,9 +118,39 @@ fn and_list(items: &[String]) -> String {
     }
 }
 
+/// A tier-1 or tier-2 target a rule serves on which its provider's build needs one of
+/// [`NOTE_TOOLS`].
+struct Affected {
+    target: &'static TargetInfo,
+    tier: Tier,
+    builds: Vec<LibraryBuild>,
+}
+
+/// The note P020 for one rule, when its provider needs one of [`NOTE_TOOLS`] on a tier-1 or
+/// tier-2 target it serves (with `only`, that target alone): what it needs where, a provider
+/// that would not, and why, per library.
 fn rule_note(parsed: &ParsedPolicy, rule: &Rule, served: &CompiledRule, only: Option<&str>) -> Option<Diagnostic> {
     let Stack::Tls { provider, roots, .. } = rule.stack else { return None };
-    let affected: Vec<(&TargetInfo, Tier, Vec<LibraryBuild>)> = served
+    let affected = affected_targets(provider, served, only);
+    if affected.is_empty() {
+        return None;
+    }
+    let message = note_message(&rule.name, provider, &affected);
+    let alternative = lighter_alternative(provider, roots, &affected);
+    let why = library_reasons(&affected);
+    let span = rule.spans.provider.clone().unwrap_or(rule.spans.table.clone());
+    Some(
+        parsed
+            .diagnostic(NOTE_CODE, message, span)
+            .with_severity(Severity::Note)
+            .with_help(format!("{alternative}. Why: {}", why.join(". "))),
+    )
+}
+
+/// The targets of `served` (with `only`, that one alone) that are tier 1 or 2 and on which
+/// `provider` needs one of [`NOTE_TOOLS`].
+fn affected_targets(provider: Provider, served: &CompiledRule, only: Option<&str>) -> Vec<Affected> {
+    served
         .targets
         .iter()
         .filter(|triple| only.is_none_or(|o| o == triple.as_str()))
@@ -129,115 +159,113 @@ fn rule_note(parsed: &ParsedPolicy, rule: &Rule, served: &CompiledRule, only: Op
             let tier = tier(target);
             let builds = stack_build(provider, target).ok()?;
             let needs_heavy = required_tools(&builds).iter().any(|tool| NOTE_TOOLS.contains(tool));
-            (tier != Tier::Three && needs_heavy).then_some((target, tier, builds))
+            (tier != Tier::Three && needs_heavy).then_some(Affected { target, tier, builds })
         })
-        .collect();
-    if affected.is_empty() {
-        return None;
-    }
+        .collect()
+}
 
-    let tools: BTreeSet<BuildTool> = affected
-        .iter()
-        .flat_map(|(_, _, builds)| required_tools(builds))
-        .filter(|&tool| tool != BuildTool::CCompiler)
-        .collect();
-    // The affected targets that need `tool`, when that is not all of them.
-    let only_some = |tool: BuildTool| -> Option<Vec<&str>> {
-        let needing: Vec<&str> = affected
-            .iter()
-            .filter(|(_, _, builds)| required_tools(builds).contains(&tool))
-            .map(|(t, ..)| t.triple.as_str())
-            .collect();
-        (needing.len() < affected.len()).then_some(needing)
-    };
-    // Tools every affected target needs first, then each of the others with its targets.
-    let (mut tool_names, mut partly) = (Vec::new(), Vec::new());
-    for &tool in &tools {
-        match only_some(tool) {
-            None => tool_names.push(tool.name().to_owned()),
-            Some(needing) => {
-                partly.push(format!("{} (on {} of them: {})", tool.name(), needing.len(), needing.join(", ")))
-            }
-        }
-    }
-    tool_names.extend(partly);
+/// The note's message: the tools beyond a C compiler and up to four of the targets that need
+/// them, each with its tier.
+fn note_message(rule: &str, provider: Provider, affected: &[Affected]) -> String {
     let sample: Vec<String> =
-        affected.iter().take(4).map(|(t, tier, _)| format!("{} (tier {})", t.triple.as_str(), tier.number())).collect();
+        affected.iter().take(4).map(|a| format!("{} (tier {})", a.target.triple.as_str(), a.tier.number())).collect();
     let more = affected.len() - sample.len();
     let more = if more > 0 { format!(" and {more} more") } else { String::new() };
     let plural = if affected.len() == 1 { "target" } else { "targets" };
-    let message = format!(
-        "rule `{}` makes {} tier-1/2 {plural} need {} to build provider `{provider}`: {}{more}",
-        rule.name,
+    format!(
+        "rule `{rule}` makes {} tier-1/2 {plural} need {} to build provider `{provider}`: {}{more}",
         affected.len(),
-        and_list(&tool_names),
+        and_list(&tool_names(affected)),
         sample.join(", ")
-    );
+    )
+}
 
-    // Why, per library: each tool beyond a C compiler once, with what the build does with it.
+/// The tools beyond a C compiler the affected targets need: those every one of them needs
+/// first, then each of the others with the targets that need it.
+fn tool_names(affected: &[Affected]) -> Vec<String> {
+    let tools: BTreeSet<BuildTool> =
+        affected.iter().flat_map(|a| required_tools(&a.builds)).filter(|&tool| tool != BuildTool::CCompiler).collect();
+    let (mut every, mut partly) = (Vec::new(), Vec::new());
+    for tool in tools {
+        let needing: Vec<&str> = affected
+            .iter()
+            .filter(|a| required_tools(&a.builds).contains(&tool))
+            .map(|a| a.target.triple.as_str())
+            .collect();
+        if needing.len() < affected.len() {
+            partly.push(format!("{} (on {} of them: {})", tool.name(), needing.len(), needing.join(", ")));
+        } else {
+            every.push(tool.name().to_owned());
+        }
+    }
+    every.extend(partly);
+    every
+}
+
+/// Why, per library: each tool beyond a C compiler once, with what the library's build does
+/// with it.
+fn library_reasons(affected: &[Affected]) -> Vec<String> {
     let mut reasons: Vec<(NativeLibrary, Vec<String>)> = Vec::new();
-    for (_, _, builds) in &affected {
-        for build in builds {
-            let index = match reasons.iter().position(|(library, _)| *library == build.library) {
-                Some(index) => index,
-                None => {
-                    reasons.push((build.library, Vec::new()));
-                    reasons.len() - 1
-                }
-            };
-            for need in
-                build.needs.iter().filter(|n| n.necessity == Necessity::Required && n.tool != BuildTool::CCompiler)
-            {
-                let reason = format!("{}: {}", need.tool.name(), need.why);
-                if !reasons[index].1.contains(&reason) {
-                    reasons[index].1.push(reason);
-                }
+    for build in affected.iter().flat_map(|a| &a.builds) {
+        let index = match reasons.iter().position(|(library, _)| *library == build.library) {
+            Some(index) => index,
+            None => {
+                reasons.push((build.library, Vec::new()));
+                reasons.len() - 1
+            }
+        };
+        let extra = build.needs.iter().filter(|n| n.necessity == Necessity::Required && n.tool != BuildTool::CCompiler);
+        for need in extra {
+            let reason = format!("{}: {}", need.tool.name(), need.why);
+            if !reasons[index].1.contains(&reason) {
+                reasons[index].1.push(reason);
             }
         }
     }
-    let why: Vec<String> = reasons
+    reasons
         .iter()
         .filter(|(_, needs)| !needs.is_empty())
         .map(|(library, needs)| format!("{} {} needs {}", library.crate_name(), library.version(), needs.join("; ")))
-        .collect();
+        .collect()
+}
+
+/// The providers that would build for every affected target with only a C compiler, with the
+/// same roots: of the same FIPS-ness as `provider`, else (for a FIPS provider) the non-FIPS
+/// ones, named as such.
+fn lighter_alternative(provider: Provider, roots: Roots, affected: &[Affected]) -> String {
     let serves_lightly = |candidate: Provider| {
         candidate != provider
             && candidate.supports_roots(roots)
-            && affected.iter().all(|(t, ..)| stack_build(candidate, t).is_ok_and(|b| c_compiler_only(&b)))
+            && affected.iter().all(|a| stack_build(candidate, a.target).is_ok_and(|b| c_compiler_only(&b)))
     };
-    let named = |providers: Vec<Provider>| {
-        let names: Vec<String> = providers.iter().map(|p| format!("`{p}`")).collect();
-        match names.split_last() {
-            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
-            _ => names.concat(),
-        }
-    };
+    let them = if affected.len() == 1 { "it" } else { "them" };
     let alternatives: Vec<Provider> =
         Provider::ALL.into_iter().filter(|&p| fips(p) == fips(provider) && serves_lightly(p)).collect();
-    let them = if affected.len() == 1 { "it" } else { "them" };
-    let alternative = if !alternatives.is_empty() {
+    if !alternatives.is_empty() {
         let verb = if alternatives.len() == 1 { "builds" } else { "build" };
-        format!(
+        return format!(
             "{} {verb} for {them} with only a C compiler: give {them} an earlier rule with that provider",
-            named(alternatives)
-        )
-    } else if fips(provider) {
-        let others: Vec<Provider> = Provider::ALL.into_iter().filter(|&p| !fips(p) && serves_lightly(p)).collect();
-        match others.as_slice() {
-            [] => format!("no provider builds for {them} with only a C compiler"),
-            _ => format!(
-                "no FIPS provider builds for {them} with only a C compiler; {} would, without the FIPS module",
-                named(others)
-            ),
-        }
-    } else {
-        format!("no other provider with roots `{roots}` builds for {them} with only a C compiler")
-    };
-    let span = rule.spans.provider.clone().unwrap_or(rule.spans.table.clone());
-    Some(
-        parsed
-            .diagnostic(NOTE_CODE, message, span)
-            .with_severity(Severity::Note)
-            .with_help(format!("{alternative}. Why: {}", why.join(". "))),
-    )
+            or_list(&alternatives)
+        );
+    }
+    if !fips(provider) {
+        return format!("no other provider with roots `{roots}` builds for {them} with only a C compiler");
+    }
+    let others: Vec<Provider> = Provider::ALL.into_iter().filter(|&p| !fips(p) && serves_lightly(p)).collect();
+    match others.as_slice() {
+        [] => format!("no provider builds for {them} with only a C compiler"),
+        _ => format!(
+            "no FIPS provider builds for {them} with only a C compiler; {} would, without the FIPS module",
+            or_list(&others)
+        ),
+    }
+}
+
+/// "`a`", "`a` or `b`", "`a`, `b` or `c`".
+fn or_list(providers: &[Provider]) -> String {
+    let names: Vec<String> = providers.iter().map(|p| format!("`{p}`")).collect();
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => names.concat(),
+    }
 }

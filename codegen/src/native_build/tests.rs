@@ -182,8 +182,13 @@ fn routes_follow_the_build_scripts() {
 
 /// Every package's source directory, by name and by `name@version` (a name the graph holds in
 /// two versions is only sure by the second), from `cargo metadata` with every feature (so the
-/// FIPS crates are in the graph; it resolves, it does not build).
-fn sources() -> BTreeMap<String, PathBuf> {
+/// FIPS crates are in the graph; it resolves, it does not build). Read once for every test.
+fn sources() -> &'static BTreeMap<String, PathBuf> {
+    static SOURCES: std::sync::OnceLock<BTreeMap<String, PathBuf>> = std::sync::OnceLock::new();
+    SOURCES.get_or_init(read_sources)
+}
+
+fn read_sources() -> BTreeMap<String, PathBuf> {
     let metadata: serde_json::Value =
         serde_json::from_str(&cargo(&["metadata", "--format-version", "1", "--all-features"]))
             .expect("cargo metadata JSON");
@@ -210,11 +215,9 @@ fn read(sources: &BTreeMap<String, PathBuf>, library: NativeLibrary, file: &str)
 }
 
 #[test]
-fn the_facts_are_in_the_build_scripts() {
+fn aws_lc_sys_builds_with_cc_universal_bindings_and_prebuilt_nasm() {
     let sources = sources();
-    let aws_lc = |file: &str| read(&sources, NativeLibrary::AwsLcSys, file);
-    let fips = |file: &str| read(&sources, NativeLibrary::AwsLcFipsSys, file);
-
+    let aws_lc = |file: &str| read(sources, NativeLibrary::AwsLcSys, file);
     // aws-lc-sys: the cc builder refuses OpenHarmony, so CMake builds it.
     assert!(aws_lc("builder/cc_builder.rs").contains(
         "if target_env() == \"ohos\" {\n            return Err(\"OpenHarmony targets must be built with CMake.\""
@@ -252,7 +255,11 @@ fn the_facts_are_in_the_build_scripts() {
     assert!(rustls.contains("\"aws-lc-rs/prebuilt-nasm\""));
     // clang-cl on Windows ARM64.
     assert!(aws_lc("builder/cc_builder.rs").contains("requires clang-cl"));
+}
 
+#[test]
+fn aws_lc_fips_sys_builds_with_cmake_go_and_perl() {
+    let fips = |file: &str| read(sources(), NativeLibrary::AwsLcFipsSys, file);
     // aws-lc-fips-sys: CMake always; Go and Perl; pregenerated bindings for the six targets.
     assert!(
         fips("builder/main.rs").contains("    if is_fips_build() {\n        return cmake_builder_builder();\n    }")
@@ -266,10 +273,14 @@ fn the_facts_are_in_the_build_scripts() {
         .and_then(|s| s.split("(\n                    false,").next());
     let pregenerated: Vec<&str> = arm.expect("the bindings match").split('"').skip(1).step_by(2).collect();
     assert_eq!(pregenerated, FIPS_PREGENERATED);
+}
 
+#[test]
+fn ring_builds_its_pregenerated_sources_with_cc() {
+    let sources = sources();
     // ring: packaged builds use the pregenerated sources; a NASM object for each NASM source;
     // clang on Windows ARM64.
-    let ring = read(&sources, NativeLibrary::Ring, "build.rs");
+    let ring = read(sources, NativeLibrary::Ring, "build.rs");
     assert!(ring.contains("let generated_dir = if !is_git {\n        c_root_dir.join(PREGENERATED)"));
     assert!(ring.contains("if target.os == WINDOWS && target.arch == AARCH64 && !compiler.is_like_clang() {\n        let _ = c.compiler(\"clang\");"));
     let pregenerated: BTreeSet<String> = std::fs::read_dir(sources["ring"].join("pregenerated"))
@@ -281,13 +292,16 @@ fn the_facts_are_in_the_build_scripts() {
     for asm in nasm {
         assert!(pregenerated.contains(&asm.replace(".asm", ".o")), "ring ships no object for {asm}");
     }
+}
 
+#[test]
+fn s2n_tls_sys_builds_with_cc_only() {
     // s2n-tls-sys: cc only (no cmake build dependency), clang preferred on x86_64 Linux glibc.
-    let s2n = read(&sources, NativeLibrary::S2nTlsSys, "build.rs");
+    let s2n = read(sources(), NativeLibrary::S2nTlsSys, "build.rs");
     assert!(s2n.contains("build.compile(\"s2n-tls\");"));
     assert!(s2n.contains(
         "if std::env::var(\"TARGET\").as_deref() != Ok(\"x86_64-unknown-linux-gnu\") {\n        return false;"
     ));
-    let manifest = read(&sources, NativeLibrary::S2nTlsSys, "Cargo.toml");
+    let manifest = read(sources(), NativeLibrary::S2nTlsSys, "Cargo.toml");
     assert!(!manifest.contains("[build-dependencies.cmake]") && !manifest.contains("[build-dependencies.bindgen]"));
 }

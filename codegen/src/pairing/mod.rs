@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::change::FileChange;
+use crate::diag::Diagnostic;
 use crate::manifest::package_str;
 use crate::model::RuntimeDependency;
 
@@ -131,7 +132,7 @@ fn check_manifest(
 #[non_exhaustive]
 pub enum PairingError {
     /// `--vendor-runtime` with a policy whose `[runtime]` has no `path`.
-    #[error("the policy's [runtime] has no `path`")]
+    #[error("--vendor-runtime: the policy's [runtime] has no `path` to write the runtime crate to")]
     NoPath,
     /// The shipped runtime is not the policy's (`--vendor-runtime`).
     #[error("{problem}")]
@@ -160,6 +161,36 @@ pub enum PairingError {
         /// Why.
         problem: RuntimeMismatch,
     },
+}
+
+impl PairingError {
+    /// The error as a diagnostic (R001 in docs/DIAGNOSTICS.md) with the manifest or directory it
+    /// is about; `None` for a policy without a `path` and a file that cannot be read, which say
+    /// all there is in their message.
+    pub fn diagnostic(&self) -> Option<Diagnostic> {
+        let (path, message, help) = match self {
+            PairingError::NoPath | PairingError::Read(_) => return None,
+            PairingError::ShippedMismatch { dir, problem } => (
+                dir,
+                format!("--vendor-runtime cannot serve this policy: {problem}"),
+                "write the policy's [runtime] as `package = \"smithy-default-tls\"` with a `version` the shipped \
+                 runtime meets, or place the runtime crate yourself and run without --vendor-runtime",
+            ),
+            PairingError::Siblings { dir, problem } => (
+                dir,
+                format!("--vendor-runtime cannot build against the tree's own runtime crates: {problem}"),
+                "the placed runtime crate depends by path on the copies of aws-smithy-runtime-api and its companions \
+                 that the tree's crates name by path, so both use one copy",
+            ),
+            PairingError::Unusable { manifest, problem } => (
+                manifest,
+                format!("the runtime crate the generated code needs is not usable: {problem}"),
+                "pass --vendor-runtime to write the runtime crate this smithy-tls ships there, or point the policy's \
+                 [runtime] `path` at it",
+            ),
+        };
+        Some(Diagnostic::in_file("R001", message, path, None).with_help(help))
+    }
 }
 
 /// Pairs a tree rooted at `root`, whose wired crates name their path dependencies as
@@ -200,7 +231,7 @@ pub fn pair<'a>(
 #[non_exhaustive]
 pub enum UnpairError {
     /// The policy's `[runtime]` has no `path`.
-    #[error("the policy's [runtime] has no `path`")]
+    #[error("--vendor-runtime: the policy's [runtime] has no `path` to remove the runtime crate from")]
     NoPath,
     /// The crate there is not the runtime this smithy-tls places (R002), or cannot be read.
     #[error("{error}")]
@@ -210,6 +241,25 @@ pub enum UnpairError {
         /// Why.
         error: shipped::UnvendorError,
     },
+}
+
+impl UnpairError {
+    /// The error as a diagnostic with the file it is about: R002 (docs/DIAGNOSTICS.md) for a
+    /// runtime crate that is not as this smithy-tls ships it, or a file that cannot be read;
+    /// `None` for a policy without a `path`, which says all there is in its message.
+    pub fn diagnostic(&self) -> Option<Diagnostic> {
+        let UnpairError::Unvendor { error, .. } = self else { return None };
+        Some(match error {
+            shipped::UnvendorError::Differs { first, .. } => {
+                Diagnostic::in_file("R002", error.to_string(), first, None).with_help(
+                    "revert --vendor-runtime removes the runtime only as this smithy-tls writes it: run \
+                     `smithy-tls apply --vendor-runtime` first to put it back as shipped, or run revert without \
+                     --vendor-runtime and remove the directory yourself",
+                )
+            }
+            shipped::UnvendorError::Io { path, .. } => crate::diag::unreadable(path, error.to_string()),
+        })
+    }
 }
 
 /// The changes that take out the runtime crate `apply --vendor-runtime` placed at the policy's

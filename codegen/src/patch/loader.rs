@@ -42,39 +42,7 @@ fn patch_loader_fresh(path: &Path, text: &str) -> Result<String, PatchError> {
     let src = Source::new(path, text);
     let file = src.parse()?;
     let found = find_loader(&file);
-
-    if !found.structs.is_empty() && !found.structs.iter().any(|s| has_named_field(s, "http_client")) {
-        return Err(PatchError::AnchorNotFound {
-            path: path.to_owned(),
-            what: format!(
-                "field `http_client` on `struct ConfigLoader` (line {})",
-                found.structs[0].ident.span().start().line
-            ),
-            help: "this aws-config predates `ConfigLoader::http_client`; upgrade to aws-config 1.x \
-                   or leave aws-config out of the policy"
-                .to_owned(),
-        });
-    }
-    let load = match found.loads.as_slice() {
-        [] => {
-            return Err(PatchError::AnchorNotFound {
-                path: path.to_owned(),
-                what: "`async fn load(self)` in an inherent `impl ConfigLoader`".to_owned(),
-                help: "this does not look like aws-config's `src/lib.rs` (or its loader has an \
-                       unexpected shape); leave aws-config out of the policy, or set the HTTP \
-                       client with `ConfigLoader::http_client` in application code"
-                    .to_owned(),
-            })
-        }
-        [one] => *one,
-        many => {
-            return Err(PatchError::Ambiguous {
-                path: path.to_owned(),
-                lines: many.iter().map(|f| f.sig.ident.span().start().line).collect(),
-                what: "`async fn load(self)` in `impl ConfigLoader`".to_owned(),
-            })
-        }
-    };
+    let load = the_loader(path, &found)?;
 
     let has_hook = loader_hooks(&load.block) > 0;
     let receiver = match load.sig.inputs.first() {
@@ -92,8 +60,6 @@ fn patch_loader_fresh(path: &Path, text: &str) -> Result<String, PatchError> {
         edits.push(Edit { at: src.start_of(receiver.self_token.span)?, text: "mut ".to_owned() });
     }
     if !has_hook {
-        let open = src.end_of(load.block.brace_token.span.open())?;
-        let field = "self.http_client";
         // The loader's behavior version decides whether the default client reads the proxy
         // environment (2025-08-07 and later, like upstream's), when the loader has one.
         let call = if found.structs.iter().any(|s| has_named_field(s, "behavior_version")) {
@@ -101,28 +67,72 @@ fn patch_loader_fresh(path: &Path, text: &str) -> Result<String, PatchError> {
         } else {
             format!("crate::{MODULE_NAME}::{CLIENT}()")
         };
-        if src.rest_is_ignorable(open) {
-            let fn_indent = src.indent_of_line_at(src.start_of(load.sig.fn_token.span)?);
-            let unit = if fn_indent.contains('\t') { "\t" } else { "    " };
-            let body_indent =
-                body_indent(&src, &load.block, open, fn_indent).unwrap_or_else(|| format!("{fn_indent}{unit}"));
-            let lines = [
-                format!("{body_indent}// {MARKER} {LOADER_NOTE}"),
-                format!("{body_indent}if {field}.is_none() {{"),
-                format!("{body_indent}{unit}{field} = {call};"),
-                format!("{body_indent}}}"),
-            ];
-            edits.push(src.lines_after_line_of(open, &lines));
-        } else {
-            edits.push(Edit {
-                at: open,
-                text: format!(" /* {MARKER} {LOADER_NOTE} */ if {field}.is_none() {{ {field} = {call}; }}"),
-            });
-        }
+        edits.push(hook_edit(&src, load, &call)?);
     }
     let out = apply(text, edits);
+    check_patched(&src, &out)?;
+    Ok(out)
+}
 
-    let patched = src.reparse(&out)?;
+/// The one `load` to patch, in an aws-config whose `ConfigLoader` has an `http_client` field.
+fn the_loader<'ast>(path: &Path, found: &LoaderSearch<'ast>) -> Result<&'ast syn::ImplItemFn, PatchError> {
+    if !found.structs.is_empty() && !found.structs.iter().any(|s| has_named_field(s, "http_client")) {
+        return Err(PatchError::AnchorNotFound {
+            path: path.to_owned(),
+            what: format!(
+                "field `http_client` on `struct ConfigLoader` (line {})",
+                found.structs[0].ident.span().start().line
+            ),
+            help: "this aws-config predates `ConfigLoader::http_client`; upgrade to aws-config 1.x \
+                   or leave aws-config out of the policy"
+                .to_owned(),
+        });
+    }
+    match found.loads.as_slice() {
+        [] => Err(PatchError::AnchorNotFound {
+            path: path.to_owned(),
+            what: "`async fn load(self)` in an inherent `impl ConfigLoader`".to_owned(),
+            help: "this does not look like aws-config's `src/lib.rs` (or its loader has an \
+                   unexpected shape); leave aws-config out of the policy, or set the HTTP \
+                   client with `ConfigLoader::http_client` in application code"
+                .to_owned(),
+        }),
+        [one] => Ok(*one),
+        many => Err(PatchError::Ambiguous {
+            path: path.to_owned(),
+            lines: many.iter().map(|f| f.sig.ident.span().start().line).collect(),
+            what: "`async fn load(self)` in `impl ConfigLoader`".to_owned(),
+        }),
+    }
+}
+
+/// The hook as the first statement of `load`'s body, `self.http_client = <call>` where none is
+/// set: over several lines indented like the body when the body's `{` ends its line, inline
+/// otherwise.
+fn hook_edit(src: &Source<'_>, load: &syn::ImplItemFn, call: &str) -> Result<Edit, PatchError> {
+    let open = src.end_of(load.block.brace_token.span.open())?;
+    let field = "self.http_client";
+    if !src.rest_is_ignorable(open) {
+        return Ok(Edit {
+            at: open,
+            text: format!(" /* {MARKER} {LOADER_NOTE} */ if {field}.is_none() {{ {field} = {call}; }}"),
+        });
+    }
+    let fn_indent = src.indent_of_line_at(src.start_of(load.sig.fn_token.span)?);
+    let unit = if fn_indent.contains('\t') { "\t" } else { "    " };
+    let body_indent = body_indent(src, &load.block, open, fn_indent).unwrap_or_else(|| format!("{fn_indent}{unit}"));
+    let lines = [
+        format!("{body_indent}// {MARKER} {LOADER_NOTE}"),
+        format!("{body_indent}if {field}.is_none() {{"),
+        format!("{body_indent}{unit}{field} = {call};"),
+        format!("{body_indent}}}"),
+    ];
+    Ok(src.lines_after_line_of(open, &lines))
+}
+
+/// Checks the patched text: one `load`, taking `mut self`, with exactly one hook.
+fn check_patched(src: &Source<'_>, out: &str) -> Result<(), PatchError> {
+    let patched = src.reparse(out)?;
     let again = find_loader(&patched);
     let ok = match again.loads.as_slice() {
         [f] => {
@@ -139,8 +149,7 @@ fn patch_loader_fresh(path: &Path, text: &str) -> Result<String, PatchError> {
         }
         other => Err(format!("expected one `ConfigLoader::load` after patching, found {}", other.len())),
     };
-    ok.map_err(|message| src.invalid(message))?;
-    Ok(out)
+    ok.map_err(|message| src.invalid(message))
 }
 
 /// Whether aws-config's `ConfigLoader::load` already takes `mut self` (so the loader patch does
