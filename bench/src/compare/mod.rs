@@ -12,6 +12,7 @@ mod cold_start;
 mod connections;
 mod contenders;
 mod curl;
+mod entropy;
 mod floor;
 mod memory;
 mod proxy;
@@ -73,6 +74,9 @@ fn run_sections(
     }
     if wanted("cold-start") {
         cold_start::cold_start(server, report);
+    }
+    if wanted("entropy") {
+        entropy::entropy(server, report);
     }
     if wanted("new-connections") {
         runtime.block_on(connections::new_connections(server, report, upstream));
