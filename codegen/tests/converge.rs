@@ -302,6 +302,58 @@ fn an_in_repo_tree_with_path_only_siblings_is_wired_and_the_runtime_names_them()
     assert!(out.contains("`=1.18.9`") && out.contains("1.19.0"), "{out}");
 }
 
+/// A service crate that names aws-smithy-runtime-api by `path` and `version` (the fixture
+/// renamed-inline: `^1.7`, `../aws-smithy-runtime-api`) is judged by the sibling cargo builds
+/// there, with and without `--vendor-runtime`: a sibling below the runtime's floor leaves the
+/// crate alone (the requirement alone admits the floor, and the build would then fail on
+/// mismatched types), one at the floor is wired.
+#[test]
+fn a_path_and_version_dependency_is_judged_by_its_sibling_in_both_modes() {
+    let floor = smithy_tls_codegen::pairing::vintage::min_runtime_api().to_string();
+    let root = tempfile::tempdir().unwrap();
+    for (sibling, served) in [("1.18.9", false), (floor.as_str(), true)] {
+        for vendor in [false, true] {
+            let case = format!("sibling {sibling}, vendor {vendor}");
+            // Without the 2023 crate, which --strict would refuse on its own.
+            let tree = root.path().join(format!("{sibling}-{vendor}"));
+            smithy_tls_test_support::copy_tree(&fixtures(), &tree, &["legacy-2023"]).unwrap();
+            let manifest = std::fs::read_to_string(tree.join("renamed-inline/Cargo.toml")).unwrap();
+            assert!(manifest.contains("version = \"1.7\", path = \"../aws-smithy-runtime-api\""), "{manifest}");
+            let api = tree.join("aws-smithy-runtime-api");
+            std::fs::create_dir_all(api.join("src")).unwrap();
+            let text = format!("[package]\nname = \"aws-smithy-runtime-api\"\nversion = \"{sibling}\"\n");
+            std::fs::write(api.join("Cargo.toml"), text).unwrap();
+            std::fs::write(api.join("src/lib.rs"), "").unwrap();
+            let mode: &[&str] = if vendor {
+                std::fs::remove_dir_all(tree.join("smithy-default-tls")).unwrap();
+                &["--vendor-runtime"]
+            } else {
+                &[]
+            };
+            let wired = || tree.join("renamed-inline/src/default_http_client.rs").exists();
+            let (code, out) = smithy_tls_status(&[&["apply", "--strict"], mode].concat(), &tree);
+            if served {
+                assert_eq!(code, Some(0), "{case}: {out}");
+                assert!(wired(), "{case}: not wired:\n{out}");
+                if vendor {
+                    let runtime = std::fs::read_to_string(tree.join("smithy-default-tls/Cargo.toml")).unwrap();
+                    let doc: toml_edit::DocumentMut = runtime.parse().unwrap();
+                    let api = doc["dependencies"]["aws-smithy-runtime-api"]["path"].as_str();
+                    assert_eq!(api, Some("../aws-smithy-runtime-api"), "{case}:\n{runtime}");
+                }
+                continue;
+            }
+            assert_eq!(code, Some(2), "{case}: {out}");
+            assert!(out.contains("`=1.18.9`") && out.contains(&floor) && !out.contains("R001"), "{case}: {out}");
+            assert!(!wired(), "{case}: wired");
+            // Without --strict the crate is left alone and the rest of the tree is wired.
+            let out = smithy_tls(&[&["apply"], mode].concat(), &tree);
+            assert!(!wired(), "{case}: wired:\n{out}");
+            assert!(tree.join("dotted-tables/src/default_http_client.rs").exists(), "{case}: the rest:\n{out}");
+        }
+    }
+}
+
 /// Trees written by the release before the record's format 2 (the fixture trees applied by
 /// commit 819241d, kept in tests/fixtures/upgrade/<preset>/): applying the current release to
 /// them gives byte for byte what it gives on the untouched trees, with every preset, and

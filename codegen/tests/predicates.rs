@@ -5,6 +5,10 @@
 //! mention (each single-valued key one of its mentioned values or another one, `target_family`
 //! any subset of its mentioned values); under that model the simplified tables are also mutually
 //! exclusive and complete.
+//!
+//! The text is checked too, not only the model: the `[target.'cfg(..)']` keys of a rendered
+//! manifest and the emitted module's `#[cfg(..)]`s are parsed back with cfg-expr and, on every
+//! builtin target, select the first matching rule's stack (`*_rendered_cfgs_*`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -258,4 +262,205 @@ fn a_table_per_stack_holds_where_its_rules_do() {
         let stacks: BTreeSet<String> = tables.iter().map(|(_, stack)| format!("{stack:?}")).collect();
         assert_eq!(stacks.len(), tables.len(), "{name}: one table per stack");
     }
+}
+
+/// The text the generator writes for one fixture crate under `compiled`: the `Cargo.toml` and
+/// the emitted module, as a plan of a scratch copy of the fixture `dotted-tables` has them.
+fn rendered(compiled: &smithy_tls_codegen::model::CompiledPolicy) -> (String, String) {
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/trees/dotted-tables");
+    let root = tempfile::tempdir().unwrap();
+    smithy_tls_test_support::copy_tree(&fixture, &root.path().join("alpha"), &[]).unwrap();
+    let discovery = smithy_tls_codegen::discover::discover(root.path(), &compiled.policy.runtime.package).unwrap();
+    let plan = smithy_tls_codegen::plan::plan(compiled, &discovery).unwrap_or_else(|e| panic!("{e:?}"));
+    let text = |name: &str| {
+        let path = root.path().join("alpha").join(name);
+        let change = plan.changes().find(|c| c.path == path).unwrap_or_else(|| panic!("no change to {name}"));
+        change.updated.clone().unwrap_or_else(|| panic!("{name} removed"))
+    };
+    (text("Cargo.toml"), text("src/default_http_client.rs"))
+}
+
+/// A cfg as written in the output, parsed back by cfg-expr (not the crate's own parser, so a
+/// printer and parser that agree on a wrong spelling still fail).
+struct Written {
+    text: String,
+    expr: cfg_expr::Expression,
+}
+
+impl Written {
+    fn parse(text: &str) -> Written {
+        let expr = cfg_expr::Expression::parse(text).unwrap_or_else(|e| panic!("the output's `{text}`: {e}"));
+        Written { text: text.to_owned(), expr }
+    }
+
+    /// Whether it holds on `target` with the crate's `default-https-client` feature on or off.
+    fn holds(&self, target: &cfg_expr::targets::TargetInfo, feature_on: bool) -> bool {
+        self.expr.eval(|predicate| match predicate {
+            cfg_expr::expr::Predicate::Target(p) => p.matches(target),
+            cfg_expr::expr::Predicate::Feature(name) => feature_on && *name == "default-https-client",
+            other => panic!("`{}` tests {other:?}, which the generator never writes", self.text),
+        })
+    }
+}
+
+/// The runtime crate's target tables of a rendered manifest: each key's cfg and the runtime's
+/// features there.
+fn written_tables(manifest: &str, runtime: &str) -> Vec<(Written, Vec<String>)> {
+    let doc: toml_edit::DocumentMut = manifest.parse().expect("the rendered manifest parses");
+    let Some(target) = doc.get("target").and_then(toml_edit::Item::as_table_like) else { return Vec::new() };
+    target
+        .iter()
+        .filter_map(|(key, item)| {
+            let dependency = item.get("dependencies")?.get(runtime)?;
+            let features = dependency.get("features").and_then(toml_edit::Item::as_array).expect("features");
+            let features = features.iter().map(|f| f.as_str().expect("a feature name").to_owned()).collect();
+            Some((Written::parse(key), features))
+        })
+        .collect()
+}
+
+/// The `cfg(..)` that begins at `at` in `text`, up to its closing parenthesis.
+fn balanced_cfg(text: &str, at: usize) -> &str {
+    let (mut depth, mut quoted) = (0usize, false);
+    for (i, c) in text[at..].char_indices() {
+        match c {
+            '"' => quoted = !quoted,
+            '(' if !quoted => depth += 1,
+            ')' if !quoted => {
+                depth -= 1;
+                if depth == 0 {
+                    return &text[at..=at + i];
+                }
+            }
+            _ => {}
+        }
+    }
+    panic!("unbalanced cfg at byte {at}:\n{}", &text[at..])
+}
+
+/// The emitted module's selection as written: the `#[cfg(..)]` on `mod selected` (the runtime
+/// gate) and the chain's branches in order, each its `#[cfg(..)]` (`None`: the `else`) and the
+/// rule its comment names.
+fn written_selection(module: &str) -> (Written, Vec<(Option<Written>, String)>) {
+    let selected = module.find("\nmod selected {").expect("a `mod selected`");
+    let gate = module[..selected].rfind("#[cfg(").expect("`mod selected` has a cfg") + 2;
+    let gate = Written::parse(balanced_cfg(module, gate));
+    let mut chain = Vec::new();
+    let mut header_start = selected;
+    const MARK: &str = "// Rule `";
+    while let Some(found) = module[header_start..].find(MARK) {
+        let mark = header_start + found;
+        let header = &module[header_start..mark];
+        let cfg = header.rfind("#[cfg(").map(|at| Written::parse(balanced_cfg(header, at + 2)));
+        let name_start = mark + MARK.len();
+        let name = &module[name_start..name_start + module[name_start..].find('`').expect("a closing `")];
+        chain.push((cfg, name.to_owned()));
+        header_start = name_start;
+    }
+    (gate, chain)
+}
+
+/// Checks the text `compiled` renders against plain first match over the rules' own cfgs on
+/// every builtin target: exactly one of the runtime's target tables holds where the first
+/// matching rule has a provider, and its features are that rule's stack's; none where it has
+/// none; the module's gate holds exactly there (and never with the feature off), and its chain
+/// picks that rule.
+fn check_rendered(what: &str, compiled: &smithy_tls_codegen::model::CompiledPolicy) {
+    let (manifest, module) = rendered(compiled);
+    let tables = written_tables(&manifest, &compiled.policy.runtime.package);
+    let (gate, chain) = written_selection(&module);
+    let owns: Vec<Option<&Cfg>> = compiled.policy.all_rules().map(|r| r.scope.cfg()).collect();
+    for target in cfg_expr::targets::ALL_BUILTINS {
+        let triple = target.triple.as_str();
+        let first = owns.iter().position(|own| own.is_none_or(|cfg| cfg.matches(target))).expect("a fallback");
+        let rule = &compiled.rules[first];
+        let holding: Vec<&(Written, Vec<String>)> = tables.iter().filter(|(cfg, _)| cfg.holds(target, true)).collect();
+        assert!(!gate.holds(target, false), "{what}: on {triple} the gate holds without the feature: {}", gate.text);
+        match rule.stack.provider() {
+            None => {
+                assert!(holding.is_empty(), "{what}: on {triple} (rule `{}`, none) a table holds", rule.name);
+                assert!(!gate.holds(target, true), "{what}: on {triple} (rule `{}`, none) the gate holds", rule.name);
+            }
+            Some(_) => {
+                let keys: Vec<&str> = holding.iter().map(|(cfg, _)| cfg.text.as_str()).collect();
+                assert_eq!(holding.len(), 1, "{what}: on {triple} (rule `{}`) tables {keys:?}", rule.name);
+                let mut want: Vec<&str> = rule.stack.runtime_features();
+                let mut got: Vec<&str> = holding[0].1.iter().map(String::as_str).collect();
+                want.sort_unstable();
+                got.sort_unstable();
+                assert_eq!(got, want, "{what}: on {triple} (rule `{}`) the table {}", rule.name, keys[0]);
+                assert!(gate.holds(target, true), "{what}: on {triple} (rule `{}`) the gate fails", rule.name);
+                let picked = chain
+                    .iter()
+                    .find(|(cfg, _)| cfg.as_ref().is_none_or(|cfg| cfg.holds(target, true)))
+                    .map(|(_, name)| name.as_str());
+                assert_eq!(picked, Some(rule.name.as_str()), "{what}: on {triple} the module's chain");
+            }
+        }
+    }
+}
+
+/// What goes into the files, not the model: every preset's rendered `[target.'cfg(..)']` keys
+/// and the emitted module's `#[cfg(..)]`s, parsed back, select the first matching rule on every
+/// builtin target.
+#[test]
+fn every_presets_rendered_cfgs_select_the_first_matching_rule() {
+    for name in presets::names() {
+        let parsed = policy::parse_policy(presets::preset(name).expect("preset")).expect("valid preset");
+        check_rendered(name, &targets::compile(&parsed).expect("compiles"));
+    }
+}
+
+/// The same for generated policies (the rule lists of
+/// `generated_rule_lists_simplify_to_the_same_tables`, with providers that build on most
+/// targets), whose nesting the presets do not reach: those that compile are checked.
+#[test]
+fn generated_policies_rendered_cfgs_select_the_first_matching_rule() {
+    // The targets where no provider builds (platform-default's first two rules), Apple's (whose
+    // older architectures ring does not build for) and x86 (ring needs SSE2): then rules over
+    // the rest with providers that build there.
+    const NO_PROVIDER: &str = r#"
+[[rule]]
+name = "wasm"
+cfg = 'cfg(target_family = "wasm")'
+provider = "none"
+
+[[rule]]
+name = "no-tls-provider"
+cfg = 'cfg(any(target_os = "nto", target_os = "qnx", target_os = "nuttx", target_os = "vxworks", target_os = "rtems", target_os = "espidf", target_os = "cygwin", target_os = "hermit", target_os = "vita", target_arch = "arm64ec", all(target_os = "windows", target_arch = "arm"), all(any(target_arch = "x86_64", target_arch = "aarch64"), target_pointer_width = "32")))'
+provider = "none"
+
+[[rule]]
+name = "apple"
+cfg = 'cfg(target_vendor = "apple")'
+provider = "rustls-aws-lc"
+roots = "platform-verifier"
+
+[[rule]]
+name = "x86"
+cfg = 'cfg(target_arch = "x86")'
+provider = "none"
+"#;
+    const STACKS: &[&str] = &["provider = \"none\"", "provider = \"rustls-ring\"\nroots = \"webpki\""];
+    let mut rng = Rng(0x0dd_ba11_5eed_1e55);
+    let mut checked = 0;
+    for case in 0..200 {
+        let mut text = format!("name = \"generated\"\n\n[runtime]\nversion = \"0.1\"\n{NO_PROVIDER}");
+        for rule in 0..1 + rng.next(4) {
+            let cfg = rng.cfg(2);
+            let stack = STACKS[rng.next(STACKS.len())];
+            text.push_str(&format!("\n[[rule]]\nname = \"r{rule}\"\ncfg = 'cfg({cfg})'\n{stack}\n"));
+        }
+        text.push_str(&format!("\n[fallback]\nname = \"elsewhere\"\n{}\n", STACKS[rng.next(STACKS.len())]));
+        let source = policy::PolicySource { path: format!("<generated {case}>").into(), text };
+        let Ok(parsed) = policy::parse_policy(source) else { continue };
+        let Ok(compiled) = targets::compile(&parsed) else { continue };
+        if compiled.rules.iter().all(|r| r.stack.provider().is_none()) {
+            continue;
+        }
+        check_rendered(&format!("generated case {case}"), &compiled);
+        checked += 1;
+    }
+    println!("{checked} generated policies rendered and checked");
+    assert!(checked >= 40, "only {checked} generated policies compiled");
 }

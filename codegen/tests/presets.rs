@@ -132,6 +132,43 @@ fn system_crypto_gives_the_system_openssl_where_the_system_has_one() {
     assert_eq!(provider_for(&c, "wasm32-wasip2"), None);
 }
 
+/// The notes P020 each preset gets, as README and CHANGELOG state them. aws-lc-sys builds
+/// OpenHarmony with CMake: the presets that give those targets `rustls-aws-lc` get one note
+/// naming them; `system-crypto` gives them the system's OpenSSL (a C compiler, pkg-config and
+/// the headers, never cmake) and gets none; `fips` one for its Linux targets. A new preset fails
+/// here until its notes are stated.
+#[test]
+fn every_presets_p020_notes_are_the_documented_ones() {
+    for name in presets::names() {
+        let parsed = policy::parse_policy(presets::preset(name).expect("preset")).expect("valid preset");
+        let compiled = targets::compile(&parsed).expect("compiles");
+        let notes: Vec<String> = smithy_tls_codegen::native_build::policy_notes(&parsed, &compiled, None)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        let about_ohos = notes.iter().filter(|n| n.contains("-unknown-linux-ohos")).count();
+        match name {
+            "platform-default" | "portable" | "rustls-everywhere" => {
+                assert_eq!(notes.len(), 1, "{name}: {notes:#?}");
+                assert_eq!(about_ohos, 1, "{name}: {notes:#?}");
+                assert!(notes[0].contains("need cmake to build provider `rustls-aws-lc`"), "{name}: {}", notes[0]);
+            }
+            "fips" => {
+                assert_eq!(notes.len(), 1, "{name}: {notes:#?}");
+                assert_eq!(about_ohos, 0, "{name}: {notes:#?}");
+                assert!(notes[0].contains("x86_64-unknown-linux-gnu (tier 1)"), "{name}: {}", notes[0]);
+            }
+            "system-crypto" => {
+                assert_eq!(notes, Vec::<String>::new(), "{name}");
+                for ohos in ["aarch64-unknown-linux-ohos", "armv7-unknown-linux-ohos", "x86_64-unknown-linux-ohos"] {
+                    assert_eq!(provider_for(&compiled, ohos), Some(Provider::OpenSsl), "{name}: {ohos}");
+                }
+            }
+            other => panic!("preset `{other}`: state its P020 notes here and in README (`explain --preset {other}`)"),
+        }
+    }
+}
+
 #[test]
 fn platform_default_picks_per_platform() {
     let c = compiled("platform-default");

@@ -146,7 +146,7 @@ fn sts_1_62_is_wired_and_compiles() {
 }
 
 #[test]
-fn aws_config_1_5_is_wired_and_compiles() {
+fn aws_config_1_5_is_wired_and_adds_no_compile_error() {
     // aws-config 1.5 does not build against today's aws-smithy-runtime (it uses items later
     // releases gate behind `http-02x`), with or without smithy-tls: the test then checks that
     // the rewrite adds no error of its own.

@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
+use smithy_tls_e2e::support::skip::record as record_skip;
 use smithy_tls_e2e::{repo_root, workspace_target};
 
 /// The FIPS provider builds in its own target dir (as scripts/test runs its suite), never in
@@ -55,7 +56,10 @@ const FIPS_HOST: bool = cfg!(all(target_os = "linux", any(target_arch = "x86_64"
 #[test]
 fn every_provider_and_roots_combination_builds_without_warnings_including_no_roots() {
     if !FIPS_HOST {
-        eprintln!("SKIPPING the rustls-aws-lc-fips combinations: aws-lc-fips-sys builds on Linux x86_64/aarch64 only");
+        record_skip(
+            "runtime_features: the FIPS providers' feature combinations",
+            "aws-lc-fips-sys builds on Linux x86_64/aarch64 only",
+        );
     }
     let providers = ["rustls-aws-lc", "rustls-ring", "s2n-tls", "openssl", "rustls-aws-lc-fips", "s2n-tls-fips"];
     for provider in providers.into_iter().filter(|p| FIPS_HOST || !p.contains("fips")) {
@@ -74,7 +78,10 @@ fn every_provider_and_roots_combination_builds_without_warnings_including_no_roo
 #[test]
 fn the_fips_provider_refuses_to_share_a_build_with_another_provider() {
     if !FIPS_HOST {
-        eprintln!("SKIPPING: aws-lc-fips-sys builds on Linux x86_64/aarch64 only");
+        record_skip(
+            "runtime_features::the_fips_provider_refuses_to_share_a_build_with_another_provider",
+            "aws-lc-fips-sys builds on Linux x86_64/aarch64 only",
+        );
         return;
     }
     // Five of the six pairs: each FIPS provider with rustls-aws-lc and rustls-ring, and
@@ -106,7 +113,10 @@ fn the_fips_provider_refuses_to_share_a_build_with_another_provider() {
 #[test]
 fn every_fips_check_shares_one_build_of_the_fips_module() {
     if !FIPS_HOST {
-        eprintln!("SKIPPING: aws-lc-fips-sys builds on Linux x86_64/aarch64 only");
+        record_skip(
+            "runtime_features::every_fips_check_shares_one_build_of_the_fips_module",
+            "aws-lc-fips-sys builds on Linux x86_64/aarch64 only",
+        );
         return;
     }
     // With s2n-tls in the graph and without it: bindgen, a build dependency of the FIPS module,

@@ -101,7 +101,9 @@ pub fn check_requirement(requirement: &str) -> Result<(), Unserved> {
 
 /// Whether the runtime crate can serve the crate whose manifest facts are `facts` (in `dir`),
 /// and if not, why. A path dependency (a sibling crate of the tree) is judged by the version of
-/// the crate it points to.
+/// the crate it points to, with or without a `version` beside the `path`: cargo builds the
+/// sibling whenever it is there, so a requirement such as `^1.7` over a 1.18 sibling resolves
+/// to 1.18. The requirement alone is judged only where no sibling version can be read.
 ///
 /// # Errors
 /// [`Unserved`]: no aws-smithy-runtime-api, no version to judge, or one the runtime cannot serve.
@@ -109,18 +111,16 @@ pub fn serves_crate(facts: &ManifestFacts, dir: &Path) -> Result<(), Unserved> {
     let Some(api) = &facts.runtime_api else {
         return Err(Unserved::NoRuntimeApi);
     };
-    if let Some(version) = &api.version {
-        return check_requirement(version);
-    }
     let sibling = api.path.as_deref().map(|path| dir.join(path).join("Cargo.toml"));
-    let version = sibling.as_deref().and_then(|manifest| {
+    let sibling_version = sibling.as_deref().and_then(|manifest| {
         let text = crate::read::read_text(manifest).ok()?;
         let doc: toml_edit::DocumentMut = text.parse().ok()?;
         crate::manifest::package_str(&doc, "version").map(str::to_owned)
     });
-    match version {
-        Some(version) => check_requirement(&format!("={version}")),
-        None => Err(Unserved::NoVersion { sibling }),
+    match (sibling_version, &api.version) {
+        (Some(version), _) => check_requirement(&format!("={version}")),
+        (None, Some(requirement)) => check_requirement(requirement),
+        (None, None) => Err(Unserved::NoVersion { sibling }),
     }
 }
 
@@ -240,6 +240,48 @@ mod tests {
             }
         }
         assert!(checked > 9_000, "only {checked} requirements parsed");
+    }
+
+    /// The verdict on a crate whose aws-smithy-runtime-api entry is `dependency` (an inline
+    /// table's body), in a tree that holds the sibling `rust-runtime/aws-smithy-runtime-api` at
+    /// `sibling` (none: no sibling).
+    fn verdict(dependency: &str, sibling: Option<&str>) -> Result<(), Unserved> {
+        let tree = tempfile::tempdir().unwrap();
+        let dir = tree.path().join("sdk/alpha");
+        std::fs::create_dir_all(&dir).unwrap();
+        if let Some(version) = sibling {
+            let api = tree.path().join("sdk/rust-runtime/aws-smithy-runtime-api");
+            std::fs::create_dir_all(&api).unwrap();
+            let manifest = format!("[package]\nname = \"{RUNTIME_API}\"\nversion = \"{version}\"\n");
+            std::fs::write(api.join("Cargo.toml"), manifest).unwrap();
+        }
+        let manifest = dir.join("Cargo.toml");
+        let text = format!(
+            "[package]\nname = \"alpha\"\nversion = \"1.0.0\"\n\n[dependencies]\n{RUNTIME_API} = {{ {dependency} }}\n"
+        );
+        let facts = crate::manifest::inspect_manifest(&manifest, &text).expect("a package manifest");
+        serves_crate(&facts, &dir)
+    }
+
+    #[test]
+    fn a_path_and_version_dependency_is_judged_by_the_sibling_cargo_builds() {
+        let floor = min_runtime_api().to_string();
+        let path = "path = \"../rust-runtime/aws-smithy-runtime-api\"";
+        // `^1.7` admits the floor, but cargo builds the 1.18 sibling: refused, naming the sibling.
+        match verdict(&format!("{path}, version = \"1.7\""), Some("1.18.9")) {
+            Err(Unserved::Excluded { requirement, .. }) => assert_eq!(requirement, "=1.18.9"),
+            other => panic!("an old sibling under `^1.7` must be refused: {other:?}"),
+        }
+        // The same requirement over a sibling at the floor is served.
+        assert_eq!(verdict(&format!("{path}, version = \"1.7\""), Some(&floor)), Ok(()));
+        // No sibling to read: the requirement decides, as it would for a registry dependency.
+        assert_eq!(verdict(&format!("{path}, version = \"1.7\""), None), Ok(()));
+        assert!(matches!(verdict(&format!("{path}, version = \"0.57\""), None), Err(Unserved::Excluded { .. })));
+        assert!(matches!(verdict(path, None), Err(Unserved::NoVersion { sibling: Some(_) })));
+        // Path only, and version only, as before.
+        assert!(matches!(verdict(path, Some("1.18.9")), Err(Unserved::Excluded { .. })));
+        assert_eq!(verdict(path, Some(&floor)), Ok(()));
+        assert_eq!(verdict("version = \"1.7\"", Some("1.18.9")), Ok(()));
     }
 
     #[test]

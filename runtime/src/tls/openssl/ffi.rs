@@ -20,7 +20,8 @@ use openssl::ssl::{SslCipherRef, SslContextBuilder, SslRef, SslSessionRef};
 extern "C" {
     // In libssl since 1.1.0 (openssl-sys, which links it, does not declare it).
     fn SSL_CTX_get_ciphers(ctx: *const openssl_sys::SSL_CTX) -> *mut openssl_sys::stack_st_SSL_CIPHER;
-    // Likewise (a macro before 1.1.0; a function since).
+    // A function since 1.1.0 (never a macro), which openssl-sys 0.9.118 declares too; the safe
+    // `SslContextRef::security_level` (openssl 0.10.82) needs a built context, not a builder.
     fn SSL_CTX_get_security_level(ctx: *const openssl_sys::SSL_CTX) -> c_int;
 }
 
