@@ -407,7 +407,7 @@ fn check_rendered(what: &str, compiled: &smithy_tls_codegen::model::CompiledPoli
 fn every_presets_rendered_cfgs_select_the_first_matching_rule() {
     for name in presets::names() {
         let parsed = policy::parse_policy(presets::preset(name).expect("preset")).expect("valid preset");
-        check_rendered(name, &targets::compile(&parsed).expect("compiles"));
+        check_rendered(name, &compile::compile(&parsed).expect("compiles"));
     }
 }
 
@@ -454,7 +454,7 @@ provider = "none"
         text.push_str(&format!("\n[fallback]\nname = \"elsewhere\"\n{}\n", STACKS[rng.next(STACKS.len())]));
         let source = policy::PolicySource { path: format!("<generated {case}>").into(), text };
         let Ok(parsed) = policy::parse_policy(source) else { continue };
-        let Ok(compiled) = targets::compile(&parsed) else { continue };
+        let Ok(compiled) = compile::compile(&parsed) else { continue };
         if compiled.rules.iter().all(|r| r.stack.provider().is_none()) {
             continue;
         }

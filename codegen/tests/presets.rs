@@ -141,7 +141,7 @@ fn system_crypto_gives_the_system_openssl_where_the_system_has_one() {
 fn every_presets_p020_notes_are_the_documented_ones() {
     for name in presets::names() {
         let parsed = policy::parse_policy(presets::preset(name).expect("preset")).expect("valid preset");
-        let compiled = targets::compile(&parsed).expect("compiles");
+        let compiled = compile::compile(&parsed).expect("compiles");
         let notes: Vec<String> = smithy_tls_codegen::native_build::policy_notes(&parsed, &compiled, None)
             .iter()
             .map(ToString::to_string)
