@@ -5,7 +5,9 @@ use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use crate::error::KeyLogError;
 
 /// An open key log file. Never freed: s2n-tls keeps a raw pointer to it for as long as a
 /// configuration lives, and every configuration prepared while the variable names the same
@@ -15,8 +17,8 @@ pub(crate) struct KeyLogFile(Mutex<File>);
 
 impl KeyLogFile {
     /// The key log for `path`, opened the first time (created readable by its owner only: it
-    /// holds secrets); the error is the reason, naming the variable and the path.
-    pub(crate) fn for_path(path: &Path) -> Result<&'static KeyLogFile, String> {
+    /// holds secrets).
+    pub(crate) fn for_path(path: &Path) -> Result<&'static KeyLogFile, KeyLogError> {
         static OPEN: Mutex<Option<HashMap<PathBuf, &'static KeyLogFile>>> = Mutex::new(None);
         let mut open = OPEN.lock().unwrap_or_else(PoisonError::into_inner);
         let open = open.get_or_insert_with(HashMap::new);
@@ -27,9 +29,8 @@ impl KeyLogFile {
         options.create(true).append(true);
         #[cfg(unix)]
         std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        let file = options
-            .open(path)
-            .map_err(|e| format!("SSLKEYLOGFILE={}: cannot open for appending: {e}", path.display()))?;
+        let file =
+            options.open(path).map_err(|e| KeyLogError::Open { path: path.to_path_buf(), source: Arc::new(e) })?;
         let file: &'static KeyLogFile = Box::leak(Box::new(KeyLogFile(Mutex::new(file))));
         open.insert(path.to_path_buf(), file);
         Ok(file)

@@ -155,6 +155,20 @@ fn key_log_file() -> Option<std::path::PathBuf> {
     Some(path)
 }
 
+/// Says, once per backend prepared, that the native store yielded nothing and the bundled
+/// roots stand in for it (`TrustRoots::NativeOrWebpki`).
+#[cfg(native_or_webpki)]
+fn warn_native_fallback(provider: TlsProvider, why: &crate::RootsError, roots: usize) {
+    tracing::warn!(
+        %provider,
+        reason = %why,
+        fallback = "webpki",
+        roots,
+        "no usable certificate in the native trust store: using the bundled webpki roots instead \
+         (native-or-webpki roots, a policy's empty-store = \"webpki\")"
+    );
+}
+
 /// A prepared backend.
 #[derive(Debug)]
 pub(crate) enum TlsBackend {

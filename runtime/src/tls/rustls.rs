@@ -9,7 +9,7 @@ use tokio_rustls::TlsConnector;
 
 use super::rustls_roots::root_store;
 use super::{names, MaybeTlsStream, ReadAhead, TlsInfo, TlsSettings, Transport};
-use crate::error::{CertificateProblem, Error, HandshakeFailure, TlsHandshakeError};
+use crate::error::{CertificateProblem, Error, HandshakeFailure, TlsConfigError, TlsHandshakeError};
 use crate::TlsProvider;
 
 /// TLS 1.3 first, then TLS 1.2. Nothing older is ever offered.
@@ -33,13 +33,13 @@ fn platform_verifier(
     settings: &TlsSettings,
     crypto: Arc<CryptoProvider>,
 ) -> Result<rustls_platform_verifier::Verifier, Error> {
-    let failed = |e: rustls::Error| Error::Roots(crate::RootsError::PlatformVerifier { reason: e.to_string() });
+    let failed = |e: rustls::Error| Error::Roots(crate::RootsError::PlatformVerifier { source: Arc::new(e) });
     #[cfg(target_os = "android")]
     {
         if !settings.extra_roots.is_empty() {
             return Err(Error::TlsConfig {
                 provider: settings.provider,
-                reason: "extra root certificates are not supported with platform-verifier roots on Android".to_owned(),
+                reason: TlsConfigError::ExtraRootsWithPlatformVerifier,
             });
         }
         rustls_platform_verifier::Verifier::new(crypto).map_err(failed)
@@ -86,10 +86,7 @@ impl RustlsBackend {
         // mode is refused, not used quietly.
         #[cfg(feature = "rustls-aws-lc-fips")]
         if provider == crate::TlsProvider::RustlsAwsLcFips && !config.fips() {
-            return Err(Error::TlsConfig {
-                provider,
-                reason: "rustls would not run this configuration in FIPS mode".to_owned(),
-            });
+            return Err(Error::TlsConfig { provider, reason: TlsConfigError::NotFipsMode });
         }
         Ok(RustlsBackend { provider, connector: TlsConnector::from(Arc::new(config)) })
     }
@@ -101,7 +98,7 @@ impl RustlsBackend {
         crypto: &Arc<CryptoProvider>,
     ) -> Result<rustls::ConfigBuilder<ClientConfig, rustls::client::WantsClientCert>, Error> {
         let provider = settings.provider;
-        let tls_error = |e: rustls::Error| Error::TlsConfig { provider, reason: e.to_string() };
+        let tls_error = |e: rustls::Error| Error::TlsConfig { provider, reason: TlsConfigError::Library(Arc::new(e)) };
         let builder = ClientConfig::builder_with_provider(Arc::clone(crypto))
             .with_protocol_versions(PROTOCOL_VERSIONS)
             .map_err(tls_error)?;

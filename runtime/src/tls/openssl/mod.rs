@@ -32,7 +32,8 @@ use tokio_openssl::SslStream;
 
 use self::sessions::SessionCache;
 use super::{names, MaybeTlsStream, ReadAhead, TlsInfo, TlsSettings, Transport};
-use crate::error::{CertificateProblem, Error, HandshakeFailure, TlsHandshakeError};
+use crate::error::{CertificateProblem, Error, HandshakeFailure, TlsConfigError, TlsHandshakeError};
+use crate::roots::PemError;
 use crate::TlsProvider;
 
 pub(crate) use self::stream::OpensslStream;
@@ -79,7 +80,7 @@ fn trust_bundled_roots(builder: &mut SslContextBuilder, provider: TlsProvider) -
 }
 
 fn config_error(provider: TlsProvider) -> impl Fn(ErrorStack) -> Error + Copy {
-    move |e| Error::TlsConfig { provider, reason: e.to_string() }
+    move |e| Error::TlsConfig { provider, reason: TlsConfigError::Library(Arc::new(e)) }
 }
 
 impl OpensslBackend {
@@ -122,7 +123,7 @@ impl OpensslBackend {
                     Err(why) => {
                         trust_bundled_roots(&mut builder, provider)?;
                         let roots = webpki_root_certs::TLS_SERVER_ROOT_CERTS.len();
-                        crate::roots::warn_native_fallback(provider, &why, roots);
+                        super::warn_native_fallback(provider, &why, roots);
                     }
                 }
             }
@@ -136,7 +137,7 @@ impl OpensslBackend {
         for cert in &settings.extra_roots.certificates {
             let invalid = |e: ErrorStack| Error::InvalidPem {
                 origin: "extra root certificate".to_owned(),
-                reason: e.to_string(),
+                reason: PemError::Rejected(Arc::new(e)),
             };
             let cert = X509::from_der(cert.as_ref()).map_err(invalid)?;
             builder.cert_store_mut().add_cert(cert).map_err(invalid)?;
@@ -145,7 +146,8 @@ impl OpensslBackend {
             return Err(Error::NoTrustRoots);
         }
         if let Some(path) = super::key_log_file() {
-            key_log::install(&mut builder, &path).map_err(|reason| Error::TlsConfig { provider, reason })?;
+            key_log::install(&mut builder, &path)
+                .map_err(|e| Error::TlsConfig { provider, reason: TlsConfigError::KeyLog(e) })?;
         }
         let sessions = if settings.session_resumption {
             let index = sessions::server_name_index().map_err(config_error)?;
