@@ -1,5 +1,5 @@
-//! The `SSLKEYLOGFILE` file the backends that write it themselves share: opened once per path
-//! for the whole process, appended one whole line at a time.
+//! The `SSLKEYLOGFILE` file every backend writes its key log to: opened once per path for the
+//! whole process, created readable by its owner only, appended one whole line at a time.
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use crate::error::KeyLogError;
 
 /// An open key log file. Never freed: s2n-tls keeps a raw pointer to it for as long as a
-/// configuration lives, and every configuration prepared while the variable names the same
+/// configuration lives (the other backends hold a `&'static` to it), and every configuration prepared while the variable names the same
 /// path shares it (so building many clients opens the file once).
 #[derive(Debug)]
 pub(crate) struct KeyLogFile(Mutex<File>);
@@ -34,6 +34,22 @@ impl KeyLogFile {
         let file: &'static KeyLogFile = Box::leak(Box::new(KeyLogFile(Mutex::new(file))));
         open.insert(path.to_path_buf(), file);
         Ok(file)
+    }
+
+    /// Appends one secret as an NSS key log line (`LABEL <client random> <secret>`, both in
+    /// hex), as the rustls backends hand them over; a failed write loses the line only.
+    #[cfg(rustls)]
+    pub(crate) fn append_secret(&self, label: &str, client_random: &[u8], secret: &[u8]) {
+        use std::fmt::Write as _;
+        let mut line = String::with_capacity(label.len() + 2 + 2 * (client_random.len() + secret.len()));
+        line.push_str(label);
+        for part in [client_random, secret] {
+            line.push(' ');
+            for byte in part {
+                let _ = write!(line, "{byte:02x}");
+            }
+        }
+        let _ = self.append_line(line.as_bytes());
     }
 
     /// Appends `line` and a newline in one write, so that lines from concurrent handshakes never

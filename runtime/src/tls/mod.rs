@@ -6,7 +6,6 @@
 //! or on tokio's blocking pool at the first connection; when it is quick, inline at the first
 //! connection.
 
-#[cfg(any(s2n, openssl_provider, rustls_in_place))]
 mod key_log_file;
 mod names;
 #[cfg(openssl_provider)]

@@ -7,6 +7,7 @@ use rustls::crypto::CryptoProvider;
 use rustls::SupportedProtocolVersion;
 use tokio_rustls::TlsConnector;
 
+use super::key_log_file::KeyLogFile;
 use super::rustls_roots::root_store;
 use super::{names, MaybeTlsStream, ReadAhead, TlsInfo, TlsSettings, Transport};
 use crate::error::{CertificateProblem, Error, HandshakeFailure, TlsConfigError, TlsHandshakeError};
@@ -23,6 +24,17 @@ pub(crate) struct RustlsBackend {
 impl std::fmt::Debug for RustlsBackend {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RustlsBackend").field("provider", &self.provider).finish_non_exhaustive()
+    }
+}
+
+/// `SSLKEYLOGFILE` lines, written to the file the other backends share (created readable by its
+/// owner only, which `rustls::KeyLogFile` does not do).
+#[derive(Debug)]
+struct FileKeyLog(&'static KeyLogFile);
+
+impl rustls::KeyLog for FileKeyLog {
+    fn log(&self, label: &str, client_random: &[u8], secret: &[u8]) {
+        self.0.append_secret(label, client_random, secret);
     }
 }
 
@@ -76,8 +88,10 @@ impl RustlsBackend {
         }?;
         let mut config = builder.with_no_client_auth();
         config.alpn_protocols = settings.alpn();
-        if super::key_log_file().is_some() {
-            config.key_log = Arc::new(rustls::KeyLogFile::new());
+        if let Some(path) = super::key_log_file() {
+            let file = KeyLogFile::for_path(&path)
+                .map_err(|e| Error::TlsConfig { provider, reason: TlsConfigError::KeyLog(e) })?;
+            config.key_log = Arc::new(FileKeyLog(file));
         }
         if !settings.session_resumption {
             config.resumption = rustls::client::Resumption::disabled();

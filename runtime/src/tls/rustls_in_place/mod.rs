@@ -36,16 +36,7 @@ struct FileKeyLog(&'static KeyLogFile);
 
 impl KeyLog for FileKeyLog {
     fn log(&self, label: &str, client_random: &[u8], secret: &[u8]) {
-        use std::fmt::Write as _;
-        let mut line = String::with_capacity(label.len() + 2 + 2 * (client_random.len() + secret.len()));
-        line.push_str(label);
-        for part in [client_random, secret] {
-            line.push(' ');
-            for byte in part {
-                let _ = write!(line, "{byte:02x}");
-            }
-        }
-        let _ = self.0.append_line(line.as_bytes());
+        self.0.append_secret(label, client_random, secret);
     }
 }
 
