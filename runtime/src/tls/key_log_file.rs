@@ -10,8 +10,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use crate::error::KeyLogError;
 
 /// An open key log file. Never freed: s2n-tls keeps a raw pointer to it for as long as a
-/// configuration lives (the other backends hold a `&'static` to it), and every configuration prepared while the variable names the same
-/// path shares it (so building many clients opens the file once).
+/// configuration lives (the other backends hold a `&'static` to it), and every configuration
+/// prepared while the variable names the same path shares it (so building many clients opens
+/// the file once).
 #[derive(Debug)]
 pub(crate) struct KeyLogFile(Mutex<File>);
 
