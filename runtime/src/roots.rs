@@ -354,7 +354,8 @@ impl StdError for StoreError {
     }
 }
 
-/// Why a PEM bundle or a certificate in it cannot be used ([`Error::InvalidPem`](crate::Error::InvalidPem)).
+/// Why a PEM bundle or a certificate in it cannot be used
+/// ([`Error::InvalidPem`](crate::Error::InvalidPem)).
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum PemError {
