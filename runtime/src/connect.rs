@@ -21,7 +21,7 @@ use tower_service::Service;
 use tracing::Span;
 
 use crate::dns::Resolver;
-use crate::error::{ConnectTimeout, Error, ProxyError, ProxyFailure};
+use crate::error::{ConnectTimeout, Error, ProxyError, ProxyFailure, UriError};
 use crate::limits::{HostLimits, HostSlot};
 use crate::proxy::{ProxyConfig, Route};
 use crate::tls::{LazyTlsBackend, MaybeTlsStream, TlsBackend, TlsInfo, Transport};
@@ -151,13 +151,14 @@ impl Target {
     /// The target of `uri`; an unsupported scheme or a missing host is the caller's error (not
     /// retried), as `Error` says.
     fn of(uri: &Uri) -> Result<Target, BoxError> {
-        let invalid = |reason: String| Box::new(Error::InvalidUri { uri: uri.to_string(), reason }) as BoxError;
+        let invalid = |reason| Box::new(Error::InvalidUri { uri: uri.to_string(), reason }) as BoxError;
         let https = match uri.scheme_str() {
             Some("https") => true,
             Some("http") => false,
-            other => return Err(invalid(format!("unsupported scheme {other:?}: use http or https"))),
+            Some(other) => return Err(invalid(UriError::UnsupportedScheme(other.to_owned()))),
+            None => return Err(invalid(UriError::NoScheme)),
         };
-        let host = uri.host().ok_or_else(|| invalid("no host".to_owned()))?;
+        let host = uri.host().ok_or_else(|| invalid(UriError::NoHost))?;
         let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
         let server_name = host.trim_start_matches('[').trim_end_matches(']').to_owned();
         Ok(Target { https, origin: format!("{host}:{port}"), server_name })

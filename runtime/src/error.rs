@@ -2,9 +2,11 @@
 
 use std::error::Error as StdError;
 use std::fmt;
+use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::{TlsProvider, TrustRoots};
+use crate::provider::TlsProvider;
+use crate::roots::{BadPem, PemError, RootsError, TrustRoots};
 
 /// An error building a client or preparing its TLS configuration: always a configuration
 /// problem, which trying again does not fix. Met at a request (the trust roots, the TLS
@@ -22,28 +24,30 @@ pub enum Error {
     #[deprecated(note = "never returned (the crate does not build without a TLS provider); \
                          to be removed in the next breaking release")]
     NoProvider,
-    /// A PEM bundle given to the builder could not be used.
+    /// A PEM bundle given to the builder (or named by `AWS_CA_BUNDLE`), or an extra root
+    /// certificate in it, could not be used.
     InvalidPem {
-        /// Where the bundle came from, as the caller named it (a path, or `"<memory>"`).
+        /// Where the bundle came from, as the caller named it (a path, `"<memory>"`, or
+        /// `"extra root certificate"` when the TLS library refused one).
         origin: String,
         /// What was wrong with it.
-        reason: String,
+        reason: PemError,
     },
     /// The trust roots could not be loaded.
     Roots(RootsError),
-    /// The TLS library rejected the configuration.
+    /// The TLS library rejected the configuration, or the provider cannot serve it.
     TlsConfig {
         /// The provider that rejected it.
         provider: TlsProvider,
-        /// The library's message.
-        reason: String,
+        /// Why.
+        reason: TlsConfigError,
     },
     /// A proxy URL (builder or environment) that cannot be used.
     InvalidProxy {
         /// The URL, credentials hidden.
         url: String,
         /// What is wrong with it.
-        reason: String,
+        reason: ProxyUrlError,
     },
     /// [`configure_default`](crate::configure_default) was called a second time.
     DefaultAlreadyConfigured,
@@ -56,7 +60,7 @@ pub enum Error {
         /// The URI.
         uri: String,
         /// What is wrong with it.
-        reason: String,
+        reason: UriError,
     },
     /// The provider cannot use these trust roots (see [`TlsProvider::validate_roots`]).
     UnsupportedRoots {
@@ -117,10 +121,19 @@ impl fmt::Display for Error {
 }
 
 impl StdError for Error {
+    #[allow(deprecated)] // `NoProvider` is matched while it exists
     fn source(&self) -> Option<&(dyn StdError + 'static)> {
         match self {
+            Error::InvalidPem { reason, .. } => Some(reason),
             Error::Roots(e) => Some(e),
-            _ => None,
+            Error::TlsConfig { reason, .. } => Some(reason),
+            Error::InvalidProxy { reason, .. } => Some(reason),
+            Error::InvalidUri { reason, .. } => Some(reason),
+            Error::NoTrustRoots
+            | Error::NoProvider
+            | Error::DefaultAlreadyConfigured
+            | Error::DefaultAlreadyBuilt
+            | Error::UnsupportedRoots { .. } => None,
         }
     }
 }
@@ -131,58 +144,166 @@ impl From<RootsError> for Error {
     }
 }
 
-/// Why a trust-root source could not be used. Reported at the first connection that needs the
-/// roots (loading never happens while a client is being built), and for every connection after
-/// that: the outcome of loading is cached for the life of the process.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum RootsError {
-    /// The operating system store could not be read and yielded no certificate.
-    NativeUnreadable {
-        /// One line per failure reported while reading the store (file and reason).
-        details: Vec<String>,
-    },
-    /// The operating system store was read but holds no certificate this TLS library accepts.
-    NativeEmpty {
-        /// How many certificates were found and rejected as unparsable.
-        rejected: usize,
-    },
-    /// The operating system's certificate verifier could not be set up (on Linux: no usable
-    /// certificate in the native store).
-    PlatformVerifier {
-        /// What the verifier reported.
-        reason: String,
-    },
+impl From<BadPem> for Error {
+    fn from(e: BadPem) -> Self {
+        Error::InvalidPem { origin: e.origin, reason: e.reason }
+    }
 }
 
-impl fmt::Display for RootsError {
+/// Why a provider's TLS configuration could not be built ([`Error::TlsConfig`]).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum TlsConfigError {
+    /// The TLS library refused a setting; the source is its error (a `rustls::Error`, an
+    /// OpenSSL error stack, an s2n-tls error).
+    Library(Arc<dyn StdError + Send + Sync>),
+    /// `SSLKEYLOGFILE` is set, and the key log cannot be written as it asks.
+    KeyLog(KeyLogError),
+    /// A FIPS provider whose configuration rustls would not run in FIPS mode: refused rather
+    /// than used quietly outside it.
+    NotFipsMode,
+    /// A FIPS provider whose libcrypto (s2n-tls's) is not in FIPS mode.
+    LibcryptoNotFips,
+    /// Extra root certificates with platform-verifier roots on Android, where the platform
+    /// verifier does not take them.
+    ExtraRootsWithPlatformVerifier,
+    /// Platform-verifier roots with the rustls 0.24 backend (`experimental-rustls-024`):
+    /// rustls-platform-verifier is built on rustls 0.23.
+    PlatformVerifierOnRustls024,
+}
+
+impl fmt::Display for TlsConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            RootsError::NativeUnreadable { details } => {
-                write!(
-                    f,
-                    "the native certificate store could not be read ({}); check SSL_CERT_FILE / \
-                     SSL_CERT_DIR, install the system CA bundle, or use the `webpki` roots",
-                    details.join("; ")
-                )
+            TlsConfigError::Library(e) => write!(f, "{e}"),
+            TlsConfigError::KeyLog(e) => write!(f, "{e}"),
+            TlsConfigError::NotFipsMode => f.write_str("rustls would not run this configuration in FIPS mode"),
+            TlsConfigError::LibcryptoNotFips => f.write_str("s2n-tls's libcrypto is not in FIPS mode"),
+            TlsConfigError::ExtraRootsWithPlatformVerifier => {
+                f.write_str("extra root certificates are not supported with platform-verifier roots on Android")
             }
-            RootsError::NativeEmpty { rejected } => write!(
-                f,
-                "the native certificate store holds no usable certificate ({rejected} rejected); \
-                 check SSL_CERT_FILE / SSL_CERT_DIR, install the system CA bundle, or use the \
-                 `webpki` roots"
-            ),
-            RootsError::PlatformVerifier { reason } => write!(
-                f,
-                "the platform certificate verifier could not be set up ({reason}); on Linux check \
-                 SSL_CERT_FILE / SSL_CERT_DIR or install the system CA bundle, or use the `webpki` \
-                 roots"
+            TlsConfigError::PlatformVerifierOnRustls024 => f.write_str(
+                "platform-verifier roots are not available with `experimental-rustls-024` \
+                 (rustls-platform-verifier is built on rustls 0.23)",
             ),
         }
     }
 }
 
-impl StdError for RootsError {}
+impl StdError for TlsConfigError {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        match self {
+            TlsConfigError::Library(e) => Some(&**e),
+            TlsConfigError::KeyLog(e) => Some(e),
+            TlsConfigError::NotFipsMode
+            | TlsConfigError::LibcryptoNotFips
+            | TlsConfigError::ExtraRootsWithPlatformVerifier
+            | TlsConfigError::PlatformVerifierOnRustls024 => None,
+        }
+    }
+}
+
+/// Why the `SSLKEYLOGFILE` key log cannot be written ([`TlsConfigError::KeyLog`]).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum KeyLogError {
+    /// The file cannot be created or opened for appending; the source says why.
+    Open {
+        /// The path the variable names.
+        path: PathBuf,
+        /// Why it cannot be opened.
+        source: Arc<std::io::Error>,
+    },
+    /// The TLS library refused the callback that writes the key log (s2n-tls); the source is
+    /// its error.
+    Callback(Arc<dyn StdError + Send + Sync>),
+}
+
+impl fmt::Display for KeyLogError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KeyLogError::Open { path, source } => {
+                write!(f, "SSLKEYLOGFILE={}: cannot open for appending: {source}", path.display())
+            }
+            KeyLogError::Callback(e) => write!(f, "SSLKEYLOGFILE: the TLS library refused the key log callback: {e}"),
+        }
+    }
+}
+
+impl StdError for KeyLogError {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        match self {
+            KeyLogError::Open { source, .. } => Some(&**source),
+            KeyLogError::Callback(e) => Some(&**e),
+        }
+    }
+}
+
+/// Why a proxy URL cannot be used ([`Error::InvalidProxy`]).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum ProxyUrlError {
+    /// Not a URL at all; the source is the parser's error (`http`'s).
+    NotAUrl(Arc<dyn StdError + Send + Sync>),
+    /// No scheme: the URL must say `http://` (or `https://` for TLS to the proxy).
+    NoScheme,
+    /// A scheme other than `http` or `https` (`socks5`, ...).
+    UnsupportedScheme(String),
+    /// No host.
+    NoHost,
+    /// The credentials given to [`ProxyBuilder::basic_auth`](crate::ProxyBuilder::basic_auth)
+    /// do not make a valid `Proxy-Authorization` header; the source is `http`'s error.
+    InvalidCredentials(Arc<dyn StdError + Send + Sync>),
+}
+
+impl fmt::Display for ProxyUrlError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ProxyUrlError::NotAUrl(e) => write!(f, "not a URL: {e}"),
+            ProxyUrlError::NoScheme => {
+                f.write_str("no scheme: write http://host:port (or https:// for TLS to the proxy)")
+            }
+            ProxyUrlError::UnsupportedScheme(scheme) => {
+                write!(f, "unsupported proxy scheme `{scheme}`: use http:// or https://")
+            }
+            ProxyUrlError::NoHost => f.write_str("no host"),
+            ProxyUrlError::InvalidCredentials(e) => write!(f, "the credentials do not make a valid header: {e}"),
+        }
+    }
+}
+
+impl StdError for ProxyUrlError {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        match self {
+            ProxyUrlError::NotAUrl(e) | ProxyUrlError::InvalidCredentials(e) => Some(&**e),
+            ProxyUrlError::NoScheme | ProxyUrlError::UnsupportedScheme(_) | ProxyUrlError::NoHost => None,
+        }
+    }
+}
+
+/// Why this client cannot connect for a request URI ([`Error::InvalidUri`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum UriError {
+    /// The URI has no scheme.
+    NoScheme,
+    /// A scheme other than `http` or `https`.
+    UnsupportedScheme(String),
+    /// The URI has no host.
+    NoHost,
+}
+
+impl fmt::Display for UriError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            UriError::NoScheme => f.write_str("no scheme: use http or https"),
+            UriError::UnsupportedScheme(scheme) => write!(f, "unsupported scheme `{scheme}`: use http or https"),
+            UriError::NoHost => f.write_str("no host"),
+        }
+    }
+}
+
+impl StdError for UriError {}
 
 /// Why a TLS handshake failed. Found in the source chain of the connector error, so callers and
 /// retry classifiers can tell certificate problems (never worth retrying) from transport ones.
@@ -305,13 +426,14 @@ pub enum ProxyFailure {
     Refused {
         /// The status code.
         status: u16,
-        /// The proxy's reason phrase.
-        reason: String,
+        /// The reason phrase the proxy sent with it, as sent (possibly empty): the proxy's
+        /// words, shown in the message.
+        phrase: String,
     },
     /// The proxy closed the connection before answering.
     Closed,
     /// The proxy's answer was not an HTTP response.
-    BadResponse(String),
+    BadResponse(ProxyResponseError),
     /// Reading from or writing to the proxy failed.
     Io(std::io::Error),
     /// The TLS handshake with an `https://` proxy failed (its certificate, or the connection).
@@ -340,13 +462,13 @@ impl fmt::Display for ProxyError {
         let (proxy, origin) = (&self.proxy, &self.origin);
         match &self.failure {
             ProxyFailure::Unreachable(e) => write!(f, "proxy {proxy} (for {origin}) is unreachable: {e}"),
-            ProxyFailure::Refused { status: 407, reason } => write!(
+            ProxyFailure::Refused { status: 407, phrase } => write!(
                 f,
-                "proxy {proxy} refused the tunnel to {origin}: 407 {reason}: it needs credentials (in the proxy URL, \
+                "proxy {proxy} refused the tunnel to {origin}: 407 {phrase}: it needs credentials (in the proxy URL, \
                  http://user:password@host:port, or `ProxyBuilder::basic_auth`), or the ones given are wrong"
             ),
-            ProxyFailure::Refused { status, reason } => {
-                write!(f, "proxy {proxy} refused the tunnel to {origin}: {status} {reason}")
+            ProxyFailure::Refused { status, phrase } => {
+                write!(f, "proxy {proxy} refused the tunnel to {origin}: {status} {phrase}")
             }
             ProxyFailure::Closed => {
                 write!(f, "proxy {proxy} closed the connection before answering the tunnel to {origin}")
@@ -364,9 +486,52 @@ impl StdError for ProxyError {
     fn source(&self) -> Option<&(dyn StdError + 'static)> {
         match &self.failure {
             ProxyFailure::Unreachable(e) => Some(e.as_ref()),
+            ProxyFailure::BadResponse(e) => Some(e),
             ProxyFailure::Io(e) => Some(e),
             ProxyFailure::Handshake(e) => Some(e),
-            _ => None,
+            ProxyFailure::Refused { .. } | ProxyFailure::Closed => None,
+        }
+    }
+}
+
+/// How a proxy's answer to `CONNECT` was not an HTTP response ([`ProxyFailure::BadResponse`]).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum ProxyResponseError {
+    /// The response head did not end within `limit` bytes.
+    HeadTooLong {
+        /// The longest head read, in bytes.
+        limit: usize,
+    },
+    /// The head is not an HTTP/1.x response; the source is the parser's error (`httparse`'s).
+    Malformed {
+        /// What the proxy sent (lossily decoded, surrounding whitespace trimmed).
+        received: String,
+        /// Why it does not parse.
+        source: Arc<dyn StdError + Send + Sync>,
+    },
+    /// The head parsed but lacks its status line.
+    NoStatus {
+        /// What the proxy sent (lossily decoded, surrounding whitespace trimmed).
+        received: String,
+    },
+}
+
+impl fmt::Display for ProxyResponseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ProxyResponseError::HeadTooLong { limit } => write!(f, "response head over {} KiB", limit / 1024),
+            ProxyResponseError::Malformed { received, source } => write!(f, "{received} ({source})"),
+            ProxyResponseError::NoStatus { received } => write!(f, "no status code: {received}"),
+        }
+    }
+}
+
+impl StdError for ProxyResponseError {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        match self {
+            ProxyResponseError::Malformed { source, .. } => Some(&**source),
+            ProxyResponseError::HeadTooLong { .. } | ProxyResponseError::NoStatus { .. } => None,
         }
     }
 }
@@ -412,14 +577,64 @@ mod tests {
         assert!(no_roots.contains("`native`, `webpki` or `platform-verifier` feature"), "{no_roots}");
     }
 
+    /// The chain below `err`, each link's `Display`.
+    fn chain(err: &(dyn StdError + 'static)) -> Vec<String> {
+        let mut links = Vec::new();
+        let mut next = err.source();
+        while let Some(e) = next {
+            links.push(e.to_string());
+            next = e.source();
+        }
+        links
+    }
+
+    /// Every variant with a cause hands it on as its source, down to the library's error, and
+    /// still says it all in its own message.
+    #[test]
+    fn causes_are_sources_down_to_the_library_error() {
+        let missing = || Arc::new(std::io::Error::from(std::io::ErrorKind::NotFound));
+        let pem = Error::InvalidPem { origin: "/ca.pem".to_owned(), reason: PemError::Unreadable(missing()) };
+        assert!(pem.source().is_some_and(|e| e.is::<PemError>()));
+        assert!(pem.source().and_then(StdError::source).is_some_and(|e| e.is::<std::io::Error>()));
+        assert_eq!(pem.to_string(), "unusable PEM certificates from /ca.pem: cannot be read: entity not found");
+
+        let key_log = Error::TlsConfig {
+            provider: TlsProvider::ALL[0],
+            reason: TlsConfigError::KeyLog(KeyLogError::Open { path: "/no/keys.log".into(), source: missing() }),
+        };
+        assert_eq!(chain(&key_log).len(), 3, "{:?}", chain(&key_log));
+        assert!(key_log
+            .to_string()
+            .ends_with("SSLKEYLOGFILE=/no/keys.log: cannot open for appending: entity not found"));
+
+        let proxy = Error::InvalidProxy {
+            url: "http://".to_owned(),
+            reason: ProxyUrlError::NotAUrl(Arc::new("http://".parse::<http::Uri>().unwrap_err())),
+        };
+        let not_a_url = proxy.source().and_then(StdError::source);
+        assert!(not_a_url.is_some_and(|e| e.is::<http::uri::InvalidUri>()), "{:?}", chain(&proxy));
+
+        let uri = Error::InvalidUri { uri: "ftp://h/".to_owned(), reason: UriError::UnsupportedScheme("ftp".into()) };
+        assert_eq!(chain(&uri), ["unsupported scheme `ftp`: use http or https"]);
+
+        let roots = Error::Roots(RootsError::NativeUnreadable {
+            failures: vec![crate::roots::StoreError::CertFileUnreadable { path: "/s.pem".into(), source: missing() }],
+        });
+        assert_eq!(chain(&roots)[1..], ["SSL_CERT_FILE=/s.pem: entity not found", "entity not found"]);
+
+        for cause_free in [Error::NoTrustRoots, Error::DefaultAlreadyBuilt, Error::DefaultAlreadyConfigured] {
+            assert!(cause_free.source().is_none(), "{cause_free}");
+        }
+    }
+
     #[test]
     fn which_proxy_refusals_are_worth_retrying() {
-        let refused = |status| ProxyFailure::Refused { status, reason: String::new() };
+        let refused = |status| ProxyFailure::Refused { status, phrase: String::new() };
         for (status, transient) in [(407, false), (403, false), (501, false), (429, true), (502, true), (503, true)] {
             assert_eq!(refused(status).is_transient(), transient, "{status}");
         }
         assert!(ProxyFailure::Closed.is_transient());
-        assert!(!ProxyFailure::BadResponse(String::new()).is_transient());
+        assert!(!ProxyFailure::BadResponse(ProxyResponseError::HeadTooLong { limit: 16 * 1024 }).is_transient());
     }
 }
 

@@ -64,12 +64,12 @@ mod tls;
 pub use client::{Builder, SmithyTlsClient, DEFAULT_POOL_IDLE_TIMEOUT, DEFAULT_TCP_KEEPALIVE};
 pub use connect::ConnectionInfo;
 pub use error::{
-    CertificateProblem, ConnectTimeout, Error, HandshakeFailure, ProxyError, ProxyFailure, ReadTimeout, RootsError,
-    TlsHandshakeError,
+    CertificateProblem, ConnectTimeout, Error, HandshakeFailure, KeyLogError, ProxyError, ProxyFailure,
+    ProxyResponseError, ProxyUrlError, ReadTimeout, TlsConfigError, TlsHandshakeError, UriError,
 };
 pub use provider::TlsProvider;
 pub use proxy::{ProxyBuilder, ProxyConfig};
-pub use roots::{TrustRoots, AWS_CA_BUNDLE};
+pub use roots::{PemError, RootsError, StoreError, TrustRoots, AWS_CA_BUNDLE};
 pub use shared::{
     configure_default, default_client_plugin, default_client_plugin_for, shared_client, shared_client_for,
     shared_tls_client, shared_tls_client_for, try_shared_client, try_shared_tls_client,

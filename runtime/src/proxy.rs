@@ -10,7 +10,7 @@ use http::Uri;
 use hyper_util::client::proxy::matcher::Matcher;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
-use crate::error::{Error, ProxyError, ProxyFailure};
+use crate::error::{Error, ProxyError, ProxyFailure, ProxyResponseError, ProxyUrlError};
 
 /// Where requests go: straight to their origin, or through an HTTP proxy.
 ///
@@ -277,25 +277,26 @@ impl ProxyBuilder {
 }
 
 /// `Basic base64(user:password)`.
-fn basic_auth(user: &str, password: &str) -> Result<HeaderValue, String> {
+fn basic_auth(user: &str, password: &str) -> Result<HeaderValue, ProxyUrlError> {
     use base64::Engine as _;
     let encoded = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"));
-    let mut value = HeaderValue::from_str(&format!("Basic {encoded}")).map_err(|e| e.to_string())?;
+    let mut value = HeaderValue::from_str(&format!("Basic {encoded}"))
+        .map_err(|e| ProxyUrlError::InvalidCredentials(Arc::new(e)))?;
     value.set_sensitive(true);
     Ok(value)
 }
 
 /// Checks a proxy URL; returns it without credentials.
-fn parse_proxy_url(url: &str) -> Result<String, String> {
-    let uri: Uri = url.parse().map_err(|e| format!("not a URL: {e}"))?;
+fn parse_proxy_url(url: &str) -> Result<String, ProxyUrlError> {
+    let uri: Uri = url.parse().map_err(|e: http::uri::InvalidUri| ProxyUrlError::NotAUrl(Arc::new(e)))?;
     let default_port = match uri.scheme_str() {
         Some("http") => 80,
         // TLS to the proxy, checked with the client's roots; the tunnel runs inside it.
         Some("https") => 443,
-        Some(other) => return Err(format!("unsupported proxy scheme `{other}`: use http:// or https://")),
-        None => return Err("no scheme: write http://host:port (or https:// for TLS to the proxy)".to_owned()),
+        Some(other) => return Err(ProxyUrlError::UnsupportedScheme(other.to_owned())),
+        None => return Err(ProxyUrlError::NoScheme),
     };
-    let host = uri.host().filter(|h| !h.is_empty()).ok_or_else(|| "no host".to_owned())?;
+    let host = uri.host().filter(|h| !h.is_empty()).ok_or(ProxyUrlError::NoHost)?;
     Ok(format!("{}://{host}:{}", uri.scheme_str().unwrap_or("http"), uri.port_u16().unwrap_or(default_port)))
 }
 
@@ -338,7 +339,9 @@ pub(crate) async fn tunnel<S: AsyncRead + AsyncWrite + Unpin>(
     // A blank line ends the head (bare-LF line endings accepted, as HTTP parsers do).
     while !(head.ends_with(b"\r\n\r\n") || head.ends_with(b"\n\n")) {
         if head.len() >= MAX_RESPONSE_HEAD {
-            return Err(failed(ProxyFailure::BadResponse("response head over 16 KiB".to_owned())));
+            return Err(failed(ProxyFailure::BadResponse(ProxyResponseError::HeadTooLong {
+                limit: MAX_RESPONSE_HEAD,
+            })));
         }
         match stream.read(&mut byte).await {
             Ok(0) => return Err(failed(ProxyFailure::Closed)),
@@ -348,16 +351,20 @@ pub(crate) async fn tunnel<S: AsyncRead + AsyncWrite + Unpin>(
     }
     let mut headers = [httparse::EMPTY_HEADER; 32];
     let mut response = httparse::Response::new(&mut headers);
+    let received = || String::from_utf8_lossy(&head).trim().to_owned();
+    let bad = |e| failed(ProxyFailure::BadResponse(e));
     match response.parse(&head) {
         Ok(httparse::Status::Complete(_)) => {}
-        _ => return Err(failed(ProxyFailure::BadResponse(String::from_utf8_lossy(&head).trim().to_owned()))),
+        // The head ends in a blank line, so the parser has all of it: `Partial` means no status.
+        Ok(httparse::Status::Partial) => return Err(bad(ProxyResponseError::NoStatus { received: received() })),
+        Err(e) => return Err(bad(ProxyResponseError::Malformed { received: received(), source: Arc::new(e) })),
     }
     match response.code {
         Some(code) if (200..300).contains(&code) => Ok(()),
         Some(status) => {
-            Err(failed(ProxyFailure::Refused { status, reason: response.reason.unwrap_or_default().to_owned() }))
+            Err(failed(ProxyFailure::Refused { status, phrase: response.reason.unwrap_or_default().to_owned() }))
         }
-        None => Err(failed(ProxyFailure::BadResponse("no status code".to_owned()))),
+        None => Err(bad(ProxyResponseError::NoStatus { received: received() })),
     }
 }
 
@@ -430,6 +437,33 @@ mod tests {
         proxy.await.unwrap();
     }
 
+    /// What the proxy answers when it is not HTTP: a typed failure with the parser's error as its
+    /// source, and what was received in the message.
+    #[tokio::test]
+    async fn a_connect_answer_that_is_not_http_says_what_came_back() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let proxy = tokio::spawn(async move {
+            let (mut stream, _) = listener.accept().await.unwrap();
+            let mut request = vec![0u8; 256];
+            let _ = stream.read(&mut request).await.unwrap();
+            stream.write_all(b"SSH-2.0-OpenSSH_9.6\r\n\r\n").await.unwrap();
+        });
+        let route = ProxyConfig::builder()
+            .all(format!("http://{addr}"))
+            .build()
+            .unwrap()
+            .route(&"https://example.com/".parse().unwrap())
+            .unwrap();
+        let mut stream = TcpStream::connect(addr).await.unwrap();
+        let err = tunnel(&mut stream, &route, "example.com:443").await.expect_err("not HTTP");
+        assert!(matches!(&err.failure, ProxyFailure::BadResponse(ProxyResponseError::Malformed { .. })), "{err:?}");
+        assert!(err.to_string().contains("SSH-2.0-OpenSSH_9.6"), "{err}");
+        let parser = std::error::Error::source(&err).and_then(std::error::Error::source);
+        assert!(parser.is_some_and(|e| e.is::<httparse::Error>()), "{err:?}");
+        proxy.await.unwrap();
+    }
+
     #[test]
     fn an_https_proxy_is_reached_over_tls_checked_against_its_name() {
         let config = ProxyConfig::builder().https("https://secure-proxy.example").build().unwrap();
@@ -461,6 +495,11 @@ mod tests {
             let err = ProxyConfig::builder().all(url).build().unwrap_err();
             assert!(err.to_string().contains(says), "{url}: {err}");
         }
+        let err = ProxyConfig::builder().all("socks5://proxy:1080").build().unwrap_err();
+        assert!(
+            matches!(&err, Error::InvalidProxy { reason: ProxyUrlError::UnsupportedScheme(s), .. } if s == "socks5"),
+            "{err:?}"
+        );
         let err = ProxyConfig::builder().all("socks5://me:hunter2@proxy").build().unwrap_err();
         assert!(!err.to_string().contains("hunter2"), "{err}");
         let err = ProxyConfig::builder().all("me:hunter2@proxy:3128").build().unwrap_err();

@@ -5,9 +5,12 @@
 //! shared clients: once per process). Nothing is loaded while a client is built; the first
 //! connection (or a background warm-up started at construction) pays for it.
 
-use rustls_pki_types::CertificateDer;
+use std::error::Error as StdError;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use crate::error::Error;
+use rustls_pki_types::CertificateDer;
 
 /// A source of trusted root certificates.
 ///
@@ -126,7 +129,7 @@ impl std::fmt::Display for TrustRoots {
 /// certificates or error, for the life of the process, so a broken store is reported the same
 /// way at every connection.
 #[cfg(any(rustls_native, native_or_webpki))]
-pub(crate) fn load_native_certificates() -> Result<Vec<CertificateDer<'static>>, crate::RootsError> {
+pub(crate) fn load_native_certificates() -> Result<Vec<CertificateDer<'static>>, RootsError> {
     let started = std::time::Instant::now();
     let loaded = rustls_native_certs::load_native_certs();
     tracing::debug!(
@@ -137,27 +140,12 @@ pub(crate) fn load_native_certificates() -> Result<Vec<CertificateDer<'static>>,
     );
     if loaded.certs.is_empty() {
         if loaded.errors.is_empty() {
-            return Err(crate::RootsError::NativeEmpty { rejected: 0 });
+            return Err(RootsError::NativeEmpty { rejected: 0 });
         }
-        return Err(crate::RootsError::NativeUnreadable {
-            details: loaded.errors.iter().map(|e| e.to_string()).collect(),
-        });
+        let failures = loaded.errors.into_iter().map(|e| StoreError::Read(Arc::new(e))).collect();
+        return Err(RootsError::NativeUnreadable { failures });
     }
     Ok(loaded.certs)
-}
-
-/// Says, once per backend prepared, that the native store yielded nothing and the bundled
-/// roots stand in for it (`TrustRoots::NativeOrWebpki`).
-#[cfg(native_or_webpki)]
-pub(crate) fn warn_native_fallback(provider: crate::TlsProvider, why: &crate::RootsError, roots: usize) {
-    tracing::warn!(
-        %provider,
-        reason = %why,
-        fallback = "webpki",
-        roots,
-        "no usable certificate in the native trust store: using the bundled webpki roots instead \
-         (native-or-webpki roots, a policy's empty-store = \"webpki\")"
-    );
 }
 
 /// The environment variable the AWS CLI and the other AWS SDKs read for a CA bundle: a PEM file
@@ -170,7 +158,7 @@ pub(crate) fn ca_bundle_from_env() -> Option<std::path::PathBuf> {
 }
 
 /// Reads a CA bundle; errors name the variable and the path.
-pub(crate) fn load_ca_bundle(path: &std::path::Path) -> Result<ExtraRoots, Error> {
+pub(crate) fn load_ca_bundle(path: &Path) -> Result<ExtraRoots, BadPem> {
     let mut roots = ExtraRoots::default();
     roots.add_pem_file(&format!("{AWS_CA_BUNDLE}={}", path.display()), path)?;
     Ok(roots)
@@ -184,28 +172,24 @@ pub(crate) struct ExtraRoots {
 
 impl ExtraRoots {
     /// Parses every `CERTIFICATE` block of a PEM bundle; other blocks are ignored.
-    pub(crate) fn add_pem(&mut self, origin: &str, pem: &[u8]) -> Result<usize, Error> {
+    pub(crate) fn add_pem(&mut self, origin: &str, pem: &[u8]) -> Result<usize, BadPem> {
         use rustls_pki_types::pem::PemObject;
         let mut added = 0;
         for cert in CertificateDer::pem_slice_iter(pem) {
-            let cert = cert.map_err(|e| Error::InvalidPem { origin: origin.to_owned(), reason: e.to_string() })?;
+            let cert = cert.map_err(|e| BadPem::new(origin, PemError::Malformed(Arc::new(e))))?;
             self.certificates.push(cert.into_owned());
             added += 1;
         }
         if added == 0 {
-            return Err(Error::InvalidPem {
-                origin: origin.to_owned(),
-                reason: "no `-----BEGIN CERTIFICATE-----` block found".to_owned(),
-            });
+            return Err(BadPem::new(origin, PemError::NoCertificate));
         }
         Ok(added)
     }
 
     /// [`add_pem`](Self::add_pem) for the bundle in the file at `path`; a file that cannot be
     /// read is an error of the same kind, named by `origin`.
-    pub(crate) fn add_pem_file(&mut self, origin: &str, path: &std::path::Path) -> Result<usize, Error> {
-        let pem =
-            std::fs::read(path).map_err(|e| Error::InvalidPem { origin: origin.to_owned(), reason: e.to_string() })?;
+    pub(crate) fn add_pem_file(&mut self, origin: &str, path: &Path) -> Result<usize, BadPem> {
+        let pem = std::fs::read(path).map_err(|e| BadPem::new(origin, PemError::Unreadable(Arc::new(e))))?;
         self.add_pem(origin, &pem)
     }
 
@@ -217,28 +201,208 @@ impl ExtraRoots {
 /// s2n-tls and OpenSSL read the system store through libcrypto's default paths, which silently
 /// skip missing files; they check here first so that an unusable store is a clear error.
 #[cfg(all(feature = "native", store_by_library))]
-pub(crate) fn check_native_store() -> Result<(), crate::RootsError> {
-    use std::path::Path;
-    let mut details = Vec::new();
+pub(crate) fn check_native_store() -> Result<(), RootsError> {
+    let unreadable = |failure| Err(RootsError::NativeUnreadable { failures: vec![failure] });
     if let Some(file) = std::env::var_os("SSL_CERT_FILE") {
-        match std::fs::metadata(&file) {
-            Ok(m) if m.is_file() => return Ok(()),
-            Ok(_) => details.push(format!("SSL_CERT_FILE={}: not a file", Path::new(&file).display())),
-            Err(e) => details.push(format!("SSL_CERT_FILE={}: {e}", Path::new(&file).display())),
-        }
-        return Err(crate::RootsError::NativeUnreadable { details });
+        let path = PathBuf::from(file);
+        return match std::fs::metadata(&path) {
+            Ok(m) if m.is_file() => Ok(()),
+            Ok(_) => unreadable(StoreError::CertFileNotAFile { path }),
+            Err(e) => unreadable(StoreError::CertFileUnreadable { path, source: Arc::new(e) }),
+        };
     }
     if let Some(dir) = std::env::var_os("SSL_CERT_DIR") {
-        if Path::new(&dir).is_dir() {
+        let path = PathBuf::from(dir);
+        if path.is_dir() {
             return Ok(());
         }
-        details.push(format!("SSL_CERT_DIR={}: not a directory", Path::new(&dir).display()));
-        return Err(crate::RootsError::NativeUnreadable { details });
+        return unreadable(StoreError::CertDirNotADirectory { path });
     }
     const DEFAULTS: &[&str] =
         &["/etc/ssl/cert.pem", "/etc/ssl/certs", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/ca-bundle.pem"];
     if DEFAULTS.iter().any(|p| Path::new(p).exists()) {
         return Ok(());
     }
-    Err(crate::RootsError::NativeUnreadable { details: DEFAULTS.iter().map(|p| format!("{p}: not found")).collect() })
+    let failures = DEFAULTS.iter().map(|p| StoreError::DefaultMissing { path: PathBuf::from(p) }).collect();
+    Err(RootsError::NativeUnreadable { failures })
+}
+
+/// Why a trust-root source could not be used. Reported at the first connection that needs the
+/// roots (loading never happens while a client is being built), and for every connection after
+/// that: the outcome of loading is cached for the life of the process.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum RootsError {
+    /// The operating system store could not be read and yielded no certificate.
+    NativeUnreadable {
+        /// Every failure met while reading the store, in the order met (never empty); the
+        /// first is the error's [`source`](StdError::source).
+        failures: Vec<StoreError>,
+    },
+    /// The operating system store was read but holds no certificate this TLS library accepts.
+    NativeEmpty {
+        /// How many certificates were found and rejected as unparsable.
+        rejected: usize,
+    },
+    /// The operating system's certificate verifier could not be set up (on Linux: no usable
+    /// certificate in the native store).
+    PlatformVerifier {
+        /// What the verifier reported (a `rustls::Error`).
+        source: Arc<dyn StdError + Send + Sync>,
+    },
+}
+
+impl fmt::Display for RootsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RootsError::NativeUnreadable { failures } => {
+                f.write_str("the native certificate store could not be read (")?;
+                for (i, failure) in failures.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str("; ")?;
+                    }
+                    write!(f, "{failure}")?;
+                }
+                f.write_str(
+                    "); check SSL_CERT_FILE / SSL_CERT_DIR, install the system CA bundle, or use the \
+                     `webpki` roots",
+                )
+            }
+            RootsError::NativeEmpty { rejected } => write!(
+                f,
+                "the native certificate store holds no usable certificate ({rejected} rejected); \
+                 check SSL_CERT_FILE / SSL_CERT_DIR, install the system CA bundle, or use the \
+                 `webpki` roots"
+            ),
+            RootsError::PlatformVerifier { source } => write!(
+                f,
+                "the platform certificate verifier could not be set up ({source}); on Linux check \
+                 SSL_CERT_FILE / SSL_CERT_DIR or install the system CA bundle, or use the `webpki` \
+                 roots"
+            ),
+        }
+    }
+}
+
+impl StdError for RootsError {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        match self {
+            RootsError::NativeUnreadable { failures } => failures.first().map(|f| f as &(dyn StdError + 'static)),
+            RootsError::NativeEmpty { .. } => None,
+            RootsError::PlatformVerifier { source } => Some(&**source),
+        }
+    }
+}
+
+/// One failure reading the operating system's certificate store
+/// ([`RootsError::NativeUnreadable`]).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// A file or directory of the store could not be read; the source (`rustls-native-certs`'s
+    /// error) names it and says why.
+    Read(Arc<dyn StdError + Send + Sync>),
+    /// `SSL_CERT_FILE` names a path that cannot be examined (it does not exist, or is not
+    /// accessible); the source says why.
+    CertFileUnreadable {
+        /// The path the variable names.
+        path: PathBuf,
+        /// Why it cannot be examined.
+        source: Arc<std::io::Error>,
+    },
+    /// `SSL_CERT_FILE` names something other than a file (a directory, say).
+    CertFileNotAFile {
+        /// The path the variable names.
+        path: PathBuf,
+    },
+    /// `SSL_CERT_DIR` names something other than a directory, or nothing.
+    CertDirNotADirectory {
+        /// The path the variable names.
+        path: PathBuf,
+    },
+    /// Neither variable is set and none of the store's default locations exists; there is one
+    /// such failure per location looked at.
+    DefaultMissing {
+        /// The location.
+        path: PathBuf,
+    },
+}
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StoreError::Read(e) => write!(f, "{e}"),
+            StoreError::CertFileUnreadable { path, source } => write!(f, "SSL_CERT_FILE={}: {source}", path.display()),
+            StoreError::CertFileNotAFile { path } => write!(f, "SSL_CERT_FILE={}: not a file", path.display()),
+            StoreError::CertDirNotADirectory { path } => {
+                write!(f, "SSL_CERT_DIR={}: not a directory", path.display())
+            }
+            StoreError::DefaultMissing { path } => write!(f, "{}: not found", path.display()),
+        }
+    }
+}
+
+impl StdError for StoreError {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        match self {
+            StoreError::Read(e) => Some(&**e),
+            StoreError::CertFileUnreadable { source, .. } => Some(&**source),
+            StoreError::CertFileNotAFile { .. }
+            | StoreError::CertDirNotADirectory { .. }
+            | StoreError::DefaultMissing { .. } => None,
+        }
+    }
+}
+
+/// Why a PEM bundle or a certificate in it cannot be used
+/// ([`Error::InvalidPem`](crate::Error::InvalidPem)).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum PemError {
+    /// The file could not be read; the source says why.
+    Unreadable(Arc<std::io::Error>),
+    /// A PEM block is malformed; the source is the parser's error (`rustls-pki-types`).
+    Malformed(Arc<dyn StdError + Send + Sync>),
+    /// The bundle has no `CERTIFICATE` block.
+    NoCertificate,
+    /// The TLS library does not accept a certificate as a trust anchor; the source is its error.
+    Rejected(Arc<dyn StdError + Send + Sync>),
+}
+
+impl fmt::Display for PemError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PemError::Unreadable(e) => write!(f, "cannot be read: {e}"),
+            PemError::Malformed(e) => write!(f, "malformed PEM: {e}"),
+            PemError::NoCertificate => f.write_str("no `-----BEGIN CERTIFICATE-----` block found"),
+            PemError::Rejected(e) => write!(f, "not usable as a trust anchor: {e}"),
+        }
+    }
+}
+
+impl StdError for PemError {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        match self {
+            PemError::Unreadable(e) => Some(&**e),
+            PemError::Malformed(e) | PemError::Rejected(e) => Some(&**e),
+            PemError::NoCertificate => None,
+        }
+    }
+}
+
+/// A PEM bundle that cannot be used, and where it came from: what this module reports, and the
+/// crate's callers turn into [`Error::InvalidPem`](crate::Error::InvalidPem) with `?`. (The
+/// roots do not name the crate's `Error`, which names them.)
+#[derive(Debug)]
+pub(crate) struct BadPem {
+    /// Where the bundle came from, as the caller named it.
+    pub(crate) origin: String,
+    /// What is wrong with it.
+    pub(crate) reason: PemError,
+}
+
+impl BadPem {
+    pub(crate) fn new(origin: &str, reason: PemError) -> Self {
+        BadPem { origin: origin.to_owned(), reason }
+    }
 }

@@ -5,7 +5,7 @@
 #![cfg(all(feature = "native", feature = "webpki"))]
 
 use aws_smithy_runtime_api::client::result::ConnectorError;
-use smithy_default_tls::{Error, RootsError, SmithyTlsClient, TlsProvider, TrustRoots};
+use smithy_default_tls::{Error, KeyLogError, RootsError, SmithyTlsClient, TlsConfigError, TlsProvider, TrustRoots};
 use smithy_tls_test_support::*;
 
 /// A port on 127.0.0.1 nothing listens on: a request there fails without a configuration error
@@ -91,16 +91,16 @@ async fn configuration_errors_are_not_retried_and_network_errors_are() {
         assert_configuration_error(&format!("{provider}: platform verifier"), &err, is_unsupported, "rustls");
     }
 
-    // A TLS configuration the library refuses: s2n-tls with a key log file it cannot open.
+    // A TLS configuration that cannot be set up: a key log file that cannot be opened, with
+    // every provider (none drops the log silently).
     std::env::set_var("SSLKEYLOGFILE", dir.join("no-such-directory").join("keys.log"));
     for &provider in TlsProvider::ALL {
-        if !provider.name().starts_with("s2n-tls") {
-            continue;
-        }
         let client = SmithyTlsClient::builder().provider(provider).trust_roots(TrustRoots::Webpki).build().unwrap();
         let err = fails(&client, &url).await;
-        let is_config = |e: &Error| matches!(e, Error::TlsConfig { .. });
-        assert_configuration_error(&format!("{provider}: key log"), &err, is_config, "SSLKEYLOGFILE");
+        let is_key_log =
+            |e: &Error| matches!(e, Error::TlsConfig { reason: TlsConfigError::KeyLog(KeyLogError::Open { .. }), .. });
+        assert_configuration_error(&format!("{provider}: key log"), &err, is_key_log, "SSLKEYLOGFILE");
+        assert!(error_chain(&err).contains("No such file or directory"), "{provider}: {}", error_chain(&err));
     }
     std::env::remove_var("SSLKEYLOGFILE");
     std::fs::remove_dir_all(&dir).ok();

@@ -1,28 +1,20 @@
-//! `SSLKEYLOGFILE` with the providers whose key log is ours to write (s2n-tls, OpenSSL, and
-//! rustls-aws-lc on rustls 0.24 with `experimental-rustls-024`): off
-//! unless the variable is set; when it is, every TLS 1.3 secret of a handshake is appended to
-//! the file in the NSS key log format, one line each. rustls's own is in `observability.rs`. A
+//! `SSLKEYLOGFILE`, with every provider: off unless the variable is set; when it is, every TLS
+//! 1.3 secret of a handshake is appended to the file in the NSS key log format, one line each,
+//! and the file is created readable and writable by its owner only (it holds the keys to the
+//! traffic). rustls's warning that the variable is set is in `observability.rs`. A
 //! single-purpose binary: it sets a process environment variable.
-#![cfg(any(all(feature = "s2n-tls", unix), feature = "openssl", feature = "experimental-rustls-024"))]
+#![cfg(unix)]
+
+use std::os::unix::fs::PermissionsExt as _;
 
 use smithy_default_tls::{SmithyTlsClient, TlsProvider};
 use smithy_tls_test_support::{call, digest_body, get, settings, Alpn, TestCa, TestServer};
 
-/// The providers this build has that write their own key log.
-const PROVIDERS: &[TlsProvider] = &[
-    #[cfg(all(feature = "s2n-tls", unix))]
-    TlsProvider::S2nTls,
-    #[cfg(feature = "openssl")]
-    TlsProvider::OpenSsl,
-    #[cfg(feature = "experimental-rustls-024")]
-    TlsProvider::RustlsAwsLc,
-];
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sslkeylogfile_captures_the_secrets_only_when_set() {
+async fn sslkeylogfile_captures_the_secrets_only_when_set_in_a_file_only_its_owner_reads() {
     let ca = TestCa::new("key log CA");
     let server = TestServer::start(&ca.leaf(&["localhost"]), Alpn::Http1Only).await;
-    for &provider in PROVIDERS {
+    for &provider in TlsProvider::ALL {
         captures_only_when_set(provider, &ca, &server).await;
     }
 }
@@ -53,7 +45,11 @@ async fn captures_only_when_set(provider: TlsProvider, ca: &TestCa, server: &Tes
     }
     std::env::remove_var("SSLKEYLOGFILE");
     let text = std::fs::read_to_string(&log).unwrap_or_else(|e| panic!("{provider}: the key log was written: {e}"));
+    // Created by the client (it did not exist before): owner read and write, nothing for the
+    // group or others, whatever the umask lets through.
+    let mode = std::fs::metadata(&log).expect("key log metadata").permissions().mode() & 0o777;
     let _ = std::fs::remove_file(&log);
+    assert_eq!(mode, 0o600, "{provider}: the key log's mode is {mode:o}");
     // TLS 1.3: four secrets per handshake, each `LABEL <client random hex> <secret hex>`.
     let lines: Vec<&str> = text.lines().collect();
     for label in [

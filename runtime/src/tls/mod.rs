@@ -6,7 +6,6 @@
 //! or on tokio's blocking pool at the first connection; when it is quick, inline at the first
 //! connection.
 
-#[cfg(any(s2n, openssl_provider, rustls_in_place))]
 mod key_log_file;
 mod names;
 #[cfg(openssl_provider)]
@@ -153,6 +152,20 @@ fn key_log_file() -> Option<std::path::PathBuf> {
          file can decrypt this process's traffic; unset it outside debugging"
     );
     Some(path)
+}
+
+/// Says, once per backend prepared, that the native store yielded nothing and the bundled
+/// roots stand in for it (`TrustRoots::NativeOrWebpki`).
+#[cfg(native_or_webpki)]
+fn warn_native_fallback(provider: TlsProvider, why: &crate::RootsError, roots: usize) {
+    tracing::warn!(
+        %provider,
+        reason = %why,
+        fallback = "webpki",
+        roots,
+        "no usable certificate in the native trust store: using the bundled webpki roots instead \
+         (native-or-webpki roots, a policy's empty-store = \"webpki\")"
+    );
 }
 
 /// A prepared backend.

@@ -7,9 +7,10 @@ use rustls::crypto::CryptoProvider;
 use rustls::SupportedProtocolVersion;
 use tokio_rustls::TlsConnector;
 
+use super::key_log_file::KeyLogFile;
 use super::rustls_roots::root_store;
 use super::{names, MaybeTlsStream, ReadAhead, TlsInfo, TlsSettings, Transport};
-use crate::error::{CertificateProblem, Error, HandshakeFailure, TlsHandshakeError};
+use crate::error::{CertificateProblem, Error, HandshakeFailure, TlsConfigError, TlsHandshakeError};
 use crate::TlsProvider;
 
 /// TLS 1.3 first, then TLS 1.2. Nothing older is ever offered.
@@ -26,6 +27,17 @@ impl std::fmt::Debug for RustlsBackend {
     }
 }
 
+/// `SSLKEYLOGFILE` lines, written to the file the other backends share (created readable by its
+/// owner only, which `rustls::KeyLogFile` does not do).
+#[derive(Debug)]
+struct FileKeyLog(&'static KeyLogFile);
+
+impl rustls::KeyLog for FileKeyLog {
+    fn log(&self, label: &str, client_random: &[u8], secret: &[u8]) {
+        self.0.append_secret(label, client_random, secret);
+    }
+}
+
 /// The operating system's verifier, with the extra certificates trusted as well. Built once per
 /// client configuration (on Linux this reads the native store).
 #[cfg(feature = "platform-verifier")]
@@ -33,13 +45,13 @@ fn platform_verifier(
     settings: &TlsSettings,
     crypto: Arc<CryptoProvider>,
 ) -> Result<rustls_platform_verifier::Verifier, Error> {
-    let failed = |e: rustls::Error| Error::Roots(crate::RootsError::PlatformVerifier { reason: e.to_string() });
+    let failed = |e: rustls::Error| Error::Roots(crate::RootsError::PlatformVerifier { source: Arc::new(e) });
     #[cfg(target_os = "android")]
     {
         if !settings.extra_roots.is_empty() {
             return Err(Error::TlsConfig {
                 provider: settings.provider,
-                reason: "extra root certificates are not supported with platform-verifier roots on Android".to_owned(),
+                reason: TlsConfigError::ExtraRootsWithPlatformVerifier,
             });
         }
         rustls_platform_verifier::Verifier::new(crypto).map_err(failed)
@@ -76,8 +88,10 @@ impl RustlsBackend {
         }?;
         let mut config = builder.with_no_client_auth();
         config.alpn_protocols = settings.alpn();
-        if super::key_log_file().is_some() {
-            config.key_log = Arc::new(rustls::KeyLogFile::new());
+        if let Some(path) = super::key_log_file() {
+            let file = KeyLogFile::for_path(&path)
+                .map_err(|e| Error::TlsConfig { provider, reason: TlsConfigError::KeyLog(e) })?;
+            config.key_log = Arc::new(FileKeyLog(file));
         }
         if !settings.session_resumption {
             config.resumption = rustls::client::Resumption::disabled();
@@ -86,10 +100,7 @@ impl RustlsBackend {
         // mode is refused, not used quietly.
         #[cfg(feature = "rustls-aws-lc-fips")]
         if provider == crate::TlsProvider::RustlsAwsLcFips && !config.fips() {
-            return Err(Error::TlsConfig {
-                provider,
-                reason: "rustls would not run this configuration in FIPS mode".to_owned(),
-            });
+            return Err(Error::TlsConfig { provider, reason: TlsConfigError::NotFipsMode });
         }
         Ok(RustlsBackend { provider, connector: TlsConnector::from(Arc::new(config)) })
     }
@@ -101,7 +112,7 @@ impl RustlsBackend {
         crypto: &Arc<CryptoProvider>,
     ) -> Result<rustls::ConfigBuilder<ClientConfig, rustls::client::WantsClientCert>, Error> {
         let provider = settings.provider;
-        let tls_error = |e: rustls::Error| Error::TlsConfig { provider, reason: e.to_string() };
+        let tls_error = |e: rustls::Error| Error::TlsConfig { provider, reason: TlsConfigError::Library(Arc::new(e)) };
         let builder = ClientConfig::builder_with_provider(Arc::clone(crypto))
             .with_protocol_versions(PROTOCOL_VERSIONS)
             .map_err(tls_error)?;

@@ -8,6 +8,7 @@ use rustls::RootCertStore;
 
 use super::TlsSettings;
 use crate::error::Error;
+use crate::roots::PemError;
 
 /// The root store for a trust-root source, built once per process and source.
 fn base_root_store(settings: &TlsSettings) -> Result<Arc<RootCertStore>, Error> {
@@ -26,7 +27,7 @@ fn base_root_store(settings: &TlsSettings) -> Result<Arc<RootCertStore>, Error> 
         #[cfg(native_or_webpki)]
         Some(crate::TrustRoots::NativeOrWebpki) => Ok(native_store().unwrap_or_else(|why| {
             let store = webpki_store();
-            crate::roots::warn_native_fallback(settings.provider, &why, store.len());
+            super::warn_native_fallback(settings.provider, &why, store.len());
             store
         })),
     }
@@ -61,9 +62,10 @@ fn native_store() -> Result<Arc<RootCertStore>, crate::RootsError> {
 /// the caller's input error.
 pub(super) fn add_extra_roots(store: &mut RootCertStore, settings: &TlsSettings) -> Result<(), Error> {
     for cert in &settings.extra_roots.certificates {
-        store
-            .add(cert.clone())
-            .map_err(|e| Error::InvalidPem { origin: "extra root certificate".to_owned(), reason: e.to_string() })?;
+        store.add(cert.clone()).map_err(|e| Error::InvalidPem {
+            origin: "extra root certificate".to_owned(),
+            reason: PemError::Rejected(Arc::new(e)),
+        })?;
     }
     Ok(())
 }

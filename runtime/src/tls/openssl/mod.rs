@@ -32,7 +32,8 @@ use tokio_openssl::SslStream;
 
 use self::sessions::SessionCache;
 use super::{names, MaybeTlsStream, ReadAhead, TlsInfo, TlsSettings, Transport};
-use crate::error::{CertificateProblem, Error, HandshakeFailure, TlsHandshakeError};
+use crate::error::{CertificateProblem, Error, HandshakeFailure, TlsConfigError, TlsHandshakeError};
+use crate::roots::PemError;
 use crate::TlsProvider;
 
 pub(crate) use self::stream::OpensslStream;
@@ -79,91 +80,111 @@ fn trust_bundled_roots(builder: &mut SslContextBuilder, provider: TlsProvider) -
 }
 
 fn config_error(provider: TlsProvider) -> impl Fn(ErrorStack) -> Error + Copy {
-    move |e| Error::TlsConfig { provider, reason: e.to_string() }
+    move |e| Error::TlsConfig { provider, reason: TlsConfigError::Library(Arc::new(e)) }
+}
+
+/// A client context with the system's settings at or above the floor, verifying the peer,
+/// offering the settings' ALPN protocols.
+fn context_builder(settings: &TlsSettings) -> Result<SslContextBuilder, ErrorStack> {
+    // The system's configuration (`OPENSSL_CONF` or the default file) is loaded by libssl's
+    // initialization, and its `system_default` section applied to this new context.
+    let mut builder = SslContextBuilder::new(SslMethod::tls_client())?;
+    let tightened = floor::apply(&mut builder)?;
+    if !tightened.is_empty() {
+        tracing::debug!(
+            ?tightened,
+            library = openssl::version::version(),
+            "openssl: the system's TLS settings were below the floor and were tightened"
+        );
+    }
+    builder.set_verify(SslVerifyMode::PEER);
+    // An idle pooled connection gives its record buffers back (libssl keeps 16 KiB and more
+    // per direction otherwise): what a pool of many hosts holds.
+    builder.set_mode(SslMode::RELEASE_BUFFERS);
+    builder.set_alpn_protos(&alpn_wire(&settings.alpn()))?;
+    Ok(builder)
+}
+
+/// Trusts the settings' roots source and extra certificates; trusting nothing is an error.
+fn trust_roots(builder: &mut SslContextBuilder, settings: &TlsSettings) -> Result<(), Error> {
+    let provider = settings.provider;
+    let config_error = config_error(provider);
+    match settings.roots {
+        #[cfg(feature = "native")]
+        Some(crate::TrustRoots::Native) => {
+            crate::roots::check_native_store()?;
+            builder.set_default_verify_paths().map_err(config_error)?;
+        }
+        #[cfg(feature = "webpki")]
+        Some(crate::TrustRoots::Webpki) => trust_bundled_roots(builder, provider)?,
+        // As `Native` where the store yields a certificate (OpenSSL reading it itself, as
+        // there); the bundled roots where it does not. OpenSSL loads an empty or missing
+        // store without a word, so the store is read here first to know.
+        #[cfg(native_or_webpki)]
+        Some(crate::TrustRoots::NativeOrWebpki) => {
+            match crate::roots::check_native_store().and_then(|()| crate::roots::load_native_certificates().map(drop)) {
+                Ok(()) => builder.set_default_verify_paths().map_err(config_error)?,
+                Err(why) => {
+                    trust_bundled_roots(builder, provider)?;
+                    let roots = webpki_root_certs::TLS_SERVER_ROOT_CERTS.len();
+                    super::warn_native_fallback(provider, &why, roots);
+                }
+            }
+        }
+        None => {}
+        #[cfg(not(roots_source))]
+        Some(roots) => match roots {},
+        // Refused by `TlsProvider::validate_roots` before any backend is prepared.
+        #[cfg(feature = "platform-verifier")]
+        Some(roots @ crate::TrustRoots::PlatformVerifier) => provider.validate_roots(roots)?,
+    }
+    for cert in &settings.extra_roots.certificates {
+        let invalid = |e: ErrorStack| Error::InvalidPem {
+            origin: "extra root certificate".to_owned(),
+            reason: PemError::Rejected(Arc::new(e)),
+        };
+        let cert = X509::from_der(cert.as_ref()).map_err(invalid)?;
+        builder.cert_store_mut().add_cert(cert).map_err(invalid)?;
+    }
+    if settings.roots.is_none() && settings.extra_roots.is_empty() {
+        return Err(Error::NoTrustRoots);
+    }
+    Ok(())
+}
+
+/// With `resumption`, the client-side session cache the context's connections fill (sessions
+/// go to it, none to OpenSSL's own store, a server's lookup table of no use to a client);
+/// without, no caching at all.
+fn session_cache(builder: &mut SslContextBuilder, resumption: bool) -> Result<Option<Arc<SessionCache>>, ErrorStack> {
+    if !resumption {
+        builder.set_session_cache_mode(SslSessionCacheMode::OFF);
+        return Ok(None);
+    }
+    let index = sessions::server_name_index()?;
+    let cache = Arc::new(SessionCache::default());
+    let sink = Arc::clone(&cache);
+    builder.set_session_cache_mode(SslSessionCacheMode::CLIENT | SslSessionCacheMode::NO_INTERNAL_STORE);
+    builder.set_new_session_callback(move |ssl, session| {
+        if let Some(name) = ssl.ex_data(index) {
+            sink.put(name, session);
+        }
+    });
+    Ok(Some(cache))
 }
 
 impl OpensslBackend {
+    /// Builds the context: the system's settings at or above the floor, the roots, the key log
+    /// when `SSLKEYLOGFILE` asks for one, the session cache.
     pub(crate) fn prepare(settings: &TlsSettings) -> Result<Self, Error> {
         let provider = settings.provider;
         let config_error = config_error(provider);
-        // The system's configuration (`OPENSSL_CONF` or the default file) is loaded by libssl's
-        // initialization, and its `system_default` section applied to this new context.
-        let mut builder = SslContextBuilder::new(SslMethod::tls_client()).map_err(config_error)?;
-        let tightened = floor::apply(&mut builder).map_err(config_error)?;
-        if !tightened.is_empty() {
-            tracing::debug!(
-                ?tightened,
-                library = openssl::version::version(),
-                "openssl: the system's TLS settings were below the floor and were tightened"
-            );
-        }
-        builder.set_verify(SslVerifyMode::PEER);
-        // An idle pooled connection gives its record buffers back (libssl keeps 16 KiB and more
-        // per direction otherwise): what a pool of many hosts holds.
-        builder.set_mode(SslMode::RELEASE_BUFFERS);
-        builder.set_alpn_protos(&alpn_wire(&settings.alpn())).map_err(config_error)?;
-        match settings.roots {
-            #[cfg(feature = "native")]
-            Some(crate::TrustRoots::Native) => {
-                crate::roots::check_native_store()?;
-                builder.set_default_verify_paths().map_err(config_error)?;
-            }
-            #[cfg(feature = "webpki")]
-            Some(crate::TrustRoots::Webpki) => trust_bundled_roots(&mut builder, provider)?,
-            // As `Native` where the store yields a certificate (OpenSSL reading it itself, as
-            // there); the bundled roots where it does not. OpenSSL loads an empty or missing
-            // store without a word, so the store is read here first to know.
-            #[cfg(native_or_webpki)]
-            Some(crate::TrustRoots::NativeOrWebpki) => {
-                match crate::roots::check_native_store()
-                    .and_then(|()| crate::roots::load_native_certificates().map(drop))
-                {
-                    Ok(()) => builder.set_default_verify_paths().map_err(config_error)?,
-                    Err(why) => {
-                        trust_bundled_roots(&mut builder, provider)?;
-                        let roots = webpki_root_certs::TLS_SERVER_ROOT_CERTS.len();
-                        crate::roots::warn_native_fallback(provider, &why, roots);
-                    }
-                }
-            }
-            None => {}
-            #[cfg(not(roots_source))]
-            Some(roots) => match roots {},
-            // Refused by `TlsProvider::validate_roots` before any backend is prepared.
-            #[cfg(feature = "platform-verifier")]
-            Some(roots @ crate::TrustRoots::PlatformVerifier) => provider.validate_roots(roots)?,
-        }
-        for cert in &settings.extra_roots.certificates {
-            let invalid = |e: ErrorStack| Error::InvalidPem {
-                origin: "extra root certificate".to_owned(),
-                reason: e.to_string(),
-            };
-            let cert = X509::from_der(cert.as_ref()).map_err(invalid)?;
-            builder.cert_store_mut().add_cert(cert).map_err(invalid)?;
-        }
-        if settings.roots.is_none() && settings.extra_roots.is_empty() {
-            return Err(Error::NoTrustRoots);
-        }
+        let mut builder = context_builder(settings).map_err(config_error)?;
+        trust_roots(&mut builder, settings)?;
         if let Some(path) = super::key_log_file() {
-            key_log::install(&mut builder, &path).map_err(|reason| Error::TlsConfig { provider, reason })?;
+            key_log::install(&mut builder, &path)
+                .map_err(|e| Error::TlsConfig { provider, reason: TlsConfigError::KeyLog(e) })?;
         }
-        let sessions = if settings.session_resumption {
-            let index = sessions::server_name_index().map_err(config_error)?;
-            let cache = Arc::new(SessionCache::default());
-            let sink = Arc::clone(&cache);
-            // The client side of the cache only: sessions go to `cache`, none to OpenSSL's own
-            // store (a server's lookup table, of no use to a client).
-            builder.set_session_cache_mode(SslSessionCacheMode::CLIENT | SslSessionCacheMode::NO_INTERNAL_STORE);
-            builder.set_new_session_callback(move |ssl, session| {
-                if let Some(name) = ssl.ex_data(index) {
-                    sink.put(name, session);
-                }
-            });
-            Some(cache)
-        } else {
-            builder.set_session_cache_mode(SslSessionCacheMode::OFF);
-            None
-        };
+        let sessions = session_cache(&mut builder, settings.session_resumption).map_err(config_error)?;
         Ok(OpensslBackend {
             provider,
             context: builder.build(),

@@ -18,7 +18,7 @@ use rustls_pki_types::FipsStatus;
 
 use super::key_log_file::KeyLogFile;
 use super::{names, MaybeTlsStream, TlsInfo, TlsSettings, Transport};
-use crate::error::{CertificateProblem, Error, HandshakeFailure, TlsHandshakeError};
+use crate::error::{CertificateProblem, Error, HandshakeFailure, TlsConfigError, TlsHandshakeError};
 use crate::TlsProvider;
 use stream::HandshakeError;
 pub(crate) use stream::InPlaceStream;
@@ -36,16 +36,7 @@ struct FileKeyLog(&'static KeyLogFile);
 
 impl KeyLog for FileKeyLog {
     fn log(&self, label: &str, client_random: &[u8], secret: &[u8]) {
-        use std::fmt::Write as _;
-        let mut line = String::with_capacity(label.len() + 2 + 2 * (client_random.len() + secret.len()));
-        line.push_str(label);
-        for part in [client_random, secret] {
-            line.push(' ');
-            for byte in part {
-                let _ = write!(line, "{byte:02x}");
-            }
-        }
-        let _ = self.0.append_line(line.as_bytes());
+        self.0.append_secret(label, client_random, secret);
     }
 }
 
@@ -53,15 +44,11 @@ impl InPlaceBackend {
     /// Prepares `settings.provider` (`rustls-aws-lc`) on rustls 0.24.
     pub(crate) fn prepare(settings: &TlsSettings) -> Result<Self, Error> {
         let provider = settings.provider;
-        let tls_error = |e: rustls_024::Error| Error::TlsConfig { provider, reason: e.to_string() };
+        let tls_error =
+            |e: rustls_024::Error| Error::TlsConfig { provider, reason: TlsConfigError::Library(Arc::new(e)) };
         #[cfg(feature = "platform-verifier")]
         if settings.roots == Some(crate::TrustRoots::PlatformVerifier) {
-            return Err(Error::TlsConfig {
-                provider,
-                reason: "platform-verifier roots are not available with `experimental-rustls-024` \
-                         (rustls-platform-verifier is built on rustls 0.23)"
-                    .to_owned(),
-            });
+            return Err(Error::TlsConfig { provider, reason: TlsConfigError::PlatformVerifierOnRustls024 });
         }
         // With aws-lc-rs, X25519MLKEM768 leads the key exchange groups, as with rustls 0.23's
         // `prefer-post-quantum`.
@@ -84,7 +71,8 @@ impl InPlaceBackend {
             .map_err(tls_error)?;
         config.alpn_protocols = settings.alpn().into_iter().map(ApplicationProtocol::from).collect();
         if let Some(path) = super::key_log_file() {
-            let file = KeyLogFile::for_path(&path).map_err(|reason| Error::TlsConfig { provider, reason })?;
+            let file = KeyLogFile::for_path(&path)
+                .map_err(|e| Error::TlsConfig { provider, reason: TlsConfigError::KeyLog(e) })?;
             config.key_log = Arc::new(FileKeyLog(file));
         }
         if !settings.session_resumption {

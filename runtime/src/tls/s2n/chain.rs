@@ -112,18 +112,19 @@ pub(crate) enum Weakness {
         /// The key algorithm's dotted OID, and its name when known.
         algorithm: String,
     },
-    /// The certificate (or its key) could not be parsed (s2n-tls accepted it; we cannot judge
-    /// it), or the chain was empty.
-    Unparsable {
-        /// The parser's message.
-        reason: String,
-    },
+    /// The certificate could not be parsed (s2n-tls accepted it; we cannot judge it): the
+    /// parser's error, also the rejection's source.
+    Unparsable(der::Error),
+    /// The certificate's RSA public key could not be parsed.
+    UnparsableRsaKey,
+    /// s2n-tls handed over an empty validated chain.
+    EmptyChain,
 }
 
 impl ChainRejection {
     /// Whether the problem is weak cryptography (as opposed to a certificate we could not read).
     pub(crate) fn is_weak_algorithm(&self) -> bool {
-        !matches!(self.reason, Weakness::Unparsable { .. })
+        !matches!(self.reason, Weakness::Unparsable(_) | Weakness::UnparsableRsaKey | Weakness::EmptyChain)
     }
 }
 
@@ -153,25 +154,33 @@ impl fmt::Display for ChainRejection {
             Weakness::KeyType { algorithm } => {
                 write!(f, "has a {algorithm} key; accepted: RSA, ECDSA, Ed25519")
             }
-            Weakness::Unparsable { reason } => write!(f, "could not be parsed: {reason}"),
+            Weakness::Unparsable(e) => write!(f, "could not be parsed: {e}"),
+            Weakness::UnparsableRsaKey => f.write_str("has an RSA public key that could not be parsed"),
+            Weakness::EmptyChain => f.write_str("could not be parsed: the validated chain is empty"),
         }
     }
 }
 
-impl std::error::Error for ChainRejection {}
+impl std::error::Error for ChainRejection {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.reason {
+            Weakness::Unparsable(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 /// Checks a validated chain, leaf first and trust anchor last.
 pub(crate) fn check_chain<'a>(chain: impl ExactSizeIterator<Item = &'a [u8]>) -> Result<(), ChainRejection> {
     let chain_len = chain.len();
     if chain_len == 0 {
-        let reason = Weakness::Unparsable { reason: "the validated chain is empty".to_owned() };
-        return Err(ChainRejection { position: 0, chain_len, subject: "-".to_owned(), reason });
+        return Err(ChainRejection { position: 0, chain_len, subject: "-".to_owned(), reason: Weakness::EmptyChain });
     }
     for (position, der) in chain.enumerate() {
         let reject = |subject: String, reason| ChainRejection { position, chain_len, subject, reason };
         let cert = match Certificate::from_der(der) {
             Ok(cert) => cert,
-            Err(e) => return Err(reject("?".to_owned(), Weakness::Unparsable { reason: e.to_string() })),
+            Err(e) => return Err(reject("?".to_owned(), Weakness::Unparsable(e))),
         };
         // The anchor is trusted, not verified; but a certificate trusted directly (a chain of
         // one) is still the server's, and its signature is judged.
@@ -238,7 +247,7 @@ fn key_weakness(cert: &Certificate) -> Option<Weakness> {
                 let bits = modulus_bits(rsa.modulus.as_bytes());
                 (!(MIN_RSA_BITS..=MAX_RSA_BITS).contains(&bits)).then_some(Weakness::RsaKeySize { bits })
             }
-            None => Some(Weakness::Unparsable { reason: "the RSA public key could not be parsed".to_owned() }),
+            None => Some(Weakness::UnparsableRsaKey),
         };
     }
     if algorithm == oid::EC_PUBLIC_KEY {

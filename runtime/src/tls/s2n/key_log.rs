@@ -5,21 +5,23 @@
 
 use std::ffi::{c_int, c_void};
 use std::path::Path;
+use std::sync::Arc;
 
 use s2n_tls::ffi::s2n_connection;
 
+use crate::error::KeyLogError;
 use crate::tls::key_log_file::KeyLogFile;
 
 /// Appends every secret s2n-tls derives for connections of `builder`'s configuration to the
 /// file at `path`, one line each.
-pub(super) fn install(builder: &mut s2n_tls::config::Builder, path: &Path) -> Result<(), String> {
+pub(super) fn install(builder: &mut s2n_tls::config::Builder, path: &Path) -> Result<(), KeyLogError> {
     let sink = KeyLogFile::for_path(path)?;
     let context = std::ptr::from_ref(sink).cast_mut().cast::<c_void>();
     // SAFETY: `context` points to a `KeyLogFile` that is never freed (leaked in `for_path`), so it outlives
     // the configuration as s2n-tls requires, and `write_line` casts it back to that same type.
     unsafe { builder.set_key_log_callback(Some(write_line), context) }
         .map(|_| ())
-        .map_err(|e| format!("SSLKEYLOGFILE: s2n-tls refused the key log callback: {}", e.message()))
+        .map_err(|e| KeyLogError::Callback(Arc::new(super::NamedError(e))))
 }
 
 /// The callback s2n-tls calls with one key log line (`len` bytes at `line`, no newline).

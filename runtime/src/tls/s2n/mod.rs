@@ -28,7 +28,8 @@ use s2n_tls::security::Policy;
 use self::tickets::{TicketGate, TicketSink, TicketStore};
 use super::read_ahead::FirstByte;
 use super::{names, MaybeTlsStream, ReadAhead, TlsInfo, TlsSettings, Transport};
-use crate::error::{CertificateProblem, Error, HandshakeFailure, TlsHandshakeError};
+use crate::error::{CertificateProblem, Error, HandshakeFailure, TlsConfigError, TlsHandshakeError};
+use crate::roots::PemError;
 use crate::TlsProvider;
 
 /// The s2n-tls security policy every s2n-tls client uses.
@@ -78,7 +79,24 @@ fn security_policy(provider: TlsProvider) -> &'static str {
 }
 
 fn config_error(provider: TlsProvider) -> impl Fn(s2n_tls::error::Error) -> Error + Copy {
-    move |e| Error::TlsConfig { provider, reason: format!("{} ({})", e.message(), e.name()) }
+    move |e| Error::TlsConfig { provider, reason: TlsConfigError::Library(Arc::new(NamedError(e))) }
+}
+
+/// An s2n-tls error shown with its name (`S2N_ERR_...`) after its message: s2n-tls's own
+/// `Display` gives the message only, and the name is what its documentation and issues use.
+#[derive(Debug)]
+pub(super) struct NamedError(pub(super) s2n_tls::error::Error);
+
+impl std::fmt::Display for NamedError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.0.message(), self.0.name())
+    }
+}
+
+impl std::error::Error for NamedError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.0)
+    }
 }
 
 /// A DER certificate as PEM, the only form s2n-tls's trust store takes.
@@ -134,10 +152,11 @@ impl S2nBackend {
         let mut builder = s2n_tls::config::Builder::new();
         // The FIPS provider promises FIPS mode: a libcrypto that is not in it is refused.
         if is_fips(provider) && !s2n_tls::init::fips_mode().is_ok_and(|mode| mode.is_enabled()) {
-            return Err(Error::TlsConfig { provider, reason: "s2n-tls's libcrypto is not in FIPS mode".to_owned() });
+            return Err(Error::TlsConfig { provider, reason: TlsConfigError::LibcryptoNotFips });
         }
         if let Some(path) = super::key_log_file() {
-            key_log::install(&mut builder, &path).map_err(|reason| Error::TlsConfig { provider, reason })?;
+            key_log::install(&mut builder, &path)
+                .map_err(|e| Error::TlsConfig { provider, reason: TlsConfigError::KeyLog(e) })?;
         }
         let policy = Policy::from_version(security_policy(provider)).map_err(config_error)?;
         builder.set_security_policy(&policy).map_err(config_error)?;
@@ -164,7 +183,7 @@ impl S2nBackend {
                     Err(why) => {
                         trust_bundled_roots(&mut builder, config_error)?;
                         let roots = webpki_root_certs::TLS_SERVER_ROOT_CERTS.len();
-                        crate::roots::warn_native_fallback(provider, &why, roots);
+                        super::warn_native_fallback(provider, &why, roots);
                     }
                 }
             }
@@ -180,7 +199,7 @@ impl S2nBackend {
         for cert in &settings.extra_roots.certificates {
             builder.trust_pem(der_to_pem(cert.as_ref()).as_bytes()).map_err(|e| Error::InvalidPem {
                 origin: "extra root certificate".to_owned(),
-                reason: format!("{} ({})", e.message(), e.name()),
+                reason: PemError::Rejected(Arc::new(NamedError(e))),
             })?;
         }
         // s2n-tls delays reporting a failed handshake by 10-30 s ("blinding") to hide timing
