@@ -88,10 +88,13 @@ fn aliases(enabled: &[&ProviderFacts]) -> Vec<(&'static str, bool)> {
     let rustls = library(TlsLibrary::Rustls);
     // `rustls-aws-lc` runs on rustls 0.24 (tls/rustls_in_place/).
     let rustls_in_place = feature("experimental-rustls-024");
-    // The rustls 0.23 backend (tls/rustls.rs) serves every rustls provider but `rustls-aws-lc`
-    // when that runs on rustls 0.24.
+    // `rustls-aws-lc` on the rustls 0.23 backend: always without rustls 0.24, and beside it for
+    // platform-verifier roots (rustls-platform-verifier is built on 0.23), so that a crate that
+    // turns `experimental-rustls-024` on in a build never breaks another's platform verifier.
+    let rustls_aws_lc_on_023 = on("rustls-aws-lc") && (!rustls_in_place || feature("platform-verifier"));
+    // The rustls 0.23 backend (tls/rustls.rs) serves every other rustls provider too.
     let rustls_backend =
-        enabled.iter().any(|p| p.library == TlsLibrary::Rustls && !(rustls_in_place && p.name == "rustls-aws-lc"));
+        rustls_aws_lc_on_023 || enabled.iter().any(|p| p.library == TlsLibrary::Rustls && p.name != "rustls-aws-lc");
     let unix = std::env::var_os("CARGO_CFG_UNIX").is_some();
     let s2n_plain = unix && on("s2n-tls");
     let s2n_fips = unix && on("s2n-tls-fips");
@@ -102,6 +105,7 @@ fn aliases(enabled: &[&ProviderFacts]) -> Vec<(&'static str, bool)> {
         // A rustls provider is compiled in (aws-lc-rs, its FIPS build, or ring).
         ("rustls", rustls),
         ("rustls_in_place", rustls_in_place),
+        ("rustls_aws_lc_on_023", rustls_aws_lc_on_023),
         ("rustls_backend", rustls_backend),
         // s2n-tls on the regular aws-lc, or on its FIPS build (Unix only), or either.
         ("s2n_plain", s2n_plain),

@@ -5,8 +5,8 @@ use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::provider::TlsProvider;
-use crate::roots::{BadPem, PemError, RootsError, TrustRoots};
+use crate::provider::{TlsProvider, UnsupportedRoots};
+use crate::roots::{BadPem, PemError, RootsError};
 
 /// An error building a client or preparing its TLS configuration: always a configuration
 /// problem, which trying again does not fix. Met at a request (the trust roots, the TLS
@@ -63,14 +63,7 @@ pub enum Error {
         reason: UriError,
     },
     /// The provider cannot use these trust roots (see [`TlsProvider::validate_roots`]).
-    UnsupportedRoots {
-        /// The provider.
-        provider: TlsProvider,
-        /// The roots it cannot use.
-        roots: TrustRoots,
-        /// Why, and what to use instead.
-        reason: &'static str,
-    },
+    UnsupportedRoots(UnsupportedRoots),
 }
 
 /// `` `a`, `b` or `c` ``: cargo features as a message lists them.
@@ -113,10 +106,14 @@ impl fmt::Display for Error {
                  `configure_default` before any SDK client is created (early in `main`)",
             ),
             Error::InvalidUri { uri, reason } => write!(f, "unusable request URI {uri}: {reason}"),
-            Error::UnsupportedRoots { provider, roots, reason } => {
-                write!(f, "{provider} cannot use `{roots}` trust roots: {reason}")
-            }
+            Error::UnsupportedRoots(unsupported) => write!(f, "{unsupported}"),
         }
+    }
+}
+
+impl From<UnsupportedRoots> for Error {
+    fn from(unsupported: UnsupportedRoots) -> Self {
+        Error::UnsupportedRoots(unsupported)
     }
 }
 
@@ -133,7 +130,7 @@ impl StdError for Error {
             | Error::NoProvider
             | Error::DefaultAlreadyConfigured
             | Error::DefaultAlreadyBuilt
-            | Error::UnsupportedRoots { .. } => None,
+            | Error::UnsupportedRoots(_) => None,
         }
     }
 }
@@ -167,9 +164,6 @@ pub enum TlsConfigError {
     /// Extra root certificates with platform-verifier roots on Android, where the platform
     /// verifier does not take them.
     ExtraRootsWithPlatformVerifier,
-    /// Platform-verifier roots with the rustls 0.24 backend (`experimental-rustls-024`):
-    /// rustls-platform-verifier is built on rustls 0.23.
-    PlatformVerifierOnRustls024,
 }
 
 impl fmt::Display for TlsConfigError {
@@ -182,10 +176,6 @@ impl fmt::Display for TlsConfigError {
             TlsConfigError::ExtraRootsWithPlatformVerifier => {
                 f.write_str("extra root certificates are not supported with platform-verifier roots on Android")
             }
-            TlsConfigError::PlatformVerifierOnRustls024 => f.write_str(
-                "platform-verifier roots are not available with `experimental-rustls-024` \
-                 (rustls-platform-verifier is built on rustls 0.23)",
-            ),
         }
     }
 }
@@ -197,8 +187,7 @@ impl StdError for TlsConfigError {
             TlsConfigError::KeyLog(e) => Some(e),
             TlsConfigError::NotFipsMode
             | TlsConfigError::LibcryptoNotFips
-            | TlsConfigError::ExtraRootsWithPlatformVerifier
-            | TlsConfigError::PlatformVerifierOnRustls024 => None,
+            | TlsConfigError::ExtraRootsWithPlatformVerifier => None,
         }
     }
 }
@@ -539,6 +528,7 @@ impl StdError for ProxyResponseError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::TrustRoots;
 
     /// The lists messages name are every provider and roots feature of the manifest (and each
     /// compiled-in variant's name is in its list), so no message omits one.

@@ -16,7 +16,7 @@
 //! | `webpki`        | `TrustRoots::Webpki`: bundled Mozilla roots, no filesystem access     |
 //! | `platform-verifier` | `TrustRoots::PlatformVerifier`: the OS verifier (rustls providers); no store to load on Apple platforms and Windows |
 //! | `native` + `webpki` | also `TrustRoots::NativeOrWebpki`: the OS store, or the bundled roots where it yields no certificate (a warning event says so) |
-//! | `experimental-rustls-024` | experimental, off by default: `TlsProvider::RustlsAwsLc` on rustls 0.24's pre-release, which decrypts each record in place and copies received data once; not with `TrustRoots::PlatformVerifier` |
+//! | `experimental-rustls-024` | experimental, off by default: `TlsProvider::RustlsAwsLc` on rustls 0.24's pre-release, which decrypts each record in place and copies received data once; `TrustRoots::PlatformVerifier` stays on rustls 0.23, whose verifier it is built on |
 //!
 //! Only TLS 1.2 and 1.3 are offered, and certificate chain and host name verification are always
 //! on: there is no switch to turn them off. HTTP/2 and HTTP/1.1 are negotiated through ALPN.
@@ -67,7 +67,7 @@ pub use error::{
     CertificateProblem, ConnectTimeout, Error, HandshakeFailure, KeyLogError, ProxyError, ProxyFailure,
     ProxyResponseError, ProxyUrlError, ReadTimeout, TlsConfigError, TlsHandshakeError, UriError,
 };
-pub use provider::TlsProvider;
+pub use provider::{TlsProvider, UnsupportedRoots};
 pub use proxy::{ProxyBuilder, ProxyConfig};
 pub use roots::{PemError, RootsError, StoreError, TrustRoots, AWS_CA_BUNDLE};
 pub use shared::{

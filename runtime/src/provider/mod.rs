@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::{Error, TrustRoots};
+use crate::TrustRoots;
 
 // The table of provider facts (`facts.rs`), which the build script and the generator include too:
 // they read columns this crate does not.
@@ -110,14 +110,9 @@ impl TlsProvider {
     /// assert!(TlsProvider::RustlsRing.validate_roots(TrustRoots::PlatformVerifier).is_ok());
     /// # }
     /// ```
-    pub fn validate_roots(self, roots: TrustRoots) -> Result<(), Error> {
+    pub fn validate_roots(self, roots: TrustRoots) -> Result<(), UnsupportedRoots> {
         if roots.needs_rustls() && !self.facts().platform_verifier() {
-            return Err(Error::UnsupportedRoots {
-                provider: self,
-                roots,
-                reason: "only rustls providers can use the platform verifier (s2n-tls and openssl read the system \
-                         store themselves): use `native` (or `webpki`) roots, or a rustls provider",
-            });
+            return Err(UnsupportedRoots { provider: self, roots });
         }
         Ok(())
     }
@@ -128,6 +123,31 @@ impl TlsProvider {
         self.facts().seeds_aws_lc()
     }
 }
+
+/// A provider that cannot use the trust roots it was given ([`TlsProvider::validate_roots`]):
+/// only rustls verifies with the platform verifier; the other libraries read the system store
+/// themselves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct UnsupportedRoots {
+    /// The provider.
+    pub provider: TlsProvider,
+    /// The roots it cannot use.
+    pub roots: TrustRoots,
+}
+
+impl fmt::Display for UnsupportedRoots {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} cannot use `{}` trust roots: only rustls providers can use the platform verifier ({} reads the \
+             system store itself): use `native` (or `webpki`) roots, or a rustls provider",
+            self.provider, self.roots, self.provider
+        )
+    }
+}
+
+impl std::error::Error for UnsupportedRoots {}
 
 impl fmt::Display for TlsProvider {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

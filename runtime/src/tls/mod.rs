@@ -199,11 +199,17 @@ impl TlsBackend {
             settings.provider.validate_roots(roots)?;
         }
         match settings.provider {
-            #[cfg(rustls_in_place)]
+            // rustls 0.24 serves rustls-aws-lc but for platform-verifier roots, whose verifier is
+            // built on rustls 0.23: those stay on the 0.23 backend.
+            #[cfg(all(rustls_in_place, not(rustls_aws_lc_on_023)))]
             TlsProvider::RustlsAwsLc => {
                 Ok(TlsBackend::RustlsInPlace(self::rustls_in_place::InPlaceBackend::prepare(settings)?))
             }
-            #[cfg(all(feature = "rustls-aws-lc", not(rustls_in_place)))]
+            #[cfg(all(rustls_in_place, rustls_aws_lc_on_023))]
+            TlsProvider::RustlsAwsLc if settings.roots != Some(crate::TrustRoots::PlatformVerifier) => {
+                Ok(TlsBackend::RustlsInPlace(self::rustls_in_place::InPlaceBackend::prepare(settings)?))
+            }
+            #[cfg(rustls_aws_lc_on_023)]
             TlsProvider::RustlsAwsLc => Ok(TlsBackend::Rustls(self::rustls::RustlsBackend::prepare(
                 settings,
                 // With the `prefer-post-quantum` feature, X25519MLKEM768 leads the key exchange groups.

@@ -46,10 +46,6 @@ impl InPlaceBackend {
         let provider = settings.provider;
         let tls_error =
             |e: rustls_024::Error| Error::TlsConfig { provider, reason: TlsConfigError::Library(Arc::new(e)) };
-        #[cfg(feature = "platform-verifier")]
-        if settings.roots == Some(crate::TrustRoots::PlatformVerifier) {
-            return Err(Error::TlsConfig { provider, reason: TlsConfigError::PlatformVerifierOnRustls024 });
-        }
         // With aws-lc-rs, X25519MLKEM768 leads the key exchange groups, as with rustls 0.23's
         // `prefer-post-quantum`.
         let crypto = Arc::new(rustls_aws_lc_rs_024::DEFAULT_PROVIDER);
