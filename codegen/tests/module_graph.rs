@@ -1,6 +1,6 @@
-//! Data flows one way between the generator's modules (docs/ARCHITECTURE.md): at every depth,
-//! the modules that share a parent (the top-level modules of `codegen/src`, the submodules of
-//! `manifest`, ...) and the paths between them form no cycle.
+//! Data flows one way between the modules of the generator and of the runtime
+//! (docs/ARCHITECTURE.md): at every depth, the modules that share a parent (the top-level modules
+//! of `codegen/src`, the submodules of `manifest`, ...) and the paths between them form no cycle.
 //!
 //! Each file is lexed into tokens (comments gone, strings and doc comments single literals, so
 //! a path quoted in text is not a use), and every path that starts at `crate` (`$crate` too,
@@ -242,6 +242,24 @@ fn modules_import_each_other_without_a_cycle_at_any_depth() {
         panic!(
             "codegen/src modules import each other in a cycle: {}\n(docs/ARCHITECTURE.md: modules use only those \
              before them; move the shared item down, or pass it in)",
+            cycle.join(" -> ")
+        );
+    }
+}
+
+#[test]
+fn runtime_modules_import_each_other_without_a_cycle_at_any_depth() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime/src");
+    let graph = graph(&src);
+    let expected =
+        [("tls", "roots"), ("error", "provider"), ("client", "connect"), ("tls::rustls_in_place", "tls::rustls_roots")];
+    for (from, to) in expected {
+        assert!(graph.get(from).is_some_and(|uses| uses.contains(to)), "{from} -> {to} not found: {graph:#?}");
+    }
+    if let Some(cycle) = find_cycle(&graph) {
+        panic!(
+            "runtime/src modules import each other in a cycle: {}\n(docs/ARCHITECTURE.md: the runtime's layers; move \
+             the shared item down, or pass it in)",
             cycle.join(" -> ")
         );
     }
