@@ -198,8 +198,9 @@ impl ExtraRoots {
     }
 }
 
-/// s2n-tls and OpenSSL read the system store through libcrypto's default paths, which silently
-/// skip missing files; they check here first so that an unusable store is a clear error.
+/// The libraries that read the system store themselves (`store_by_library`) use libcrypto's
+/// default paths, which silently skip missing files; they check here first so that an unusable
+/// store is a clear error.
 #[cfg(all(feature = "native", store_by_library))]
 pub(crate) fn check_native_store() -> Result<(), RootsError> {
     let unreadable = |failure| Err(RootsError::NativeUnreadable { failures: vec![failure] });

@@ -1,6 +1,7 @@
 //! `SSLKEYLOGFILE` for s2n-tls: s2n-tls hands each TLS secret to a C callback, in the NSS key
 //! log format, without the newline. The only `unsafe` code of the s2n-tls backend is here (the
-//! crate's other is tls/openssl/ffi.rs): the callback and the call that installs it.
+//! crate's other is the system libssl backend's `ffi.rs`): the callback and the call that
+//! installs it.
 #![allow(unsafe_code)]
 
 use std::ffi::{c_int, c_void};
