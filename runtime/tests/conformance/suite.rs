@@ -551,6 +551,35 @@ async fn a_reset_in_the_middle_of_the_body_is_an_error() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reset_that_arrives_behind_unread_data_is_still_an_error() {
+    // The client reads nothing until the half body and the reset have both arrived, so the
+    // kernel hands it the data and then the reset in one go: the reset must still be reported
+    // (once told, the socket reads as a clean end of file).
+    let ca = TestCa::new("fault CA");
+    let server = FaultyServer::start(&ca.leaf(&["localhost"]), Fault::ResetMidBody { len: FAULT_BODY }).await;
+    let client = client_trusting(&ca);
+    let settings = settings(Some(Duration::from_secs(5)), Some(Duration::from_secs(5)));
+    let response = match call(&client, &settings, get(&server.url("/"))).await {
+        Ok(response) => response,
+        // Under load the reset can overtake the head too; that is an error as well.
+        Err(err) => {
+            let chain = error_chain(&err);
+            assert!(chain.to_lowercase().contains("reset"), "{chain}");
+            return;
+        }
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    match tokio::time::timeout(Duration::from_secs(10), try_digest_body(response.into_body())).await {
+        Ok(Err((arrived, error))) => {
+            assert!(arrived.len < FAULT_BODY as u64, "{}", arrived.len);
+            assert!(error.to_lowercase().contains("reset"), "the error says the connection was reset: {error}");
+        }
+        Ok(Ok(digest)) => panic!("a body cut short was reported complete ({} bytes)", digest.len),
+        Err(_) => panic!("the body neither ended nor failed within 10 s"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_h2_stream_reset_in_the_middle_of_the_body_is_an_error() {
     let ca = TestCa::new("fault CA");
     let server =

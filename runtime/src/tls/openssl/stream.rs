@@ -16,35 +16,46 @@ use super::super::{ReadAhead, Transport};
 
 /// A TLS connection through libssl.
 #[derive(Debug)]
-pub(crate) struct OpensslStream(SslStream<ReadAhead<Transport>>);
+pub(crate) struct OpensslStream {
+    stream: SslStream<ReadAhead<Transport>>,
+    /// An error met after a read had already gathered data, returned at the next read. libssl
+    /// does not repeat a transport error: a reset, once reported, reads as a clean end of file.
+    failed: Option<io::Error>,
+}
 
 impl OpensslStream {
     /// The stream after its handshake.
     pub(crate) fn new(stream: SslStream<ReadAhead<Transport>>) -> Self {
-        OpensslStream(stream)
+        OpensslStream { stream, failed: None }
     }
 
     /// The transport under TLS.
     pub(crate) fn transport(&self) -> &Transport {
-        self.0.get_ref().get_ref()
+        self.stream.get_ref().get_ref()
     }
 }
 
 impl AsyncRead for OpensslStream {
     fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
-        let stream = &mut self.get_mut().0;
+        let this = self.get_mut();
+        if let Some(error) = this.failed.take() {
+            return Poll::Ready(Err(error));
+        }
         let start = buf.filled().len();
         loop {
             let before = buf.filled().len();
-            match Pin::new(&mut *stream).poll_read(cx, buf) {
+            match Pin::new(&mut this.stream).poll_read(cx, buf) {
                 // End of stream (nothing added), or the buffer is full.
                 Poll::Ready(Ok(())) if buf.filled().len() == before || buf.remaining() == 0 => {
                     return Poll::Ready(Ok(()))
                 }
                 Poll::Ready(Ok(())) => {}
-                // What was read before the error is returned first; the error comes again at
-                // the next read (libssl keeps a failed connection failed).
-                Poll::Ready(Err(_)) | Poll::Pending if buf.filled().len() > start => return Poll::Ready(Ok(())),
+                // What was read before the error is returned first, the error at the next read.
+                Poll::Ready(Err(error)) if buf.filled().len() > start => {
+                    this.failed = Some(error);
+                    return Poll::Ready(Ok(()));
+                }
+                Poll::Pending if buf.filled().len() > start => return Poll::Ready(Ok(())),
                 other => return other,
             }
         }
@@ -53,7 +64,7 @@ impl AsyncRead for OpensslStream {
 
 impl AsyncWrite for OpensslStream {
     fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, data: &[u8]) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.get_mut().0).poll_write(cx, data)
+        Pin::new(&mut self.get_mut().stream).poll_write(cx, data)
     }
 
     fn poll_write_vectored(
@@ -61,18 +72,18 @@ impl AsyncWrite for OpensslStream {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.get_mut().0).poll_write_vectored(cx, bufs)
+        Pin::new(&mut self.get_mut().stream).poll_write_vectored(cx, bufs)
     }
 
     fn is_write_vectored(&self) -> bool {
-        self.0.is_write_vectored()
+        self.stream.is_write_vectored()
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().0).poll_flush(cx)
+        Pin::new(&mut self.get_mut().stream).poll_flush(cx)
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().0).poll_shutdown(cx)
+        Pin::new(&mut self.get_mut().stream).poll_shutdown(cx)
     }
 }
