@@ -55,13 +55,14 @@ fn refusal(enabled: &[&ProviderFacts], target_os: &str) -> Option<String> {
     let misplaced: Vec<&ProviderFacts> =
         enabled.iter().copied().filter(|p| !p.only_on_os.is_empty() && !p.only_on_os.contains(&target_os)).collect();
     let first = misplaced.first()?;
+    let systems: Vec<String> = first.only_on_os.iter().map(|os| format!("\"{os}\"")).collect();
     Some(format!(
-        "the {} feature{} of smithy-default-tls support{} {} only, not `{target_os}`; pick {} for this target (in a \
-         smithy-tls policy: a rule for this target with another provider)",
+        "the {} feature{} of smithy-default-tls build{} for target_os {} only, not \"{target_os}\"; pick {} for this \
+         target (in a smithy-tls policy: a rule for this target with another provider)",
         one_of(misplaced.iter().copied()).replace(" or ", " and "),
         if misplaced.len() > 1 { "s" } else { "" },
         if misplaced.len() > 1 { "" } else { "s" },
-        first.only_on_os.join(" and "),
+        systems.join(" and "),
         one_of(PROVIDERS.iter().filter(|p| p.only_on_os.is_empty() && non_fips_crypto(p))),
     ))
 }
@@ -98,7 +99,7 @@ fn aliases(enabled: &[&ProviderFacts]) -> Vec<(&'static str, bool)> {
     let unix = std::env::var_os("CARGO_CFG_UNIX").is_some();
     let s2n_plain = unix && on("s2n-tls");
     let s2n_fips = unix && on("s2n-tls-fips");
-    let s2n = s2n_plain || s2n_fips;
+    let s2n = unix && library(TlsLibrary::S2n);
     let openssl_provider = library(TlsLibrary::SystemLibssl);
     let (native, webpki) = (feature("native"), feature("webpki"));
     vec![

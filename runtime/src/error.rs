@@ -94,6 +94,9 @@ impl fmt::Display for Error {
                 write!(f, "unusable PEM certificates from {origin}: {reason}")
             }
             Error::Roots(e) => write!(f, "trust roots unavailable: {e}"),
+            Error::TlsConfig { provider, reason: reason @ TlsConfigError::KeyLog(_) } => {
+                write!(f, "{provider}: {reason}")
+            }
             Error::TlsConfig { provider, reason } => {
                 write!(f, "{provider} rejected the TLS configuration: {reason}")
             }

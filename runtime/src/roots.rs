@@ -403,6 +403,7 @@ pub(crate) struct BadPem {
 }
 
 impl BadPem {
+    /// The bundle from `origin` is unusable for `reason`.
     pub(crate) fn new(origin: &str, reason: PemError) -> Self {
         BadPem { origin: origin.to_owned(), reason }
     }

@@ -65,24 +65,21 @@ fn fips_follows_the_system_openssl() {
 
     let module = modules_dir().map(|dir| dir.join("fips.so"));
     let Some(module) = module.filter(|m| m.is_file()) else {
+        let missing = modules_dir().map_or("no MODULESDIR".to_owned(), |d| format!("no fips.so in {}", d.display()));
         // Straight to the process's stderr: the test harness would swallow `eprintln!` output
         // of a passing test, and this must not pass silently.
         let banner = format!(
             "\n================================================================================\n\
-             FIPS NOT TESTED: this system's OpenSSL has no FIPS module ({}).\n\
+             FIPS NOT TESTED: this system's OpenSSL has no FIPS module ({missing}).\n\
              TlsInfo::fips = true under OpenSSL's FIPS provider was NOT shown on this machine;\n\
              only fips = false without it was. Run this test where the FIPS module is installed\n\
              (RHEL/Fedora in FIPS mode, or an OpenSSL 3 built with enable-fips).\n\
-             ================================================================================\n",
-            modules_dir().map_or("no MODULESDIR".to_owned(), |d| format!("no fips.so in {}", d.display()))
+             ================================================================================\n"
         );
         let _ = std::io::Write::write_all(&mut std::io::stderr(), banner.as_bytes());
         smithy_tls_test_support::skip::record(
             "openssl_fips: TlsInfo::fips = true under OpenSSL's FIPS provider",
-            &format!(
-                "this system's OpenSSL has no FIPS module ({})",
-                modules_dir().map_or("no MODULESDIR".to_owned(), |d| format!("no fips.so in {}", d.display()))
-            ),
+            &format!("this system's OpenSSL has no FIPS module ({missing})"),
         );
         return;
     };

@@ -99,11 +99,6 @@ pub fn policy_notes(parsed: &ParsedPolicy, compiled: &CompiledPolicy, only: Opti
         .collect()
 }
 
-/// Whether `provider` runs on the FIPS module.
-fn fips(provider: Provider) -> bool {
-    matches!(provider, Provider::RustlsAwsLcFips | Provider::S2nTlsFips)
-}
-
 /// Whether `builds` need nothing but a C compiler.
 fn c_compiler_only(builds: &[LibraryBuild]) -> bool {
     required_tools(builds).iter().all(|&tool| tool == BuildTool::CCompiler)
@@ -240,7 +235,7 @@ fn lighter_alternative(provider: Provider, roots: Roots, affected: &[Affected]) 
     };
     let them = if affected.len() == 1 { "it" } else { "them" };
     let alternatives: Vec<Provider> =
-        Provider::ALL.into_iter().filter(|&p| fips(p) == fips(provider) && serves_lightly(p)).collect();
+        Provider::ALL.into_iter().filter(|&p| p.is_fips() == provider.is_fips() && serves_lightly(p)).collect();
     if !alternatives.is_empty() {
         let verb = if alternatives.len() == 1 { "builds" } else { "build" };
         return format!(
@@ -248,10 +243,10 @@ fn lighter_alternative(provider: Provider, roots: Roots, affected: &[Affected]) 
             or_list(&alternatives)
         );
     }
-    if !fips(provider) {
+    if !provider.is_fips() {
         return format!("no other provider with roots `{roots}` builds for {them} with only a C compiler");
     }
-    let others: Vec<Provider> = Provider::ALL.into_iter().filter(|&p| !fips(p) && serves_lightly(p)).collect();
+    let others: Vec<Provider> = Provider::ALL.into_iter().filter(|&p| !p.is_fips() && serves_lightly(p)).collect();
     match others.as_slice() {
         [] => format!("no provider builds for {them} with only a C compiler"),
         _ => format!(

@@ -28,6 +28,9 @@ const RELEASE_BUFFERS_AFTER: Duration = Duration::from_millis(100);
 pub(crate) struct S2nStream {
     inner: s2n_tls_tokio::TlsStream<ReadAhead<Transport>>,
     idle: IdleRelease,
+    /// An error met after a read had already gathered data, returned at the next read (a
+    /// transport reset is reported once; the socket then reads as a clean end of file).
+    failed: Option<io::Error>,
 }
 
 /// When a stream that found nothing to read gives its buffers back: a timer that runs out
@@ -59,7 +62,7 @@ impl S2nStream {
     }
 
     pub(super) fn new(inner: s2n_tls_tokio::TlsStream<ReadAhead<Transport>>) -> Self {
-        S2nStream { inner, idle: IdleRelease::default() }
+        S2nStream { inner, idle: IdleRelease::default(), failed: None }
     }
 
     /// A read found nothing: release s2n-tls's buffers once no read has returned data for a
@@ -111,6 +114,9 @@ impl IdleRelease {
 impl AsyncRead for S2nStream {
     fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
         let this = self.get_mut();
+        if let Some(error) = this.failed.take() {
+            return Poll::Ready(Err(error));
+        }
         let start = buf.filled().len();
         if Pin::new(&mut this.inner).poll_read(cx, buf)?.is_pending() {
             this.note_empty_read(cx);
@@ -125,7 +131,12 @@ impl AsyncRead for S2nStream {
             let before = buf.filled().len();
             match inner.as_mut().poll_read(cx, buf) {
                 Poll::Ready(Ok(())) if buf.filled().len() > before => continue,
-                // End of stream or an error: reported by the next call, after this data.
+                // An error: reported by the next call, after this data.
+                Poll::Ready(Err(error)) => {
+                    this.failed = Some(error);
+                    break;
+                }
+                // End of stream, or nothing more yet.
                 _ => break,
             }
         }
