@@ -14,8 +14,9 @@
 //! - [`drive`]: calling a client the way the Smithy orchestrator does;
 //! - [`cargo_tree`]: `cargo tree` output read as packages;
 //! - [`fs`]: copying fixture trees, [`text`]: comparing a patched text with its input, and
-//!   [`regenerate`](mod@regenerate): the one switch that rewrites checked-in expected output (the
-//!   modules without the `net` feature).
+//!   [`regenerate`](mod@regenerate): the one switch that rewrites checked-in expected output, and
+//!   [`toolchains`]: the pinned stable, nightly and minimum toolchains (the modules without the
+//!   `net` feature).
 //!
 //! It does not depend on the runtime crate (the runtime's tests depend on it), so it speaks to
 //! clients only through aws-smithy-runtime-api's `HttpClient`.
@@ -25,6 +26,7 @@ pub mod cargo_tree;
 pub mod fs;
 pub mod regenerate;
 pub mod text;
+pub mod toolchains;
 pub use fs::copy_tree;
 pub use regenerate::regenerate;
 
