@@ -308,6 +308,7 @@ fn published_sdk_rewritten_built_and_run_per_preset() {
             .filter(|s| s["unsupported"].as_bool() == Some(true))
             .collect();
         assert!(unsupported.is_empty(), "{preset}: unsupported crates: {unsupported:?}");
+        smithy_tls_e2e::pin_lock(&tree_root, smithy_tls_e2e::PUBLISHED_REWRITTEN_LOCK);
         let check =
             Command::new(&smithy_tls).args(["check", "--preset", preset]).arg(&tree_root).output().expect("check");
         assert!(

@@ -37,8 +37,8 @@ use std::time::Instant;
 
 use smithy_tls_codegen::presets;
 use smithy_tls_e2e::{
-    copy_dir, fetch_published, lean_scratch_build, run, scratch_root, smithy_tls_binary, tail, workspace_target,
-    PUBLISHED,
+    copy_dir, fetch_published, lean_scratch_build, pin_lock, run, scratch_root, smithy_tls_binary, tail,
+    workspace_target, PUBLISHED,
 };
 
 /// The toolchains every variant is checked with, by role; [`pinned`] names the toolchain of each.
@@ -82,7 +82,7 @@ fn selections(toolchain: &str, preset: Option<&str>) -> Vec<Vec<&'static str>> {
 /// the environment that runs the tests (they would reach every unit, or pick another toolchain).
 fn cargo(toolchain: &str, dir: &Path, target: &Path) -> Command {
     let mut cmd = Command::new("rustup");
-    cmd.args(["run", &pinned(toolchain), "cargo"]).current_dir(dir);
+    cmd.args(["run", &pinned(toolchain), "cargo", "--locked"]).current_dir(dir);
     for var in [
         "RUSTFLAGS",
         "RUSTDOCFLAGS",
@@ -250,6 +250,9 @@ fn prepare_variant(dir: &Path, source: &Path, preset: Option<&str>, binary: &Pat
         assert!(dir.join("smithy-default-tls/Cargo.toml").exists(), "{preset}: the runtime was not placed");
         assert!(dir.join(&member).join("src/default_http_client.rs").exists(), "{preset}: the crate was not wired");
     }
+    // A lock records path packages by name, not directory: one for the untouched crate, one for
+    // every rewritten variant (the presets add the same dependencies), on both toolchains.
+    pin_lock(dir, if preset.is_some() { "warnings-rewritten" } else { "warnings-untouched" });
 }
 
 /// One variant's check on one toolchain.
