@@ -15,7 +15,9 @@ use smithy_tls_codegen::presets;
 const CEILINGS: &[(&str, usize, usize, usize)] = &[
     ("platform-default", 4_000, 900, 150),
     ("portable", 4_500, 900, 150),
-    ("rustls-everywhere", 3_300, 800, 150),
+    // 3,326 bytes since it maps the legacy `rustls` feature to the default client (issue 43): the
+    // feature line and its entry in the record, 123 bytes over the 3,203 it kept the feature with.
+    ("rustls-everywhere", 3_400, 800, 150),
     ("fips", 1_000, 220, 110),
     ("system-crypto", 4_000, 900, 150),
 ];

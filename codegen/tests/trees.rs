@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use smithy_tls_codegen::discover::discover;
-use smithy_tls_codegen::model::CompiledPolicy;
+use smithy_tls_codegen::model::{CompiledPolicy, LegacyRustls};
 use smithy_tls_codegen::plan::{plan, Plan};
 use smithy_tls_codegen::write::{unified_diff, write_plan};
 use smithy_tls_codegen::{compile, policy, presets};
@@ -17,6 +17,15 @@ fn fixtures() -> PathBuf {
 fn compiled(preset: &str) -> CompiledPolicy {
     let parsed = policy::parse_policy(presets::preset(preset).unwrap()).unwrap();
     compile::compile(&parsed).unwrap()
+}
+
+/// The test policy that keeps the SDK's legacy `rustls` feature (no shipped preset does).
+fn keep_legacy_rustls() -> CompiledPolicy {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/policies/keep-legacy-rustls.toml");
+    let text = std::fs::read_to_string(path).unwrap();
+    let parsed = policy::parse_policy(policy::PolicySource { path: "keep-legacy-rustls.toml".into(), text })
+        .unwrap_or_else(|d| panic!("{d}"));
+    compile::compile(&parsed).unwrap_or_else(|d| panic!("{d}"))
 }
 
 /// A scratch SDK root holding one fixture crate at `<root>/<case>`.
@@ -70,6 +79,61 @@ fn snapshot_diffs_for_every_fixture_and_preset() {
             });
         }
     }
+}
+
+/// `legacy-rustls = "keep"`: the `rustls` feature stays as generated (aws-config's still enables
+/// `client-hyper`, which the rewrite points at the default client), and the rest of the edit is
+/// what the presets do.
+#[test]
+fn snapshot_diffs_with_the_legacy_rustls_feature_kept() {
+    let compiled = keep_legacy_rustls();
+    for case in cases() {
+        let root = scratch(&case);
+        let planned = plan_tree(root.path(), &compiled);
+        let mut report = diff_of(&planned, root.path());
+        for skipped in &planned.skipped {
+            report.push_str(&format!(
+                "skipped {} (unsupported: {}): {}\n",
+                skipped.name,
+                skipped.unsupported(),
+                skipped.reason
+            ));
+        }
+        let kept = match case.as_str() {
+            "aws-config" => Some("\n rustls = [\"client-hyper\"]\n"),
+            "dotted-tables" => Some("\n rustls = [\"aws-smithy-runtime/tls-rustls\"]\n"),
+            _ => None,
+        };
+        if let Some(line) = kept {
+            assert!(report.contains(line), "{case}: `rustls` must be left as generated:\n{report}");
+        }
+        assert!(
+            !report.contains("\n+rustls =") && !report.contains("\n-rustls ="),
+            "{case}: `rustls` rewritten:\n{report}"
+        );
+        insta::with_settings!({
+            snapshot_suffix => format!("{case}@keep-legacy-rustls"),
+            filters => vec![
+                (r"smithy-tls \d+\.\d+\.\d+", "smithy-tls [VERSION]"),
+                (r"sha256 [0-9a-f]{16}", "sha256 [HASH]"),
+                (r"/tmp/\.tmp[A-Za-z0-9]+", "[ROOT]"),
+            ],
+        }, {
+            insta::assert_snapshot!("diff", report);
+        });
+        write_plan(&planned).unwrap();
+        assert!(plan_tree(root.path(), &compiled).is_up_to_date(), "{case}: a second run must change nothing");
+    }
+}
+
+/// No shipped preset keeps the legacy `rustls` feature: kept, it compiles hyper 0.14 and rustls
+/// 0.21 (the stack the rewrite exists to remove) into every application using the SDK's defaults.
+#[test]
+fn no_preset_keeps_the_legacy_rustls_feature() {
+    for preset in presets::names() {
+        assert_eq!(compiled(preset).policy.legacy_rustls, LegacyRustls::AliasDefault, "{preset}");
+    }
+    assert_eq!(keep_legacy_rustls().policy.legacy_rustls, LegacyRustls::Keep);
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! The emitted module compiles with warnings denied on the toolchains generated crates are built
-//! with: the suite's `rustc`, nightly, and the workspace's minimum Rust version when that
-//! toolchain is installed. rustc warns (`unexpected_cfgs`) about target values it does not
+//! with: the suite's `rustc`, the pinned nightly, and the workspace's minimum Rust version (all
+//! three installed by scripts/test; a missing one fails the test). rustc warns (`unexpected_cfgs`) about target values it does not
 //! know, and cfg-expr's target list, which policies are checked against, knows values some
 //! releases do not (QNX 8's `target_os = "qnx"`): the module's allowance must cover them.
 //!
@@ -13,6 +13,7 @@ use std::process::Command;
 
 use smithy_tls_codegen::model::Provider;
 use smithy_tls_codegen::{compile, emit, explain, policy, presets};
+use smithy_tls_test_support::toolchains;
 
 /// The types of aws-smithy-runtime-api the module names.
 const RUNTIME_API_STUB: &str = "pub mod client {
@@ -76,7 +77,7 @@ fn host() -> String {
     text.lines().find_map(|l| l.strip_prefix("host: ")).expect("rustc -vV names the host").to_owned()
 }
 
-/// A toolchain to compile with: `rustc` with these leading arguments (`+nightly`).
+/// A toolchain to compile with: `rustc` with these leading arguments (`+nightly-2026-05-20`).
 struct Toolchain {
     name: String,
     args: Vec<String>,
@@ -91,18 +92,12 @@ fn version(toolchain: &Toolchain) -> Option<String> {
     out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
 }
 
-/// The workspace's `rust-version` (the runtime's, and so the oldest rustc a rewritten crate builds with).
-fn workspace_msrv() -> String {
-    let manifest = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml")).unwrap();
-    let doc: toml_edit::DocumentMut = manifest.parse().unwrap();
-    doc["workspace"]["package"]["rust-version"].as_str().expect("workspace rust-version").to_owned()
-}
-
-/// The suite's rustc and nightly (both required: scripts/test installs nightly), and the
-/// minimum Rust version's toolchain when rustup has it (skipped with a note otherwise).
+/// The suite's rustc, the pinned nightly and the minimum Rust version's toolchain
+/// (`smithy_tls_test_support::toolchains`): all required, scripts/test installs them; a missing
+/// one fails the test with the command that installs it.
 fn toolchains() -> Vec<Toolchain> {
     let mut found = Vec::new();
-    for (name, required) in [("default".to_owned(), true), ("nightly".to_owned(), true), (workspace_msrv(), false)] {
+    for name in ["default".to_owned(), toolchains::nightly(), toolchains::msrv()] {
         let args = if name == "default" { Vec::new() } else { vec![format!("+{name}")] };
         let toolchain = Toolchain { name: name.clone(), args };
         match version(&toolchain) {
@@ -110,10 +105,9 @@ fn toolchains() -> Vec<Toolchain> {
                 println!("toolchain {name}: {v}");
                 found.push(toolchain);
             }
-            None if required => panic!("`{} +{name} -V` failed: install it (rustup toolchain install {name})", rustc()),
-            None => smithy_tls_test_support::skip::record(
-                &format!("unexpected_cfgs on the minimum Rust version's toolchain {name}"),
-                &format!("not installed (rustup toolchain install {name})"),
+            None => panic!(
+                "`{} +{name} -V` failed: install it (rustup toolchain install {name} --profile minimal; scripts/test does)",
+                rustc()
             ),
         }
     }

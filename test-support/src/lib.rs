@@ -15,8 +15,8 @@
 //! - [`cargo_tree`]: `cargo tree` output read as packages;
 //! - [`fs`]: copying fixture trees, [`text`]: comparing a patched text with its input, and
 //!   [`regenerate`](mod@regenerate): the one switch that rewrites checked-in expected output, and
-//!   [`skip`]: skipped checks recorded for `scripts/test`'s summary (the modules without the `net`
-//!   feature).
+//!   [`skip`]: skipped checks recorded for `scripts/test`'s summary, and [`toolchains`]: the
+//!   pinned stable, nightly and minimum toolchains (the modules without the `net` feature).
 //!
 //! It does not depend on the runtime crate (the runtime's tests depend on it), so it speaks to
 //! clients only through aws-smithy-runtime-api's `HttpClient`.
@@ -27,6 +27,7 @@ pub mod fs;
 pub mod regenerate;
 pub mod skip;
 pub mod text;
+pub mod toolchains;
 pub use fs::copy_tree;
 pub use regenerate::regenerate;
 

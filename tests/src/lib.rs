@@ -40,15 +40,78 @@ pub fn scratch_target() -> PathBuf {
     workspace_target()
 }
 
-/// `cargo` run in the scratch tree `dir`, building into [`scratch_target`], without
+/// `cargo --locked` run in the scratch tree `dir`, building into [`scratch_target`], without
 /// incremental state and debug info: the scratch trees are built once per run and never
 /// debugged, and those two took 11 of the 12 GiB a full run's scratch builds left on disk (CI
-/// machines can have less free space than that).
+/// machines can have less free space than that). `--locked`: the tree resolves from the lock
+/// [`pin_lock`] gave it, or the command fails.
 pub fn scratch_cargo(dir: &Path) -> Command {
     let mut cmd = Command::new(env!("CARGO"));
-    cmd.current_dir(dir);
+    cmd.current_dir(dir).arg("--locked");
     lean_scratch_build(&mut cmd);
     cmd
+}
+
+/// Where the scratch workspaces' committed lock files are: `tests/locks/<name>.lock`.
+pub fn locks_dir() -> PathBuf {
+    repo_root().join("tests/locks")
+}
+
+/// Set (not empty, not `0`) by scripts/test-newest: the scratch workspaces resolve the newest
+/// versions on the registry, and no committed lock is read or written.
+pub const NEWEST_VAR: &str = "SMITHY_TLS_NEWEST";
+
+/// Whether this run resolves the scratch workspaces afresh ([`NEWEST_VAR`]) without writing
+/// their locks.
+pub fn newest() -> bool {
+    std::env::var_os(NEWEST_VAR).is_some_and(|value| !value.is_empty() && value != "0")
+}
+
+/// Gives the workspace at `dir` its committed lock file `tests/locks/<name>.lock`, so that
+/// cargo resolves it from that lock (with `--locked`: [`scratch_cargo`]) and a release on the
+/// registry changes nothing until the lock is refreshed. Refreshing is `scripts/bless` (the
+/// switch `SMITHY_TLS_BLESS=1`): then the workspace is resolved afresh, with the newest
+/// versions, and its lock written to `tests/locks/`. Call it with the workspace's manifests as
+/// cargo will read them (after `apply`, which adds dependencies); a lock that does not fit
+/// them fails the next `--locked` command, saying the lock needs an update. Under
+/// scripts/test-newest ([`newest`]) the workspace is resolved afresh and nothing is written.
+pub fn pin_lock(dir: &Path, name: &str) {
+    let committed = committed_lock(name);
+    let lock = dir.join("Cargo.lock");
+    if newest() {
+        let _ = std::fs::remove_file(&lock);
+        run(Command::new(env!("CARGO")).current_dir(dir).arg("generate-lockfile"));
+    } else if support::regenerate() {
+        let _ = std::fs::remove_file(&lock);
+        run(Command::new(env!("CARGO")).current_dir(dir).arg("generate-lockfile"));
+        std::fs::create_dir_all(locks_dir()).expect("mkdir tests/locks");
+        std::fs::copy(&lock, &committed).unwrap_or_else(|e| panic!("write {}: {e}", committed.display()));
+    } else {
+        std::fs::copy(&committed, &lock).unwrap_or_else(|e| {
+            panic!(
+                "no committed lock {} ({e}): make it with `scripts/bless test -p smithy-tls-e2e --test <this test>`",
+                committed.display()
+            )
+        });
+    }
+}
+
+/// The committed lock file `name`: `tests/locks/<name>.lock`.
+pub fn committed_lock(name: &str) -> PathBuf {
+    locks_dir().join(format!("{name}.lock"))
+}
+
+/// The lock name of a fetch of `published`: `fetch-` and each `name-version`, joined by `+`.
+fn fetch_lock_name(published: &[(&str, &str)]) -> String {
+    let parts: Vec<String> = published
+        .iter()
+        .map(|(name, requirement)| {
+            let version: String =
+                requirement.chars().filter(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-')).collect();
+            format!("{name}-{version}")
+        })
+        .collect();
+    format!("fetch-{}", parts.join("+"))
 }
 
 /// Points a command that runs `cargo` on scratch trees (directly or through a script) at
@@ -142,10 +205,10 @@ pub struct SdkTree {
 }
 
 /// Resolves `published` (name, version requirement) with cargo, in a scratch package at `fetch`
-/// (recreated: a fresh resolution every time, no stale lock file), downloading what is missing
-/// into the cargo registry. Returns every SDK crate of the resolved graph: name → [(version,
-/// source directory)]; a crate needed at two semver-incompatible versions (0.x runtime crates
-/// across SDK eras) has one entry per version.
+/// (recreated every time) from its committed lock ([`pin_lock`], named after `published`),
+/// downloading what is missing into the cargo registry. Returns every SDK crate of the resolved
+/// graph: name → [(version, source directory)]; a crate needed at two semver-incompatible
+/// versions (0.x runtime crates across SDK eras) has one entry per version.
 pub fn fetch_published(fetch: &Path, published: &[(&str, &str)]) -> BTreeMap<String, Vec<(String, PathBuf)>> {
     let _ = std::fs::remove_dir_all(fetch);
     std::fs::create_dir_all(fetch.join("src")).expect("mkdir fetch");
@@ -156,7 +219,9 @@ pub fn fetch_published(fetch: &Path, published: &[(&str, &str)]) -> BTreeMap<Str
     )
     .expect("write fetch manifest");
     std::fs::write(fetch.join("src/lib.rs"), "").expect("write fetch lib");
-    let out = run(Command::new(env!("CARGO")).current_dir(fetch).args(["metadata", "--format-version", "1"]));
+    pin_lock(fetch, &fetch_lock_name(published));
+    let out =
+        run(Command::new(env!("CARGO")).current_dir(fetch).args(["metadata", "--locked", "--format-version", "1"]));
     let metadata: serde_json::Value = serde_json::from_slice(&out.stdout).expect("cargo metadata JSON");
     let mut found: BTreeMap<String, Vec<(String, PathBuf)>> = BTreeMap::new();
     for package in metadata["packages"].as_array().expect("packages") {
@@ -223,8 +288,15 @@ pub fn prepare_variant_tree(root: &Path, preset: Option<&str>) -> SdkTree {
     if let Some(preset) = preset {
         run(Command::new(smithy_tls_binary()).args(["apply", "--preset", preset]).arg(&tree.root));
     }
+    // Every preset adds the same dependencies (only features and target tables differ, which a
+    // lock does not record): one lock serves them all, and published_sdk's tree.
+    pin_lock(&tree.root, if preset.is_some() { PUBLISHED_REWRITTEN_LOCK } else { "published-untouched" });
     tree
 }
+
+/// The lock of the published crates and the consumer (the tree of [`prepare_sdk_tree`] with
+/// aws-sdk-sts and the consumer as members) once rewritten, by any preset.
+pub const PUBLISHED_REWRITTEN_LOCK: &str = "published-rewritten";
 
 /// `cargo build -q --release -p e2e-consumer --no-default-features --features s3` (without the
 /// connection report, which needs the runtime crate), plus `extra`, of `tree` into `target`.

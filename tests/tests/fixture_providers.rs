@@ -6,7 +6,9 @@
 use std::process::Command;
 
 use smithy_tls_e2e::support::{Alpn, TestCa, TestServer};
-use smithy_tls_e2e::{copy_dir, copy_runtime_crate, repo_root, run, scratch_cargo, scratch_root, smithy_tls_binary};
+use smithy_tls_e2e::{
+    copy_dir, copy_runtime_crate, pin_lock, repo_root, run, scratch_cargo, scratch_root, smithy_tls_binary,
+};
 
 fn policy(provider: &str, roots: &str) -> String {
     // The system OpenSSL serves Linux only (P013 on macOS, which has its own TLS stack).
@@ -69,6 +71,8 @@ fn each_provider_wires_builds_and_serves() {
         run(Command::new(&smithy_tls).arg("apply").arg("--policy").arg(&policy_path).arg(&tree));
         let manifest = std::fs::read_to_string(tree.join("fixture-wired-client/Cargo.toml")).expect("manifest");
         assert!(manifest.contains(&format!("features = [\"{provider}\", \"{roots}\"]")), "{provider}: {manifest}");
+        // Every policy adds the same dependency (the runtime crate, with other features): one lock.
+        pin_lock(&tree, "fixture-wired-client");
         let out = run(scratch_cargo(&tree)
             .env("PROBE_URL", server.url("/"))
             .env("PROBE_PROVIDER", provider)

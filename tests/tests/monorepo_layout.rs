@@ -21,7 +21,7 @@ use std::time::Instant;
 
 use smithy_tls_codegen::presets;
 use smithy_tls_e2e::{
-    fetch_published, host_triple, repo_root, run, scratch_cargo, scratch_root, smithy_tls_binary, PUBLISHED,
+    fetch_published, host_triple, pin_lock, repo_root, run, scratch_cargo, scratch_root, smithy_tls_binary, PUBLISHED,
 };
 use smithy_tls_test_support::cargo_tree::{self, TreePackage};
 
@@ -180,6 +180,9 @@ fn exercise(layout: Layout, checked: &[&str], s3: Option<&str>) {
             assert!(wired, "{layout:?}, {preset}: {client} not wired\n{out}");
         }
         smithy_tls(&binary, &["check", "--strict", "--vendor-runtime", "--preset", preset], &root);
+        // One lock for both layouts and every preset: a lock records neither the `version` keys
+        // nor features, and every preset adds the same dependencies.
+        pin_lock(&root, "monorepo");
         let runtime = std::fs::read_to_string(root.join("smithy-default-tls/Cargo.toml")).expect("placed runtime");
         assert!(
             runtime.contains("path = \"../rust-runtime/aws-smithy-runtime-api\""),

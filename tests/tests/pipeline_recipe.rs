@@ -7,7 +7,10 @@
 
 use std::process::Command;
 
-use smithy_tls_e2e::{lean_scratch_build, prepare_sdk_tree, repo_root, run, scratch_root, tail, PUBLISHED};
+use smithy_tls_e2e::support::regenerate;
+use smithy_tls_e2e::{
+    committed_lock, lean_scratch_build, newest, prepare_sdk_tree, repo_root, run, scratch_root, tail, PUBLISHED,
+};
 
 /// The recipe's shell block.
 fn recipe() -> String {
@@ -64,6 +67,19 @@ fn the_documented_pipeline_recipe_builds_a_tree() {
     let tree = prepare_sdk_tree(&scratch_root().join("pipeline"), PUBLISHED, &["aws-sdk-sts", "aws-config"], false);
     // The recipe places the runtime crate itself.
     std::fs::remove_dir_all(tree.root.join("smithy-default-tls")).expect("remove the harness's runtime copy");
+    // The recipe's build resolves the tree as rewritten: from the committed lock, which must come
+    // out unchanged (the recipe's `cargo build` cannot be given `--locked`). scripts/bless lets it
+    // resolve afresh and commits what it wrote.
+    let lock = tree.root.join("Cargo.lock");
+    let committed = committed_lock("pipeline");
+    if !regenerate() && !newest() {
+        std::fs::copy(&committed, &lock).unwrap_or_else(|e| {
+            panic!(
+                "{}: {e}: make it with `scripts/bless test -p smithy-tls-e2e --test pipeline_recipe`",
+                committed.display()
+            )
+        });
+    }
     let out = lean_scratch_build(Command::new("bash").args(["-c", &script]))
         .env("SDK_DIR", &tree.root)
         .env("SMITHY_TLS", &tool)
@@ -76,6 +92,16 @@ fn the_documented_pipeline_recipe_builds_a_tree() {
         tail(&String::from_utf8_lossy(&out.stdout), 40),
         tail(&String::from_utf8_lossy(&out.stderr), 60)
     );
+    if regenerate() {
+        std::fs::copy(&lock, &committed).expect("write the committed lock");
+    } else if !newest() {
+        let (now, then) = (std::fs::read(&lock).expect("the tree's lock"), std::fs::read(&committed).expect("lock"));
+        assert!(
+            now == then,
+            "the recipe's build changed the committed lock {}: refresh it with scripts/bless",
+            committed.display()
+        );
+    }
     for file in [
         "smithy-default-tls/Cargo.toml",
         "aws-sdk-sts/src/default_http_client.rs",

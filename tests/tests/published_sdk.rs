@@ -314,6 +314,7 @@ fn published_sdk_rewritten_built_and_run_per_preset() {
             .filter(|s| s["unsupported"].as_bool() == Some(true))
             .collect();
         assert!(unsupported.is_empty(), "{preset}: unsupported crates: {unsupported:?}");
+        smithy_tls_e2e::pin_lock(&tree_root, smithy_tls_e2e::PUBLISHED_REWRITTEN_LOCK);
         let check =
             Command::new(&smithy_tls).args(["check", "--preset", preset]).arg(&tree_root).output().expect("check");
         assert!(
@@ -387,4 +388,24 @@ fn published_sdk_rewritten_built_and_run_per_preset() {
             );
         }
     }
+}
+
+/// `legacy-rustls = "keep"`, which no preset uses any more: with the test policy that keeps the
+/// feature, every notable target's graph keeps upstream's legacy stack (hyper 0.14, rustls 0.21
+/// on ring) beside the policy's client, as `check_graph` expects of a kept feature. Graphs
+/// only (`cargo tree`); nothing is built.
+#[test]
+fn the_kept_legacy_rustls_feature_keeps_the_legacy_stack_on_every_target() {
+    let path = smithy_tls_e2e::repo_root().join("codegen/tests/fixtures/policies/keep-legacy-rustls.toml");
+    let text = std::fs::read_to_string(&path).expect("the test policy");
+    let parsed = policy::parse_policy(policy::PolicySource { path: path.clone(), text }).expect("a valid policy");
+    let compiled = compile::compile(&parsed).expect("compiles");
+    assert_eq!(compiled.policy.legacy_rustls, LegacyRustls::Keep);
+    let tree = prepare_sdk_tree(&scratch_root().join("sdk-keep-legacy"), PUBLISHED, &["aws-sdk-sts"], true).root;
+    run(Command::new(smithy_tls_binary()).arg("apply").arg("--policy").arg(&path).arg(&tree));
+    smithy_tls_e2e::pin_lock(&tree, smithy_tls_e2e::PUBLISHED_REWRITTEN_LOCK);
+    for target in GRAPH_TARGETS {
+        check_graph(&tree, &compiled, target);
+    }
+    let _ = std::fs::remove_dir_all(&tree);
 }

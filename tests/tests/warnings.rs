@@ -26,8 +26,9 @@
 //! leaves out (the provider modules' bodies, the runtime's aws-lc, s2n-tls and FIPS code) is
 //! what stable checks.
 //!
-//! Needs clippy for both toolchains: scripts/test installs nightly's (`rustup component add
-//! clippy --toolchain nightly`); a toolchain or clippy missing fails the test with what to run.
+//! Needs clippy for both toolchains, the pinned stable (`rust-toolchain.toml`) and the dated
+//! nightly (`[workspace.metadata.smithy-tls]` in Cargo.toml): scripts/test installs both; a
+//! toolchain or clippy missing fails the test with what to run.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -36,12 +37,22 @@ use std::time::Instant;
 
 use smithy_tls_codegen::presets;
 use smithy_tls_e2e::{
-    copy_dir, fetch_published, lean_scratch_build, run, scratch_root, smithy_tls_binary, tail, workspace_target,
-    PUBLISHED,
+    copy_dir, fetch_published, lean_scratch_build, pin_lock, run, scratch_root, smithy_tls_binary, tail,
+    workspace_target, PUBLISHED,
 };
 
-/// The toolchains every variant is checked with.
+/// The toolchains every variant is checked with, by role; [`pinned`] names the toolchain of each.
 const TOOLCHAINS: &[&str] = &["stable", "nightly"];
+
+/// The rustup toolchain a role runs on: the suite's pinned stable and dated nightly
+/// (`smithy_tls_test_support::toolchains`), so a new release changes nothing without a commit.
+fn pinned(role: &str) -> String {
+    match role {
+        "stable" => smithy_tls_e2e::support::toolchains::stable(),
+        "nightly" => smithy_tls_e2e::support::toolchains::nightly(),
+        other => panic!("no toolchain for the role {other}"),
+    }
+}
 
 /// The crate checked: the aws-sdk-sts the other end-to-end tests use.
 const CRATE: &str = "aws-sdk-sts";
@@ -71,7 +82,7 @@ fn selections(toolchain: &str, preset: Option<&str>) -> Vec<Vec<&'static str>> {
 /// the environment that runs the tests (they would reach every unit, or pick another toolchain).
 fn cargo(toolchain: &str, dir: &Path, target: &Path) -> Command {
     let mut cmd = Command::new("rustup");
-    cmd.args(["run", toolchain, "cargo"]).current_dir(dir);
+    cmd.args(["run", &pinned(toolchain), "cargo", "--locked"]).current_dir(dir);
     for var in [
         "RUSTFLAGS",
         "RUSTDOCFLAGS",
@@ -92,7 +103,9 @@ fn cargo(toolchain: &str, dir: &Path, target: &Path) -> Command {
 }
 
 /// Fails the test, saying what to install, unless `toolchain` has cargo, rustdoc and clippy.
-fn require(toolchain: &str) {
+fn require(role: &str) {
+    let toolchain = pinned(role);
+    let toolchain = toolchain.as_str();
     for (what, args) in
         [("cargo", &["cargo", "-V"][..]), ("rustdoc", &["rustdoc", "-V"]), ("clippy", &["cargo", "clippy", "-V"])]
     {
@@ -237,6 +250,9 @@ fn prepare_variant(dir: &Path, source: &Path, preset: Option<&str>, binary: &Pat
         assert!(dir.join("smithy-default-tls/Cargo.toml").exists(), "{preset}: the runtime was not placed");
         assert!(dir.join(&member).join("src/default_http_client.rs").exists(), "{preset}: the crate was not wired");
     }
+    // A lock records path packages by name, not directory: one for the untouched crate, one for
+    // every rewritten variant (the presets add the same dependencies), on both toolchains.
+    pin_lock(dir, if preset.is_some() { "warnings-rewritten" } else { "warnings-untouched" });
 }
 
 /// One variant's check on one toolchain.

@@ -27,16 +27,20 @@ fn the_std_table_matches_rustcs_target_specs() {
     assert!(compared > 300, "only {compared} targets compared");
 }
 
-/// rustc's target specifications, from nightly (installed for cargo-fuzz); without it the
-/// tests that need them fail, they never pass unchecked.
+/// rustc's target specifications, from the pinned nightly (`smithy_tls_test_support::toolchains`,
+/// installed by scripts/test); without it the tests that need them fail, they never pass unchecked.
 fn rustc_target_specs() -> serde_json::Map<String, serde_json::Value> {
+    let nightly = smithy_tls_test_support::toolchains::nightly();
     let out = Command::new("rustc")
-        .args(["+nightly", "-Z", "unstable-options", "--print", "all-target-specs-json"])
+        .arg(format!("+{nightly}"))
+        .args(["-Z", "unstable-options", "--print", "all-target-specs-json"])
         .output()
-        .expect("rustc +nightly is needed to check the platform tables (rustup toolchain install nightly)");
+        .unwrap_or_else(|e| {
+            panic!("rustc +{nightly} is needed to check the platform tables ({e}; scripts/test installs it)")
+        });
     assert!(
         out.status.success(),
-        "rustc +nightly --print all-target-specs-json: {}",
+        "rustc +{nightly} --print all-target-specs-json (rustup toolchain install {nightly} --profile minimal): {}",
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).expect("JSON")
