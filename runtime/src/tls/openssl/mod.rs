@@ -107,27 +107,25 @@ fn context_builder(settings: &TlsSettings) -> Result<SslContextBuilder, ErrorSta
 
 /// Trusts the settings' roots source and extra certificates; trusting nothing is an error.
 fn trust_roots(builder: &mut SslContextBuilder, settings: &TlsSettings) -> Result<(), Error> {
-    let provider = settings.provider;
-    let config_error = config_error(provider);
     match settings.roots {
         #[cfg(feature = "native")]
         Some(crate::TrustRoots::Native) => {
             crate::roots::check_native_store()?;
-            builder.set_default_verify_paths().map_err(config_error)?;
+            builder.set_default_verify_paths().map_err(config_error(settings.provider))?;
         }
         #[cfg(feature = "webpki")]
-        Some(crate::TrustRoots::Webpki) => trust_bundled_roots(builder, provider)?,
+        Some(crate::TrustRoots::Webpki) => trust_bundled_roots(builder, settings.provider)?,
         // As `Native` where the store yields a certificate (OpenSSL reading it itself, as
         // there); the bundled roots where it does not. OpenSSL loads an empty or missing
         // store without a word, so the store is read here first to know.
         #[cfg(native_or_webpki)]
         Some(crate::TrustRoots::NativeOrWebpki) => {
             match crate::roots::check_native_store().and_then(|()| crate::roots::load_native_certificates().map(drop)) {
-                Ok(()) => builder.set_default_verify_paths().map_err(config_error)?,
+                Ok(()) => builder.set_default_verify_paths().map_err(config_error(settings.provider))?,
                 Err(why) => {
-                    trust_bundled_roots(builder, provider)?;
+                    trust_bundled_roots(builder, settings.provider)?;
                     let roots = webpki_root_certs::TLS_SERVER_ROOT_CERTS.len();
-                    super::warn_native_fallback(provider, &why, roots);
+                    super::warn_native_fallback(settings.provider, &why, roots);
                 }
             }
         }
@@ -136,7 +134,7 @@ fn trust_roots(builder: &mut SslContextBuilder, settings: &TlsSettings) -> Resul
         Some(roots) => match roots {},
         // Refused by `TlsProvider::validate_roots` before any backend is prepared.
         #[cfg(feature = "platform-verifier")]
-        Some(roots @ crate::TrustRoots::PlatformVerifier) => provider.validate_roots(roots)?,
+        Some(roots @ crate::TrustRoots::PlatformVerifier) => settings.provider.validate_roots(roots)?,
     }
     for cert in &settings.extra_roots.certificates {
         let invalid = |e: ErrorStack| Error::InvalidPem {
