@@ -44,6 +44,20 @@ fn diff_of(plan: &Plan, root: &Path) -> String {
     plan.changes().map(|c| unified_diff(c, root)).collect()
 }
 
+/// What a snapshot holds for a planned tree: the diff, then each skipped crate and why.
+fn report_of(plan: &Plan, root: &Path) -> String {
+    let mut report = diff_of(plan, root);
+    for skipped in &plan.skipped {
+        report.push_str(&format!(
+            "skipped {} (unsupported: {}): {}\n",
+            skipped.name,
+            skipped.unsupported(),
+            skipped.reason
+        ));
+    }
+    report
+}
+
 fn cases() -> Vec<String> {
     let mut cases: Vec<String> =
         std::fs::read_dir(fixtures()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
@@ -58,15 +72,7 @@ fn snapshot_diffs_for_every_fixture_and_preset() {
             let root = scratch(&case);
             let compiled = compiled(preset);
             let planned = plan_tree(root.path(), &compiled);
-            let mut report = diff_of(&planned, root.path());
-            for skipped in &planned.skipped {
-                report.push_str(&format!(
-                    "skipped {} (unsupported: {}): {}\n",
-                    skipped.name,
-                    skipped.unsupported(),
-                    skipped.reason
-                ));
-            }
+            let report = report_of(&planned, root.path());
             insta::with_settings!({
                 snapshot_suffix => format!("{case}@{preset}"),
                 filters => vec![
@@ -90,15 +96,7 @@ fn snapshot_diffs_with_the_legacy_rustls_feature_kept() {
     for case in cases() {
         let root = scratch(&case);
         let planned = plan_tree(root.path(), &compiled);
-        let mut report = diff_of(&planned, root.path());
-        for skipped in &planned.skipped {
-            report.push_str(&format!(
-                "skipped {} (unsupported: {}): {}\n",
-                skipped.name,
-                skipped.unsupported(),
-                skipped.reason
-            ));
-        }
+        let report = report_of(&planned, root.path());
         let kept = match case.as_str() {
             "aws-config" => Some("\n rustls = [\"client-hyper\"]\n"),
             "dotted-tables" => Some("\n rustls = [\"aws-smithy-runtime/tls-rustls\"]\n"),

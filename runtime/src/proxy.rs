@@ -413,15 +413,16 @@ mod tests {
         assert_eq!(a, ProxyConfig::builder().all("http://u:one@proxy:3128").build().unwrap());
     }
 
-    #[tokio::test]
-    async fn a_connect_answer_with_bare_line_feeds_opens_the_tunnel() {
+    /// A `CONNECT` to example.com:443 through a proxy on 127.0.0.1 that reads the request and
+    /// answers `answer`: the tunnel's outcome, and the stream for what follows the answer.
+    async fn tunnel_answered(answer: &'static [u8]) -> (Result<(), ProxyError>, TcpStream) {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let proxy = tokio::spawn(async move {
             let (mut stream, _) = listener.accept().await.unwrap();
             let mut request = vec![0u8; 256];
             let _ = stream.read(&mut request).await.unwrap();
-            stream.write_all(b"HTTP/1.1 200 OK\n\nORIGIN").await.unwrap();
+            stream.write_all(answer).await.unwrap();
         });
         let route = ProxyConfig::builder()
             .all(format!("http://{addr}"))
@@ -430,38 +431,30 @@ mod tests {
             .route(&"https://example.com/".parse().unwrap())
             .unwrap();
         let mut stream = TcpStream::connect(addr).await.unwrap();
-        tunnel(&mut stream, &route, "example.com:443").await.expect("tunnel");
+        let outcome = tunnel(&mut stream, &route, "example.com:443").await;
+        proxy.await.unwrap();
+        (outcome, stream)
+    }
+
+    #[tokio::test]
+    async fn a_connect_answer_with_bare_line_feeds_opens_the_tunnel() {
+        let (outcome, mut stream) = tunnel_answered(b"HTTP/1.1 200 OK\n\nORIGIN").await;
+        outcome.expect("tunnel");
         let mut rest = Vec::new();
         stream.read_to_end(&mut rest).await.unwrap();
         assert_eq!(rest, b"ORIGIN", "the origin's bytes are left for TLS");
-        proxy.await.unwrap();
     }
 
     /// What the proxy answers when it is not HTTP: a typed failure with the parser's error as its
     /// source, and what was received in the message.
     #[tokio::test]
     async fn a_connect_answer_that_is_not_http_says_what_came_back() {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let proxy = tokio::spawn(async move {
-            let (mut stream, _) = listener.accept().await.unwrap();
-            let mut request = vec![0u8; 256];
-            let _ = stream.read(&mut request).await.unwrap();
-            stream.write_all(b"SSH-2.0-OpenSSH_9.6\r\n\r\n").await.unwrap();
-        });
-        let route = ProxyConfig::builder()
-            .all(format!("http://{addr}"))
-            .build()
-            .unwrap()
-            .route(&"https://example.com/".parse().unwrap())
-            .unwrap();
-        let mut stream = TcpStream::connect(addr).await.unwrap();
-        let err = tunnel(&mut stream, &route, "example.com:443").await.expect_err("not HTTP");
+        let (outcome, _) = tunnel_answered(b"SSH-2.0-OpenSSH_9.6\r\n\r\n").await;
+        let err = outcome.expect_err("not HTTP");
         assert!(matches!(&err.failure, ProxyFailure::BadResponse(ProxyResponseError::Malformed { .. })), "{err:?}");
         assert!(err.to_string().contains("SSH-2.0-OpenSSH_9.6"), "{err}");
         let parser = std::error::Error::source(&err).and_then(std::error::Error::source);
         assert!(parser.is_some_and(|e| e.is::<httparse::Error>()), "{err:?}");
-        proxy.await.unwrap();
     }
 
     #[test]
