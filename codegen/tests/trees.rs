@@ -58,6 +58,21 @@ fn report_of(plan: &Plan, root: &Path) -> String {
     report
 }
 
+/// Compares `report` with the `diff` snapshot for `suffix` (`<case>@<policy>`), versions, hashes
+/// and temporary paths masked.
+fn assert_diff_snapshot(suffix: &str, report: &str) {
+    insta::with_settings!({
+        snapshot_suffix => suffix,
+        filters => vec![
+            (r"smithy-tls \d+\.\d+\.\d+", "smithy-tls [VERSION]"),
+            (r"sha256 [0-9a-f]{16}", "sha256 [HASH]"),
+            (r"/tmp/\.tmp[A-Za-z0-9]+", "[ROOT]"),
+        ],
+    }, {
+        insta::assert_snapshot!("diff", report);
+    });
+}
+
 fn cases() -> Vec<String> {
     let mut cases: Vec<String> =
         std::fs::read_dir(fixtures()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
@@ -73,16 +88,7 @@ fn snapshot_diffs_for_every_fixture_and_preset() {
             let compiled = compiled(preset);
             let planned = plan_tree(root.path(), &compiled);
             let report = report_of(&planned, root.path());
-            insta::with_settings!({
-                snapshot_suffix => format!("{case}@{preset}"),
-                filters => vec![
-                    (r"smithy-tls \d+\.\d+\.\d+", "smithy-tls [VERSION]"),
-                    (r"sha256 [0-9a-f]{16}", "sha256 [HASH]"),
-                    (r"/tmp/\.tmp[A-Za-z0-9]+", "[ROOT]"),
-                ],
-            }, {
-                insta::assert_snapshot!("diff", report);
-            });
+            assert_diff_snapshot(&format!("{case}@{preset}"), &report);
         }
     }
 }
@@ -109,16 +115,7 @@ fn snapshot_diffs_with_the_legacy_rustls_feature_kept() {
             !report.contains("\n+rustls =") && !report.contains("\n-rustls ="),
             "{case}: `rustls` rewritten:\n{report}"
         );
-        insta::with_settings!({
-            snapshot_suffix => format!("{case}@keep-legacy-rustls"),
-            filters => vec![
-                (r"smithy-tls \d+\.\d+\.\d+", "smithy-tls [VERSION]"),
-                (r"sha256 [0-9a-f]{16}", "sha256 [HASH]"),
-                (r"/tmp/\.tmp[A-Za-z0-9]+", "[ROOT]"),
-            ],
-        }, {
-            insta::assert_snapshot!("diff", report);
-        });
+        assert_diff_snapshot(&format!("{case}@keep-legacy-rustls"), &report);
         write_plan(&planned).unwrap();
         assert!(plan_tree(root.path(), &compiled).is_up_to_date(), "{case}: a second run must change nothing");
     }
