@@ -3,12 +3,13 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::path::Path;
 use std::time::Instant;
 
 use super::contenders::{every_provider, rotated, Contender, OURS_ONLY, PROVIDERS};
 use super::report::Report;
 use super::servers::ServerProcess;
-use crate::{child, env_number, field, median, median_range};
+use crate::{child_of, env_number, field, median, median_range};
 
 /// The section: with no gap, then with 30 ms between building the client and its first request.
 pub(crate) fn cold_start(server: &ServerProcess, report: &mut Report) {
@@ -20,24 +21,15 @@ pub(crate) fn cold_start(server: &ServerProcess, report: &mut Report) {
 /// Every client, fresh processes interleaved, `gap_ms` between construction and the request.
 fn cold_start_with_gap(server: &ServerProcess, report: &mut Report, gap_ms: u64) {
     let runs = env_number("BENCH_COLD_RUNS", 15);
-    let url = format!("https://localhost:{}/obj/1024", server.h1.port());
     let contenders: Vec<Contender> = every_provider().collect();
     let mut samples: BTreeMap<String, Vec<(f64, f64, f64)>> = BTreeMap::new();
     println!("\n## Cold start: fresh process, build client, {gap_ms} ms of other start-up work, one request ({runs} runs each, interleaved)");
+    let this = std::env::current_exe().expect("current exe");
     for run in 0..runs {
         for c in rotated(&contenders, run as usize) {
             let started = Instant::now();
-            let out = child(
-                &["--cold-start", &c.label()],
-                &[
-                    ("BENCH_CA", server.ca_pem.clone()),
-                    ("BENCH_URL", url.clone()),
-                    ("BENCH_COLD_GAP_MS", gap_ms.to_string()),
-                ],
-            );
+            let (construct, first) = cold_sample(&this, *c, server, gap_ms);
             let wall = started.elapsed().as_secs_f64() * 1e3;
-            let construct = field(&out, "construct_us=") / 1e3;
-            let first = field(&out, "first_request_us=") / 1e3;
             samples.entry(c.label()).or_default().push((construct, first, wall));
         }
     }
@@ -75,4 +67,20 @@ fn cold_start_with_gap(server: &ServerProcess, report: &mut Report, gap_ms: u64)
         });
     }
     report.publish(&md);
+}
+
+/// One fresh process of the benchmark executable `exe` (this one, or the same benchmark built
+/// otherwise) that builds `contender`'s client, waits `gap_ms` and makes one request to `server`:
+/// construction and first request, in milliseconds.
+pub(crate) fn cold_sample(exe: &Path, contender: Contender, server: &ServerProcess, gap_ms: u64) -> (f64, f64) {
+    let out = child_of(
+        exe,
+        &["--cold-start", &contender.label()],
+        &[
+            ("BENCH_CA", server.ca_pem.clone()),
+            ("BENCH_URL", format!("https://localhost:{}/obj/1024", server.h1.port())),
+            ("BENCH_COLD_GAP_MS", gap_ms.to_string()),
+        ],
+    );
+    (field(&out, "construct_us=") / 1e3, field(&out, "first_request_us=") / 1e3)
 }

@@ -9,10 +9,11 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use super::cold_start::cold_sample;
 use super::contenders::{rotated, Contender};
 use super::report::Report;
 use super::servers::ServerProcess;
-use crate::{child_of, env_number, field, median, median_range};
+use crate::{env_number, median, median_range};
 
 /// The build-time switch this section measures, as aws-lc-sys reads it.
 pub(crate) const NO_JITTER: (&str, &str) = ("AWS_LC_SYS_NO_JITTER_ENTROPY", "1");
@@ -41,7 +42,6 @@ pub(crate) fn entropy(server: &ServerProcess, report: &mut Report) {
         return;
     };
     let runs = env_number("BENCH_COLD_RUNS", 15);
-    let url = format!("https://localhost:{}/obj/1024", server.h1.port());
     let this = std::env::current_exe().expect("current exe");
     let mut clients: Vec<(Contender, Build)> =
         AWS_LC.iter().flat_map(|&c| [(c, Build::AsBuilt), (c, Build::NoJitter)]).collect();
@@ -51,13 +51,8 @@ pub(crate) fn entropy(server: &ServerProcess, report: &mut Report) {
     for run in 0..runs {
         for &(c, build) in rotated(&clients, run as usize) {
             let exe = if build == Build::NoJitter { &no_jitter } else { &this };
-            let out = child_of(
-                exe,
-                &["--cold-start", &c.label()],
-                &[("BENCH_CA", server.ca_pem.clone()), ("BENCH_URL", url.clone()), ("BENCH_COLD_GAP_MS", "0".into())],
-            );
-            let first = (field(&out, "construct_us=") + field(&out, "first_request_us=")) / 1e3;
-            first_ms.entry((c.label(), build)).or_default().push(first);
+            let (construct, first) = cold_sample(exe, c, server, 0);
+            first_ms.entry((c.label(), build)).or_default().push(construct + first);
         }
     }
     let ring = median(&first_ms[&(RING.label(), Build::AsBuilt)]);
