@@ -1,7 +1,10 @@
-//! Reads the provider table (`src/provider/facts.rs`) against the enabled features and the target:
-//! refuses the builds this crate cannot make, with a message that names the fix, and names the
-//! feature sets the code is gated on, so each is spelled once (`#[cfg(rustls)]` rather than
-//! `#[cfg(any(feature = "rustls-aws-lc", feature = "rustls-ring", ...))]` everywhere).
+//! Reads the provider table (`src/provider/facts.rs`) against the enabled features, the
+//! application's override (`--cfg smithy_tls`, `--cfg smithy_tls_roots`) and the target: refuses
+//! the builds this crate cannot make, with a message that names the fix, and names what the code
+//! is gated on, so each is spelled once (`#[cfg(rustls)]` rather than
+//! `#[cfg(any(feature = "rustls-aws-lc", feature = "rustls-ring", ...))]` everywhere). Under an
+//! override the features say which `TlsProvider` / `TrustRoots` variants exist (generated code
+//! names them) and the override what is compiled.
 
 #[allow(dead_code)] // the generator and the library read other columns
 mod facts {
@@ -12,16 +15,39 @@ use facts::{Crypto, ProviderFacts, TlsLibrary, PROVIDERS};
 
 fn main() {
     let target_os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
-    let enabled: Vec<&ProviderFacts> = PROVIDERS.iter().filter(|p| feature(p.name)).collect();
-    if let Some(refusal) = refusal(&enabled, &target_os) {
+    let requested: Vec<&ProviderFacts> = PROVIDERS.iter().filter(|p| feature(p.name)).collect();
+    let choice = match application_choice() {
+        Ok(choice) => choice,
+        Err(refusal) => {
+            println!("cargo::error={refusal}");
+            return;
+        }
+    };
+    // What is compiled: the application's provider where it set one, else what the features ask.
+    let enabled: Vec<&ProviderFacts> = match choice.provider {
+        Some(Overridden::Provider(provider)) => vec![provider],
+        Some(Overridden::NoTls) => Vec::new(),
+        None => requested.clone(),
+    };
+    let refused = match choice.provider {
+        Some(_) => override_refusal(&enabled, &target_os),
+        None => refusal(&enabled, &target_os),
+    }
+    .or_else(|| roots_refusal(&choice, &enabled));
+    if let Some(refusal) = refused {
         println!("cargo::error={refusal}");
     }
-    for (alias, on) in aliases(&enabled) {
+    let roots = roots(&choice, &enabled);
+    for (alias, on) in aliases(&enabled, &roots, choice.provider.is_some()) {
         println!("cargo::rustc-check-cfg=cfg({alias})");
         if on {
             println!("cargo::rustc-cfg={alias}");
         }
     }
+    variants(&requested, &enabled, &roots);
+    // The application's choice, for `TlsInfo` and the start-up event (`provider::application_choice`).
+    println!("cargo::rustc-env=SMITHY_TLS_OVERRIDE={}", choice.provider.map_or("", Overridden::name));
+    println!("cargo::rustc-env=SMITHY_TLS_ROOTS_OVERRIDE={}", choice.roots.unwrap_or(""));
     openssl_version();
 }
 
@@ -29,6 +55,150 @@ fn main() {
 fn feature(name: &str) -> bool {
     let var = format!("CARGO_FEATURE_{}", name.to_uppercase().replace('-', "_"));
     std::env::var_os(var).is_some()
+}
+
+/// A provider the application set with `--cfg smithy_tls="..."`.
+#[derive(Clone, Copy)]
+enum Overridden {
+    Provider(&'static ProviderFacts),
+    /// `none`: no TLS stack at all.
+    NoTls,
+}
+
+impl Overridden {
+    fn name(self) -> &'static str {
+        match self {
+            Overridden::Provider(provider) => provider.name,
+            Overridden::NoTls => "none",
+        }
+    }
+}
+
+/// What the application's cfgs chose, if anything.
+struct ApplicationChoice {
+    provider: Option<Overridden>,
+    roots: Option<&'static str>,
+}
+
+/// The trust-root sources, in `TrustRoots` order.
+const ROOTS: [&str; 3] = ["native", "webpki", "platform-verifier"];
+
+/// Reads `--cfg smithy_tls` and `--cfg smithy_tls_roots` (cargo passes the target's cfgs to
+/// build scripts even when `--target` keeps RUSTFLAGS from the build script itself).
+fn application_choice() -> Result<ApplicationChoice, String> {
+    let provider = match single_value("smithy_tls")? {
+        None => None,
+        Some(value) if value == "none" => Some(Overridden::NoTls),
+        Some(value) => match PROVIDERS.iter().find(|p| p.name == value) {
+            Some(provider) => Some(Overridden::Provider(provider)),
+            None => {
+                return Err(format!(
+                    "--cfg smithy_tls=\"{value}\" is not a value smithy-default-tls knows: set one of {} (or remove \
+                     it to keep what each SDK crate chose); check RUSTFLAGS and the rustflags in .cargo/config.toml",
+                    quoted(PROVIDERS.iter().map(|p| p.name).chain(["none"])),
+                ))
+            }
+        },
+    };
+    let roots = match single_value("smithy_tls_roots")? {
+        None => None,
+        Some(value) => match ROOTS.iter().find(|r| **r == value) {
+            Some(roots) => Some(*roots),
+            None => {
+                return Err(format!(
+                "--cfg smithy_tls_roots=\"{value}\" is not a trust-root source smithy-default-tls knows: set one of \
+                     {}; check RUSTFLAGS and the rustflags in .cargo/config.toml",
+                quoted(ROOTS.iter().copied()),
+            ))
+            }
+        },
+    };
+    Ok(ApplicationChoice { provider, roots })
+}
+
+/// The one value of the key-value cfg `name`, if set; two values are refused.
+fn single_value(name: &str) -> Result<Option<String>, String> {
+    let var = format!("CARGO_CFG_{}", name.to_uppercase());
+    println!("cargo::rerun-if-env-changed={var}");
+    let Some(values) = std::env::var(&var).ok() else { return Ok(None) };
+    let values: Vec<&str> = values.split(',').filter(|v| !v.is_empty()).collect();
+    match values.as_slice() {
+        [] => Err(format!("--cfg {name} needs a value: --cfg {name}=\"...\"")),
+        [one] => Ok(Some((*one).to_owned())),
+        more => Err(format!(
+            "--cfg {name} is set {} times ({}): set it once (RUSTFLAGS replaces the rustflags of .cargo/config.toml; \
+             [build] and [target] rustflags add up)",
+            more.len(),
+            quoted(more.iter().copied()).replace(" or ", " and ")
+        )),
+    }
+}
+
+/// The values quoted, as "`a`, `b` or `c`".
+fn quoted<'a>(values: impl Iterator<Item = &'a str>) -> String {
+    let names: Vec<String> = values.map(|v| format!("\"{v}\"")).collect();
+    match names.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
+/// Why the application's override cannot be built for `target_os`, if it cannot.
+fn override_refusal(enabled: &[&ProviderFacts], target_os: &str) -> Option<String> {
+    let provider = enabled.first()?;
+    {
+        if !provider.only_on_os.is_empty() && !provider.only_on_os.contains(&target_os) {
+            return Some(format!(
+                "--cfg smithy_tls=\"{}\": {} builds for target_os {} only, not \"{target_os}\"; choose {} for this \
+                 target (a `[target.<triple>] rustflags` entry in .cargo/config.toml sets it per target)",
+                provider.name,
+                provider.name,
+                quoted(provider.only_on_os.iter().copied()).replace(" or ", " and "),
+                quoted(PROVIDERS.iter().filter(|p| p.only_on_os.is_empty() && !p.fips()).map(|p| p.name)),
+            ));
+        }
+        if let Some(why) = fips_target_refusal(provider) {
+            return Some(why);
+        }
+    }
+    None
+}
+
+/// Why the application's roots override cannot be used by the providers compiled, if it cannot.
+fn roots_refusal(choice: &ApplicationChoice, enabled: &[&ProviderFacts]) -> Option<String> {
+    let roots = choice.roots?;
+    if roots == "platform-verifier" && !enabled.is_empty() && !enabled.iter().any(|p| p.platform_verifier()) {
+        let provider = one_of(enabled.iter().copied());
+        return Some(format!(
+            "--cfg smithy_tls_roots=\"platform-verifier\" cannot be used with {provider}: only rustls providers \
+             verify with the platform verifier ({provider} reads the system store itself); valid \
+             pairs: {} with \"native\", \"webpki\" or \"platform-verifier\"; {} with \"native\" or \"webpki\"",
+            quoted(PROVIDERS.iter().filter(|p| p.platform_verifier()).map(|p| p.name)),
+            quoted(PROVIDERS.iter().filter(|p| !p.platform_verifier()).map(|p| p.name)),
+        ));
+    }
+    None
+}
+
+/// Why a FIPS provider cannot be built for this target: the FIPS module of aws-lc is a static
+/// library only on Linux x86_64 and aarch64 (glibc or musl).
+fn fips_target_refusal(provider: &ProviderFacts) -> Option<String> {
+    if !provider.fips() {
+        return None;
+    }
+    let cfg = |name: &str| std::env::var(format!("CARGO_CFG_{name}")).unwrap_or_default();
+    let (os, arch, env) = (cfg("TARGET_OS"), cfg("TARGET_ARCH"), cfg("TARGET_ENV"));
+    if os == "linux" && matches!(arch.as_str(), "x86_64" | "aarch64") && matches!(env.as_str(), "gnu" | "musl") {
+        return None;
+    }
+    Some(format!(
+        "--cfg smithy_tls=\"{}\": the FIPS build of aws-lc (aws-lc-fips-sys) is a static module only on Linux \
+         x86_64 and aarch64 (glibc or musl), not {arch}-{os}{}; use the system's FIPS-validated OpenSSL \
+         (smithy_tls=\"openssl\", Linux) or a non-FIPS provider for this target",
+        provider.name,
+        if env.is_empty() { String::new() } else { format!("-{env}") },
+    ))
 }
 
 /// Why this crate cannot be built with `enabled` for `target_os`, if it cannot.
@@ -82,17 +252,71 @@ fn one_of<'a>(providers: impl Iterator<Item = &'a ProviderFacts>) -> String {
     }
 }
 
+/// The trust-root sources compiled in: the application's where it set one, else those the
+/// features ask for that the compiled providers can use (the manifest's roots tables drop the
+/// platform verifier's crate under an override to a provider that cannot use it).
+fn roots(choice: &ApplicationChoice, enabled: &[&ProviderFacts]) -> Vec<&'static str> {
+    if enabled.is_empty() {
+        return Vec::new();
+    }
+    if let Some(roots) = choice.roots {
+        return vec![roots];
+    }
+    let overridden_without_verifier =
+        matches!(choice.provider, Some(Overridden::Provider(provider)) if !provider.platform_verifier());
+    ROOTS.into_iter().filter(|r| feature(r) && !(*r == "platform-verifier" && overridden_without_verifier)).collect()
+}
+
+/// The `TlsProvider` and `TrustRoots` variants that exist: those compiled, and those the
+/// features name, which generated code may name although an override replaced them
+/// (`named_provider = "..."`, `named_roots = "..."`); and what is compiled (`provider = "..."`,
+/// `roots = "..."`).
+fn variants(requested: &[&ProviderFacts], enabled: &[&ProviderFacts], roots: &[&str]) {
+    let names =
+        |values: &mut dyn Iterator<Item = &str>| values.map(|v| format!("\"{v}\"")).collect::<Vec<_>>().join(", ");
+    let providers = names(&mut PROVIDERS.iter().map(|p| p.name));
+    let root_names = names(&mut ROOTS.iter().copied());
+    println!("cargo::rustc-check-cfg=cfg(named_provider, values({providers}))");
+    println!("cargo::rustc-check-cfg=cfg(provider, values({providers}))");
+    println!("cargo::rustc-check-cfg=cfg(named_roots, values({root_names}))");
+    println!("cargo::rustc-check-cfg=cfg(roots, values({root_names}))");
+    for provider in PROVIDERS.iter() {
+        let compiled = enabled.iter().any(|p| p.name == provider.name);
+        if compiled || requested.iter().any(|p| p.name == provider.name) {
+            println!("cargo::rustc-cfg=named_provider=\"{}\"", provider.name);
+        }
+        if compiled {
+            println!("cargo::rustc-cfg=provider=\"{}\"", provider.name);
+        }
+    }
+    let named_roots: Vec<&str> = ROOTS.into_iter().filter(|r| feature(r) || roots.contains(r)).collect();
+    for root in ROOTS {
+        if named_roots.contains(&root) {
+            println!("cargo::rustc-cfg=named_roots=\"{root}\"");
+        }
+        if roots.contains(&root) {
+            println!("cargo::rustc-cfg=roots=\"{root}\"");
+        }
+    }
+    println!("cargo::rustc-check-cfg=cfg(named_native_or_webpki)");
+    if named_roots.contains(&"native") && named_roots.contains(&"webpki") {
+        println!("cargo::rustc-cfg=named_native_or_webpki");
+    }
+}
+
 /// Each cfg alias and whether it holds for this build.
-fn aliases(enabled: &[&ProviderFacts]) -> Vec<(&'static str, bool)> {
+fn aliases(enabled: &[&ProviderFacts], roots: &[&str], overridden: bool) -> Vec<(&'static str, bool)> {
     let on = |name: &str| enabled.iter().any(|p| p.name == name);
     let library = |library: TlsLibrary| enabled.iter().any(|p| p.library == library);
     let rustls = library(TlsLibrary::Rustls);
-    // `rustls-aws-lc` runs on rustls 0.24 (tls/rustls_in_place/).
-    let rustls_in_place = feature("experimental-rustls-024");
+    let (native, webpki, verifier) =
+        (roots.contains(&"native"), roots.contains(&"webpki"), roots.contains(&"platform-verifier"));
+    // `rustls-aws-lc` runs on rustls 0.24 (tls/rustls_in_place/); an override builds 0.23 only.
+    let rustls_in_place = feature("experimental-rustls-024") && on("rustls-aws-lc") && !overridden;
     // `rustls-aws-lc` on the rustls 0.23 backend: always without rustls 0.24, and beside it for
     // platform-verifier roots (rustls-platform-verifier is built on 0.23), so that a crate that
     // turns `experimental-rustls-024` on in a build never breaks another's platform verifier.
-    let rustls_aws_lc_on_023 = on("rustls-aws-lc") && (!rustls_in_place || feature("platform-verifier"));
+    let rustls_aws_lc_on_023 = on("rustls-aws-lc") && (!rustls_in_place || verifier);
     // The rustls 0.23 backend (tls/rustls.rs) serves every other rustls provider too.
     let rustls_backend =
         rustls_aws_lc_on_023 || enabled.iter().any(|p| p.library == TlsLibrary::Rustls && p.name != "rustls-aws-lc");
@@ -101,9 +325,10 @@ fn aliases(enabled: &[&ProviderFacts]) -> Vec<(&'static str, bool)> {
     let s2n_fips = unix && on("s2n-tls-fips");
     let s2n = unix && library(TlsLibrary::S2n);
     let openssl_provider = library(TlsLibrary::SystemLibssl);
-    let (native, webpki) = (feature("native"), feature("webpki"));
     vec![
-        // A rustls provider is compiled in (aws-lc-rs, its FIPS build, or ring).
+        // No TLS provider at all: the application's `--cfg smithy_tls="none"`.
+        ("no_tls", enabled.is_empty()),
+        // A rustls provider is compiled in (aws-lc-rs, its FIPS build, ring, or the application's).
         ("rustls", rustls),
         ("rustls_in_place", rustls_in_place),
         ("rustls_aws_lc_on_023", rustls_aws_lc_on_023),
@@ -117,7 +342,7 @@ fn aliases(enabled: &[&ProviderFacts]) -> Vec<(&'static str, bool)> {
         // Some backend reads the socket through `tls::ReadAhead` (all but rustls 0.24's stream).
         ("read_ahead", rustls_backend || s2n || openssl_provider),
         // Some trust-root source is compiled in.
-        ("roots_source", native || webpki || feature("platform-verifier")),
+        ("roots_source", native || webpki || verifier),
         // A provider whose library reads the native store itself (through its default paths).
         ("store_by_library", s2n || openssl_provider),
         // A provider whose library accepts any application protocol the server selects, so its

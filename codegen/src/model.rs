@@ -32,17 +32,21 @@ pub enum Provider {
     /// where the system runs it, its FIPS module apply.
     #[serde(rename = "openssl")]
     OpenSsl,
+    /// rustls with the application's own `CryptoProvider` (installed process-wide, or handed to
+    /// the runtime's `set_custom_crypto_provider`): no crypto library is compiled for it.
+    RustlsCustom,
 }
 
 impl Provider {
     /// Every provider, in policy-file spelling order.
-    pub const ALL: [Provider; 6] = [
+    pub const ALL: [Provider; 7] = [
         Provider::RustlsAwsLc,
         Provider::RustlsRing,
         Provider::S2nTls,
         Provider::RustlsAwsLcFips,
         Provider::S2nTlsFips,
         Provider::OpenSsl,
+        Provider::RustlsCustom,
     ];
 
     /// The spelling used in policy files and as the runtime crate's cargo feature.
@@ -69,6 +73,12 @@ impl Provider {
     /// themselves and have no platform verifier). The runtime crate decides from the same table.
     pub fn supports_roots(self, roots: Roots) -> bool {
         roots != Roots::PlatformVerifier || self.facts().platform_verifier()
+    }
+
+    /// Whether it brings its cryptography: `rustls-custom` needs the application's, so it is
+    /// never suggested in another provider's place.
+    pub fn brings_crypto(self) -> bool {
+        self.facts().brings_crypto()
     }
 
     /// Whether a build with it is a FIPS build, which holds no non-FIPS provider.

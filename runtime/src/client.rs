@@ -177,6 +177,10 @@ impl fmt::Debug for Connector {
 
 impl HttpConnector for Connector {
     fn call(&self, request: HttpRequest) -> HttpConnectorFuture {
+        // The application built without any TLS stack: every request fails, and is not retried.
+        if cfg!(no_tls) {
+            return HttpConnectorFuture::ready(Err(ConnectorError::user(Error::TlsDisabled.into())));
+        }
         let mut request = match request.try_into_http1x() {
             Ok(request) => request,
             Err(e) => return HttpConnectorFuture::ready(Err(ConnectorError::user(e.into()))),
@@ -547,8 +551,13 @@ impl Builder {
     /// Without [`trust_roots`](Builder::trust_roots) or extra roots, the first compiled source
     /// the provider supports is used (`native`, then `webpki`, then `platform-verifier`).
     pub fn build(self) -> Result<SmithyTlsClient, Error> {
-        // lib.rs refuses a build without a provider, so `ALL` is never empty.
-        let provider = self.provider.unwrap_or(TlsProvider::ALL[0]);
+        // `ALL` is empty only under the application's `--cfg smithy_tls="none"` (build.rs refuses
+        // a build without a provider otherwise).
+        let provider = match self.provider.or_else(|| TlsProvider::ALL.first().copied()) {
+            Some(provider) if !cfg!(no_tls) => provider,
+            _ => return Err(Error::TlsDisabled),
+        };
+        let (provider, _, _) = crate::provider::application::resolve(provider, None);
         let roots = match self.roots {
             Some(roots) => Some(roots),
             None if self.extra_roots.is_empty() => Some(
@@ -570,9 +579,11 @@ impl Builder {
     /// [`TlsProvider::validate_roots`] refuses fails at every connection instead). Starts the
     /// background warm-up.
     pub(crate) fn build_with(self, provider: TlsProvider, roots: Option<TrustRoots>) -> SmithyTlsClient {
+        let (provider, roots, chosen_by) = crate::provider::application::resolve(provider, roots);
         let settings = TlsSettings {
             provider,
             roots,
+            chosen_by,
             extra_roots: self.extra_roots,
             enable_http2: self.enable_http2,
             session_resumption: self.session_resumption,

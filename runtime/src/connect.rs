@@ -406,6 +406,8 @@ mod tests {
     async fn the_info_goes_to_hyper_util_once_and_the_flags_stay() {
         let tls = TlsInfo {
             provider: crate::TlsProvider::ALL[0],
+            roots: None,
+            chosen_by: crate::ChosenBy::Builder,
             protocol_version: "TLSv1_3",
             cipher_suite: "TLS13_AES_128_GCM_SHA256",
             key_exchange_group: Some("X25519"),
@@ -429,6 +431,8 @@ mod tests {
         assert!(!forwarded.is_negotiated_h2());
         let tls = TlsInfo {
             provider: crate::TlsProvider::ALL[0],
+            roots: None,
+            chosen_by: crate::ChosenBy::Builder,
             protocol_version: "TLSv1_3",
             cipher_suite: "TLS13_AES_128_GCM_SHA256",
             key_exchange_group: None,

@@ -5,7 +5,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::provider::{TlsProvider, UnsupportedRoots};
+use crate::provider::{NotCompiled, TlsProvider, UnsupportedRoots};
 use crate::roots::{BadPem, PemError, RootsError};
 
 /// An error building a client or preparing its TLS configuration: always a configuration
@@ -64,6 +64,15 @@ pub enum Error {
     },
     /// The provider cannot use these trust roots (see [`TlsProvider::validate_roots`]).
     UnsupportedRoots(UnsupportedRoots),
+    /// The application built with `--cfg smithy_tls="none"`: no TLS stack is compiled, and the
+    /// default client fails every request with this. Set an HTTP client on the SDK config.
+    TlsDisabled,
+    /// A provider or trust-root source the application's `--cfg smithy_tls` left out of the build.
+    NotCompiled(NotCompiled),
+    /// A `rustls-custom` client found no `CryptoProvider`: none was handed to
+    /// [`set_custom_crypto_provider`](crate::set_custom_crypto_provider) and rustls has no
+    /// process-wide default.
+    NoCryptoProvider,
 }
 
 /// `` `a`, `b` or `c` ``: cargo features as a message lists them.
@@ -110,6 +119,17 @@ impl fmt::Display for Error {
             ),
             Error::InvalidUri { uri, reason } => write!(f, "unusable request URI {uri}: {reason}"),
             Error::UnsupportedRoots(unsupported) => write!(f, "{unsupported}"),
+            Error::TlsDisabled => f.write_str(
+                "no TLS stack: the application was built with --cfg smithy_tls=\"none\", so the default HTTP client \
+                 fails every request; set an HTTP client on the SDK config (`.http_client(..)`), or set smithy_tls to a \
+                 provider",
+            ),
+            Error::NotCompiled(not_compiled) => write!(f, "{not_compiled}"),
+            Error::NoCryptoProvider => f.write_str(
+                "the rustls-custom provider found no rustls CryptoProvider: hand one to \
+                 `smithy_default_tls::set_custom_crypto_provider` (or install rustls's process-wide default with \
+                 `CryptoProvider::install_default`) before the first request",
+            ),
         }
     }
 }
@@ -133,7 +153,10 @@ impl StdError for Error {
             | Error::NoProvider
             | Error::DefaultAlreadyConfigured
             | Error::DefaultAlreadyBuilt
-            | Error::UnsupportedRoots(_) => None,
+            | Error::UnsupportedRoots(_)
+            | Error::TlsDisabled
+            | Error::NotCompiled(_)
+            | Error::NoCryptoProvider => None,
         }
     }
 }

@@ -46,6 +46,9 @@
 // for SSLKEYLOGFILE; the system libssl backend's ffi.rs, the calls its safe crate lacks); each
 // opts in with `allow` and argues its safety, everything else is refused.
 #![deny(unsafe_code)]
+// With the application's `--cfg smithy_tls="none"` no provider is compiled, and the TLS half of
+// the crate (settings, names, key log, buffer sizes) has no user; the client refuses every request.
+#![cfg_attr(no_tls, allow(dead_code))]
 
 // The builds this crate refuses (no provider, FIPS beside non-FIPS crypto, a provider on an
 // operating system it does not build for) stop in build.rs, which reads the provider table.
@@ -67,7 +70,10 @@ pub use error::{
     CertificateProblem, ConnectTimeout, Error, HandshakeFailure, KeyLogError, ProxyError, ProxyFailure,
     ProxyResponseError, ProxyUrlError, ReadTimeout, TlsConfigError, TlsHandshakeError, UriError,
 };
-pub use provider::{TlsProvider, UnsupportedRoots};
+pub use provider::application::ChosenBy;
+#[cfg(provider = "rustls-custom")]
+pub use provider::custom::set_custom_crypto_provider;
+pub use provider::{NotCompiled, TlsProvider, UnsupportedRoots};
 pub use proxy::{ProxyBuilder, ProxyConfig};
 pub use roots::{PemError, RootsError, StoreError, TrustRoots, AWS_CA_BUNDLE};
 pub use shared::{

@@ -26,11 +26,11 @@ pub enum TrustRoots {
     /// The operating system's certificate store (via `rustls-native-certs`). On Linux and other
     /// Unix systems the `SSL_CERT_FILE` and `SSL_CERT_DIR` environment variables, when set,
     /// replace the default locations. Cargo feature `native`.
-    #[cfg(feature = "native")]
+    #[cfg(named_roots = "native")]
     Native,
     /// The Mozilla root program bundled into the binary (`webpki-roots`); touches no file.
     /// Cargo feature `webpki`.
-    #[cfg(feature = "webpki")]
+    #[cfg(named_roots = "webpki")]
     Webpki,
     /// The operating system's own certificate verifier (`rustls-platform-verifier`), rustls
     /// providers only. On macOS, iOS and Windows the system checks each chain (revocation and
@@ -40,7 +40,7 @@ pub enum TrustRoots {
     /// must first hand the verifier its JNI context (`rustls_platform_verifier::android::init_with_env`
     /// or a sibling), and extra root certificates are not supported there. Cargo feature
     /// `platform-verifier`.
-    #[cfg(feature = "platform-verifier")]
+    #[cfg(named_roots = "platform-verifier")]
     PlatformVerifier,
     /// The operating system's store, as [`Native`](TrustRoots::Native) — or, where it yields no
     /// usable certificate (no CA bundle installed, as in a `FROM scratch` image; an empty or
@@ -48,7 +48,7 @@ pub enum TrustRoots {
     /// [`Webpki`](TrustRoots::Webpki) instead, with a warning event saying so. What a smithy-tls
     /// policy's `empty-store = "webpki"` selects; plain `Native` fails every connection there.
     /// Cargo features `native` and `webpki`.
-    #[cfg(native_or_webpki)]
+    #[cfg(named_native_or_webpki)]
     NativeOrWebpki,
 }
 
@@ -59,11 +59,11 @@ pub(crate) const ROOTS_FEATURES: &[&str] = &["native", "webpki", "platform-verif
 impl TrustRoots {
     /// Every trust-root source compiled into this build, in a stable order.
     pub const ALL: &'static [TrustRoots] = &[
-        #[cfg(feature = "native")]
+        #[cfg(roots = "native")]
         TrustRoots::Native,
-        #[cfg(feature = "webpki")]
+        #[cfg(roots = "webpki")]
         TrustRoots::Webpki,
-        #[cfg(feature = "platform-verifier")]
+        #[cfg(roots = "platform-verifier")]
         TrustRoots::PlatformVerifier,
         #[cfg(native_or_webpki)]
         TrustRoots::NativeOrWebpki,
@@ -74,13 +74,13 @@ impl TrustRoots {
     /// features and which a policy writes as `roots = "native"` with `empty-store = "webpki"`.
     pub fn name(self) -> &'static str {
         match self {
-            #[cfg(feature = "native")]
+            #[cfg(named_roots = "native")]
             TrustRoots::Native => "native",
-            #[cfg(feature = "webpki")]
+            #[cfg(named_roots = "webpki")]
             TrustRoots::Webpki => "webpki",
-            #[cfg(feature = "platform-verifier")]
+            #[cfg(named_roots = "platform-verifier")]
             TrustRoots::PlatformVerifier => "platform-verifier",
-            #[cfg(native_or_webpki)]
+            #[cfg(named_native_or_webpki)]
             TrustRoots::NativeOrWebpki => "native-or-webpki",
         }
     }
@@ -91,13 +91,13 @@ impl TrustRoots {
     /// certificate verifier).
     pub(crate) fn needs_rustls(self) -> bool {
         match self {
-            #[cfg(feature = "native")]
+            #[cfg(named_roots = "native")]
             TrustRoots::Native => false,
-            #[cfg(feature = "webpki")]
+            #[cfg(named_roots = "webpki")]
             TrustRoots::Webpki => false,
-            #[cfg(feature = "platform-verifier")]
+            #[cfg(named_roots = "platform-verifier")]
             TrustRoots::PlatformVerifier => true,
-            #[cfg(native_or_webpki)]
+            #[cfg(named_native_or_webpki)]
             TrustRoots::NativeOrWebpki => false,
         }
     }
@@ -106,13 +106,13 @@ impl TrustRoots {
     /// does on Linux and other Unix systems).
     pub(crate) fn reads_the_store(self) -> bool {
         match self {
-            #[cfg(feature = "native")]
+            #[cfg(named_roots = "native")]
             TrustRoots::Native => true,
-            #[cfg(feature = "webpki")]
+            #[cfg(named_roots = "webpki")]
             TrustRoots::Webpki => false,
-            #[cfg(feature = "platform-verifier")]
+            #[cfg(named_roots = "platform-verifier")]
             TrustRoots::PlatformVerifier => true,
-            #[cfg(native_or_webpki)]
+            #[cfg(named_native_or_webpki)]
             TrustRoots::NativeOrWebpki => true,
         }
     }
@@ -201,7 +201,7 @@ impl ExtraRoots {
 /// The libraries that read the system store themselves (`store_by_library`) use libcrypto's
 /// default paths, which silently skip missing files; they check here first so that an unusable
 /// store is a clear error.
-#[cfg(all(feature = "native", store_by_library))]
+#[cfg(all(roots = "native", store_by_library))]
 pub(crate) fn check_native_store() -> Result<(), RootsError> {
     let unreadable = |failure| Err(RootsError::NativeUnreadable { failures: vec![failure] });
     if let Some(file) = std::env::var_os("SSL_CERT_FILE") {

@@ -93,7 +93,10 @@ fn registry() -> std::sync::MutexGuard<'static, Registry> {
 }
 
 /// The registry: one client per (provider, roots, AWS_CA_BUNDLE, proxy settings).
-fn registered(provider: TlsProvider, roots: TrustRoots, proxy: ProxyConfig) -> SmithyTlsClient {
+fn registered(asked_provider: TlsProvider, asked_roots: TrustRoots, proxy: ProxyConfig) -> SmithyTlsClient {
+    // Under the application's override every crate's choice maps to the application's: one client.
+    let (provider, roots, _) = crate::provider::application::resolve(asked_provider, Some(asked_roots));
+    let roots = roots.unwrap_or(asked_roots);
     let key = (provider, roots, crate::roots::ca_bundle_from_env(), proxy);
     let configure = {
         let mut registry = registry();
@@ -120,6 +123,7 @@ fn registered(provider: TlsProvider, roots: TrustRoots, proxy: ProxyConfig) -> S
         None => builder,
     };
     let built = builder.build_with(provider, Some(roots));
+    crate::provider::application::announce((asked_provider, asked_roots), (provider, Some(roots)));
     // Two callers may have raced: the first client registered is the one everybody shares.
     registry().clients.entry(key).or_insert(built).clone()
 }

@@ -226,6 +226,7 @@ pub fn libraries(provider: Provider) -> &'static [NativeLibrary] {
         Provider::RustlsAwsLcFips => &[AwsLcFipsSys, AwsLcSys],
         Provider::S2nTlsFips => &[AwsLcFipsSys, AwsLcSys, S2nTlsSys],
         Provider::OpenSsl => &[OpensslSys],
+        Provider::RustlsCustom => &[],
     }
 }
 

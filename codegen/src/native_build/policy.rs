@@ -230,6 +230,7 @@ fn library_reasons(affected: &[Affected]) -> Vec<String> {
 fn lighter_alternative(provider: Provider, roots: Roots, affected: &[Affected]) -> String {
     let serves_lightly = |candidate: Provider| {
         candidate != provider
+            && candidate.brings_crypto()
             && candidate.supports_roots(roots)
             && affected.iter().all(|a| stack_build(candidate, a.target).is_ok_and(|b| c_compiler_only(&b)))
     };

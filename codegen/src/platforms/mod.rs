@@ -296,6 +296,8 @@ pub fn provider_support(provider: Provider, target: &TargetInfo) -> Result<(), &
         // aws-lc-sys builds beside the module, as with rustls's `fips`.
         Provider::S2nTlsFips => aws_lc_fips_support(target).and_then(|()| aws_lc_support(target)),
         Provider::OpenSsl => openssl_support(target),
+        // rustls alone is Rust: the application's provider decides the rest.
+        Provider::RustlsCustom => Ok(()),
         Provider::S2nTls => {
             // The runtime builds s2n-tls for Linux and macOS only (runtime/src/lib.rs): its C
             // library is POSIX (pthread.h, unistd.h), and its libcrypto is aws-lc.

@@ -26,6 +26,8 @@ pub(crate) enum Crypto {
     Ring,
     /// The operating system's libcrypto.
     System,
+    /// The application's own rustls `CryptoProvider`: no crypto crate of this crate's.
+    Application,
 }
 
 /// One TLS provider.
@@ -57,6 +59,12 @@ impl ProviderFacts {
         matches!(self.library, TlsLibrary::Rustls)
     }
 
+    /// Whether it brings its cryptography (`rustls-custom` runs on the application's): only such a
+    /// provider is suggested in its place.
+    pub(crate) const fn brings_crypto(&self) -> bool {
+        !matches!(self.crypto, Crypto::Application)
+    }
+
     /// Whether its first use seeds aws-lc's generator (milliseconds: worth doing off the caller's
     /// thread).
     pub(crate) const fn seeds_aws_lc(&self) -> bool {
@@ -66,7 +74,7 @@ impl ProviderFacts {
 
 /// Every provider, in policy-file spelling order: the generator's `Provider` and the runtime's
 /// `TlsProvider` take their discriminants from this order.
-pub(crate) const PROVIDERS: [ProviderFacts; 6] = [
+pub(crate) const PROVIDERS: [ProviderFacts; 7] = [
     ProviderFacts {
         name: "rustls-aws-lc",
         variant: "RustlsAwsLc",
@@ -113,6 +121,14 @@ pub(crate) const PROVIDERS: [ProviderFacts; 6] = [
         summary: "The operating system's OpenSSL.",
         library: TlsLibrary::SystemLibssl,
         crypto: Crypto::System,
+        only_on_os: &[],
+    },
+    ProviderFacts {
+        name: "rustls-custom",
+        variant: "RustlsCustom",
+        summary: "rustls with the application's own CryptoProvider.",
+        library: TlsLibrary::Rustls,
+        crypto: Crypto::Application,
         only_on_os: &[],
     },
 ];

@@ -9,13 +9,21 @@ use crate::TrustRoots;
 #[allow(dead_code)]
 mod facts;
 
+pub(crate) mod application;
+#[cfg(provider = "rustls-custom")]
+pub(crate) mod custom;
+
 use facts::{ProviderFacts, PROVIDERS};
 
 /// Which TLS implementation (and, for rustls, which crypto library) a client uses.
 ///
 /// The choice is one value: code that picks a provider names a variant, and everything
-/// provider-specific lives behind it. Each variant exists only when its cargo feature is enabled,
-/// so naming a provider that is not compiled in is a compile error rather than a runtime surprise.
+/// provider-specific lives behind it. Each variant exists only when its cargo feature is enabled
+/// (or the application's `--cfg smithy_tls` names it), so naming a provider that no crate asked
+/// for is a compile error rather than a runtime surprise. Under an application's override the
+/// variants other crates' features name still exist, so their code compiles, and the shared
+/// clients serve them with the application's provider ([`ALL`](TlsProvider::ALL) lists what is
+/// compiled).
 /// Each variant's discriminant is its row in the provider table (`provider/facts.rs`).
 ///
 /// ```
@@ -29,34 +37,42 @@ use facts::{ProviderFacts, PROVIDERS};
 pub enum TlsProvider {
     /// rustls with the aws-lc-rs crypto provider; post-quantum hybrid key exchange
     /// (X25519MLKEM768) is offered first. Cargo feature `rustls-aws-lc`.
-    #[cfg(feature = "rustls-aws-lc")]
+    #[cfg(named_provider = "rustls-aws-lc")]
     RustlsAwsLc = 0,
     /// rustls with the ring crypto provider. Cargo feature `rustls-ring`.
-    #[cfg(feature = "rustls-ring")]
+    #[cfg(named_provider = "rustls-ring")]
     RustlsRing = 1,
     /// rustls with the FIPS build of aws-lc-rs (aws-lc-fips-sys), configured so that rustls
     /// reports FIPS mode (`TlsInfo::fips`); building a client that would not be is an error.
     /// Cargo feature `rustls-aws-lc-fips`, which no other provider may share a build with.
-    #[cfg(feature = "rustls-aws-lc-fips")]
+    #[cfg(named_provider = "rustls-aws-lc-fips")]
     RustlsAwsLcFips = 3,
     /// s2n-tls with aws-lc, security policy
     #[doc = concat!("`", "20251014", "`")]
     /// (TLS 1.2+, forward secrecy, post-quantum hybrid key exchange first), receive buffering
     /// on. Linux and macOS only. Cargo feature `s2n-tls`.
-    #[cfg(s2n_plain)]
+    #[cfg(named_provider = "s2n-tls")]
     S2nTls = 2,
     /// s2n-tls with the FIPS build of aws-lc (s2n-tls's `fips`), security policy `20251015`
     /// (s2n-tls's FIPS default: FIPS 140-3 rules, TLS 1.2+, forward secrecy), in FIPS mode
     /// (`TlsInfo::fips`; a client whose libcrypto is not in FIPS mode is refused). Cargo feature
     /// `s2n-tls-fips`, which no non-FIPS provider may share a build with.
-    #[cfg(s2n_fips)]
+    #[cfg(named_provider = "s2n-tls-fips")]
     S2nTlsFips = 4,
     /// The operating system's OpenSSL (libssl, linked dynamically): the system's crypto policy
     /// (`OPENSSL_CONF`, the distro's `system_default` section) applies, tightened only where it
     /// is below this crate's floor (TLS 1.2, forward-secret AEAD suites, security level 2); in
     /// FIPS mode when the system's OpenSSL is (`TlsInfo::fips`). Cargo feature `openssl`.
-    #[cfg(openssl_provider)]
+    #[cfg(named_provider = "openssl")]
     OpenSsl = 5,
+    /// rustls with the application's own `CryptoProvider`: the one given to
+    /// [`set_custom_crypto_provider`](crate::set_custom_crypto_provider), else rustls's
+    /// process-wide default (`CryptoProvider::install_default`); a connection made with neither
+    /// fails with [`Error::NoCryptoProvider`](crate::Error::NoCryptoProvider). No crypto crate of
+    /// this crate's is compiled for it. Cargo feature `rustls-custom`, or the application's
+    /// `--cfg smithy_tls="rustls-custom"`.
+    #[cfg(named_provider = "rustls-custom")]
+    RustlsCustom = 6,
 }
 
 /// The cargo feature of every provider, compiled into this build or not: the one list messages
@@ -74,11 +90,11 @@ pub(crate) const PROVIDER_FEATURES: &[&str] = &{
 impl TlsProvider {
     /// Every provider compiled into this build, in a stable order.
     pub const ALL: &'static [TlsProvider] = &[
-        #[cfg(feature = "rustls-aws-lc")]
+        #[cfg(provider = "rustls-aws-lc")]
         TlsProvider::RustlsAwsLc,
-        #[cfg(feature = "rustls-ring")]
+        #[cfg(provider = "rustls-ring")]
         TlsProvider::RustlsRing,
-        #[cfg(feature = "rustls-aws-lc-fips")]
+        #[cfg(provider = "rustls-aws-lc-fips")]
         TlsProvider::RustlsAwsLcFips,
         #[cfg(s2n_plain)]
         TlsProvider::S2nTls,
@@ -86,6 +102,8 @@ impl TlsProvider {
         TlsProvider::S2nTlsFips,
         #[cfg(openssl_provider)]
         TlsProvider::OpenSsl,
+        #[cfg(provider = "rustls-custom")]
+        TlsProvider::RustlsCustom,
     ];
 
     /// The provider's name as used in cargo features and policy files (e.g. `rustls-aws-lc`).
@@ -148,6 +166,37 @@ impl fmt::Display for UnsupportedRoots {
 }
 
 impl std::error::Error for UnsupportedRoots {}
+
+/// A provider or trust-root source that other crates' features name but that is not compiled into
+/// this build, because the application's `--cfg smithy_tls` (or `smithy_tls_roots`) chose another
+/// ([`Error::NotCompiled`](crate::Error::NotCompiled)). The process-wide default clients serve
+/// such a choice with the application's; a client built for it by hand fails every connection
+/// with this.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum NotCompiled {
+    /// The provider asked for.
+    Provider(TlsProvider),
+    /// The trust roots asked for.
+    Roots(TrustRoots),
+}
+
+impl fmt::Display for NotCompiled {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (what, compiled) = match self {
+            NotCompiled::Provider(p) => (format!("TLS provider {p}"), TlsProvider::ALL.first().map(|p| p.name())),
+            NotCompiled::Roots(r) => (format!("trust roots `{r}`"), TrustRoots::ALL.first().map(|r| r.name())),
+        };
+        write!(
+            f,
+            "{what} is not compiled into this build: the application's --cfg smithy_tls / smithy_tls_roots chose {}; \
+             build the client with what is compiled (`TlsProvider::ALL`, `TrustRoots::ALL`), or change the cfg",
+            compiled.unwrap_or("none"),
+        )
+    }
+}
+
+impl std::error::Error for NotCompiled {}
 
 impl fmt::Display for TlsProvider {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -34,6 +34,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 
 use crate::error::{Error, TlsHandshakeError};
+use crate::provider::application::ChosenBy;
 use crate::roots::{ExtraRoots, TrustRoots};
 use crate::TlsProvider;
 
@@ -62,6 +63,8 @@ pub(crate) struct TlsSettings {
     pub(crate) session_resumption: bool,
     /// A PEM file whose certificates replace `roots` (AWS_CA_BUNDLE), read when preparing.
     pub(crate) ca_bundle: Option<std::path::PathBuf>,
+    /// Whether `provider` and `roots` are what the builder asked for or the application's override.
+    pub(crate) chosen_by: ChosenBy,
 }
 
 impl TlsSettings {
@@ -98,6 +101,12 @@ impl TlsSettings {
 pub struct TlsInfo {
     /// The provider that ran the handshake.
     pub provider: TlsProvider,
+    /// The trust-root source the certificate was checked against; `None` where a CA bundle
+    /// (`AWS_CA_BUNDLE`) or extra certificates alone were trusted.
+    pub roots: Option<TrustRoots>,
+    /// Who chose `provider` and `roots`: the client's builder (a generated crate's policy), or
+    /// the application's `--cfg smithy_tls`.
+    pub chosen_by: ChosenBy,
     /// The protocol version as the provider names it, e.g. `TLSv1_3` (rustls), `TLS13`
     /// (s2n-tls) or `TLSv1.3` (openssl).
     pub protocol_version: &'static str,
@@ -168,9 +177,29 @@ fn warn_native_fallback(provider: TlsProvider, why: &crate::RootsError, roots: u
     );
 }
 
-/// A prepared backend.
+/// A prepared backend: its library's state, and what `TlsInfo` says of every connection.
 #[derive(Debug)]
-pub(crate) enum TlsBackend {
+pub(crate) struct TlsBackend {
+    library: Library,
+    provider: TlsProvider,
+    roots: Option<TrustRoots>,
+    chosen_by: ChosenBy,
+}
+
+/// What a backend's handshake negotiated; [`TlsBackend::handshake`] makes it a [`TlsInfo`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Negotiated {
+    pub(crate) protocol_version: &'static str,
+    pub(crate) cipher_suite: &'static str,
+    pub(crate) key_exchange_group: Option<&'static str>,
+    pub(crate) alpn: Option<&'static str>,
+    pub(crate) resumed: bool,
+    pub(crate) fips: bool,
+}
+
+/// The library-specific half of a prepared backend.
+#[derive(Debug)]
+enum Library {
     #[cfg(rustls_backend)]
     Rustls(self::rustls::RustlsBackend),
     #[cfg(rustls_in_place)]
@@ -184,6 +213,19 @@ pub(crate) enum TlsBackend {
 impl TlsBackend {
     /// Loads roots and builds the configuration. Blocking.
     fn prepare(settings: &TlsSettings) -> Result<TlsBackend, Error> {
+        // `--cfg smithy_tls="none"`: no provider is compiled (`Connector` refuses every request
+        // before it gets here).
+        #[cfg(no_tls)]
+        {
+            let _ = settings;
+            Err(Error::TlsDisabled)
+        }
+        #[cfg(not(no_tls))]
+        Self::prepare_library(settings)
+    }
+
+    #[cfg(not(no_tls))]
+    fn prepare_library(settings: &TlsSettings) -> Result<TlsBackend, Error> {
         // A CA bundle replaces the roots source: its certificates, plus any the caller added.
         let with_bundle;
         let settings = match &settings.ca_bundle {
@@ -198,39 +240,56 @@ impl TlsBackend {
         if let Some(roots) = settings.roots {
             settings.provider.validate_roots(roots)?;
         }
+        let library = Self::library(settings)?;
+        Ok(TlsBackend { library, provider: settings.provider, roots: settings.roots, chosen_by: settings.chosen_by })
+    }
+
+    /// The provider's library, prepared.
+    #[cfg(not(no_tls))]
+    fn library(settings: &TlsSettings) -> Result<Library, Error> {
         match settings.provider {
             // rustls 0.24 serves rustls-aws-lc but for platform-verifier roots, whose verifier is
             // built on rustls 0.23: those stay on the 0.23 backend.
             #[cfg(all(rustls_in_place, not(rustls_aws_lc_on_023)))]
             TlsProvider::RustlsAwsLc => {
-                Ok(TlsBackend::RustlsInPlace(self::rustls_in_place::InPlaceBackend::prepare(settings)?))
+                Ok(Library::RustlsInPlace(self::rustls_in_place::InPlaceBackend::prepare(settings)?))
             }
             #[cfg(all(rustls_in_place, rustls_aws_lc_on_023))]
             TlsProvider::RustlsAwsLc if settings.roots != Some(crate::TrustRoots::PlatformVerifier) => {
-                Ok(TlsBackend::RustlsInPlace(self::rustls_in_place::InPlaceBackend::prepare(settings)?))
+                Ok(Library::RustlsInPlace(self::rustls_in_place::InPlaceBackend::prepare(settings)?))
             }
             #[cfg(rustls_aws_lc_on_023)]
-            TlsProvider::RustlsAwsLc => Ok(TlsBackend::Rustls(self::rustls::RustlsBackend::prepare(
+            TlsProvider::RustlsAwsLc => Ok(Library::Rustls(self::rustls::RustlsBackend::prepare(
                 settings,
                 // With the `prefer-post-quantum` feature, X25519MLKEM768 leads the key exchange groups.
-                ::rustls::crypto::aws_lc_rs::default_provider(),
+                Arc::new(::rustls::crypto::aws_lc_rs::default_provider()),
             )?)),
-            #[cfg(feature = "rustls-ring")]
-            TlsProvider::RustlsRing => Ok(TlsBackend::Rustls(self::rustls::RustlsBackend::prepare(
+            #[cfg(provider = "rustls-ring")]
+            TlsProvider::RustlsRing => Ok(Library::Rustls(self::rustls::RustlsBackend::prepare(
                 settings,
-                ::rustls::crypto::ring::default_provider(),
+                Arc::new(::rustls::crypto::ring::default_provider()),
             )?)),
-            #[cfg(feature = "rustls-aws-lc-fips")]
-            TlsProvider::RustlsAwsLcFips => Ok(TlsBackend::Rustls(self::rustls::RustlsBackend::prepare(
+            #[cfg(provider = "rustls-aws-lc-fips")]
+            TlsProvider::RustlsAwsLcFips => Ok(Library::Rustls(self::rustls::RustlsBackend::prepare(
                 settings,
-                ::rustls::crypto::default_fips_provider(),
+                Arc::new(::rustls::crypto::default_fips_provider()),
+            )?)),
+            #[cfg(provider = "rustls-custom")]
+            TlsProvider::RustlsCustom => Ok(Library::Rustls(self::rustls::RustlsBackend::prepare(
+                settings,
+                crate::provider::custom::crypto_provider()?,
             )?)),
             #[cfg(s2n_plain)]
-            TlsProvider::S2nTls => Ok(TlsBackend::S2n(self::s2n::S2nBackend::prepare(settings)?)),
+            TlsProvider::S2nTls => Ok(Library::S2n(self::s2n::S2nBackend::prepare(settings)?)),
             #[cfg(s2n_fips)]
-            TlsProvider::S2nTlsFips => Ok(TlsBackend::S2n(self::s2n::S2nBackend::prepare(settings)?)),
+            TlsProvider::S2nTlsFips => Ok(Library::S2n(self::s2n::S2nBackend::prepare(settings)?)),
             #[cfg(openssl_provider)]
-            TlsProvider::OpenSsl => Ok(TlsBackend::OpenSsl(self::openssl::OpensslBackend::prepare(settings)?)),
+            TlsProvider::OpenSsl => Ok(Library::OpenSsl(self::openssl::OpensslBackend::prepare(settings)?)),
+            // A variant another crate's features name that the application's override left out:
+            // the shared clients never get here (they serve the override); a client built for
+            // it by hand does.
+            #[allow(unreachable_patterns)]
+            provider => Err(Error::NotCompiled(crate::provider::NotCompiled::Provider(provider))),
         }
     }
 
@@ -239,15 +298,41 @@ impl TlsBackend {
         server_name: &str,
         tcp: Transport,
     ) -> Result<(MaybeTlsStream, TlsInfo), TlsHandshakeError> {
-        match self {
+        let (stream, negotiated) = self.library.handshake(server_name, tcp).await?;
+        let Negotiated { protocol_version, cipher_suite, key_exchange_group, alpn, resumed, fips } = negotiated;
+        let info = TlsInfo {
+            provider: self.provider,
+            roots: self.roots,
+            chosen_by: self.chosen_by,
+            protocol_version,
+            cipher_suite,
+            key_exchange_group,
+            alpn,
+            resumed,
+            fips,
+        };
+        Ok((stream, info))
+    }
+}
+
+impl Library {
+    async fn handshake(
+        &self,
+        server_name: &str,
+        tcp: Transport,
+    ) -> Result<(MaybeTlsStream, Negotiated), TlsHandshakeError> {
+        // With `--cfg smithy_tls="none"` there is no variant, and no backend is ever prepared.
+        #[cfg(no_tls)]
+        let _ = (server_name, tcp);
+        match *self {
             #[cfg(rustls_backend)]
-            TlsBackend::Rustls(b) => b.handshake(server_name, tcp).await,
+            Library::Rustls(ref b) => b.handshake(server_name, tcp).await,
             #[cfg(rustls_in_place)]
-            TlsBackend::RustlsInPlace(b) => b.handshake(server_name, tcp).await,
+            Library::RustlsInPlace(ref b) => b.handshake(server_name, tcp).await,
             #[cfg(s2n)]
-            TlsBackend::S2n(b) => b.handshake(server_name, tcp).await,
+            Library::S2n(ref b) => b.handshake(server_name, tcp).await,
             #[cfg(openssl_provider)]
-            TlsBackend::OpenSsl(b) => b.handshake(server_name, tcp).await,
+            Library::OpenSsl(ref b) => b.handshake(server_name, tcp).await,
         }
     }
 }
@@ -448,24 +533,25 @@ mod tests {
             enable_http2: true,
             session_resumption: true,
             ca_bundle: None,
+            chosen_by: ChosenBy::Builder,
         })
     }
 
     #[test]
     fn only_slow_preparations_get_a_warm_up_thread() {
-        #[cfg(feature = "rustls-ring")]
+        #[cfg(provider = "rustls-ring")]
         {
             assert!(!lazy(TlsProvider::RustlsRing, None).preparation_is_slow());
-            #[cfg(feature = "webpki")]
+            #[cfg(roots = "webpki")]
             assert!(!lazy(TlsProvider::RustlsRing, Some(TrustRoots::Webpki)).preparation_is_slow());
-            #[cfg(feature = "native")]
+            #[cfg(roots = "native")]
             assert!(lazy(TlsProvider::RustlsRing, Some(TrustRoots::Native)).preparation_is_slow());
-            #[cfg(feature = "platform-verifier")]
+            #[cfg(roots = "platform-verifier")]
             assert!(lazy(TlsProvider::RustlsRing, Some(TrustRoots::PlatformVerifier)).preparation_is_slow());
         }
-        #[cfg(feature = "rustls-aws-lc")]
+        #[cfg(provider = "rustls-aws-lc")]
         assert!(lazy(TlsProvider::RustlsAwsLc, None).preparation_is_slow());
-        #[cfg(feature = "rustls-aws-lc-fips")]
+        #[cfg(provider = "rustls-aws-lc-fips")]
         assert!(lazy(TlsProvider::RustlsAwsLcFips, None).preparation_is_slow());
         #[cfg(s2n_plain)]
         assert!(lazy(TlsProvider::S2nTls, None).preparation_is_slow());
@@ -474,11 +560,11 @@ mod tests {
         // OpenSSL prepares in well under a millisecond but for reading the system store.
         #[cfg(openssl_provider)]
         assert!(!lazy(TlsProvider::OpenSsl, None).preparation_is_slow());
-        #[cfg(all(openssl_provider, feature = "native"))]
+        #[cfg(all(openssl_provider, roots = "native"))]
         assert!(lazy(TlsProvider::OpenSsl, Some(TrustRoots::Native)).preparation_is_slow());
     }
 
-    #[cfg(feature = "rustls-ring")]
+    #[cfg(provider = "rustls-ring")]
     #[tokio::test]
     async fn a_quick_preparation_happens_inline_at_first_use() {
         let tls = lazy(TlsProvider::RustlsRing, None);

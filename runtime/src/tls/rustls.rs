@@ -9,7 +9,7 @@ use tokio_rustls::TlsConnector;
 
 use super::key_log_file::KeyLogFile;
 use super::rustls_roots::root_store;
-use super::{names, MaybeTlsStream, ReadAhead, TlsInfo, TlsSettings, Transport};
+use super::{names, MaybeTlsStream, Negotiated, ReadAhead, TlsSettings, Transport};
 use crate::error::{CertificateProblem, Error, HandshakeFailure, TlsConfigError, TlsHandshakeError};
 use crate::TlsProvider;
 
@@ -40,7 +40,7 @@ impl rustls::KeyLog for FileKeyLog {
 
 /// The operating system's verifier, with the extra certificates trusted as well. Built once per
 /// client configuration (on Linux this reads the native store).
-#[cfg(feature = "platform-verifier")]
+#[cfg(roots = "platform-verifier")]
 fn platform_verifier(
     settings: &TlsSettings,
     crypto: Arc<CryptoProvider>,
@@ -68,9 +68,8 @@ fn platform_verifier(
 
 impl RustlsBackend {
     /// Prepares `settings.provider` (a rustls provider) with its `crypto`.
-    pub(crate) fn prepare(settings: &TlsSettings, crypto: CryptoProvider) -> Result<Self, Error> {
+    pub(crate) fn prepare(settings: &TlsSettings, crypto: Arc<CryptoProvider>) -> Result<Self, Error> {
         let provider = settings.provider;
-        let crypto = Arc::new(crypto);
         // Draw once from the provider's RNG while preparing, on the warm-up thread: aws-lc seeds
         // its DRBG (CPU-jitter entropy, tens of milliseconds) on first use, and the first
         // handshake should not be the one to pay for it. When the roots are read from the
@@ -98,7 +97,7 @@ impl RustlsBackend {
         }
         // The FIPS provider promises FIPS mode: a configuration rustls would not run in FIPS
         // mode is refused, not used quietly.
-        #[cfg(feature = "rustls-aws-lc-fips")]
+        #[cfg(provider = "rustls-aws-lc-fips")]
         if provider == crate::TlsProvider::RustlsAwsLcFips && !config.fips() {
             return Err(Error::TlsConfig { provider, reason: TlsConfigError::NotFipsMode });
         }
@@ -118,7 +117,7 @@ impl RustlsBackend {
             .map_err(tls_error)?;
         // A custom verifier, but still a verifying one: the operating system checks the chain
         // and the name. (`dangerous()` is rustls's name for any non-webpki verifier.)
-        #[cfg(feature = "platform-verifier")]
+        #[cfg(roots = "platform-verifier")]
         let builder = if settings.roots == Some(crate::TrustRoots::PlatformVerifier) {
             builder
                 .dangerous()
@@ -126,7 +125,7 @@ impl RustlsBackend {
         } else {
             builder.with_root_certificates(root_store(settings)?)
         };
-        #[cfg(not(feature = "platform-verifier"))]
+        #[cfg(not(roots = "platform-verifier"))]
         let builder = builder.with_root_certificates(root_store(settings)?);
         Ok(builder)
     }
@@ -135,13 +134,12 @@ impl RustlsBackend {
         &self,
         server_name: &str,
         tcp: Transport,
-    ) -> Result<(MaybeTlsStream, TlsInfo), TlsHandshakeError> {
+    ) -> Result<(MaybeTlsStream, Negotiated), TlsHandshakeError> {
         let provider = self.provider;
         let name = names::server_name(provider, server_name)?;
         let stream = self.connector.connect(name, ReadAhead::new(tcp)).await.map_err(|io| classify(provider, io))?;
         let (_, conn) = stream.get_ref();
-        let info = TlsInfo {
-            provider,
+        let info = Negotiated {
             // rustls names every value it can negotiate; `Debug` spells the same name, and an
             // unknown one as `Type(0x..)`.
             protocol_version: conn.protocol_version().map_or("", |v| names::known_or_debug(v.as_str(), &v)),

@@ -14,14 +14,12 @@ use crate::roots::PemError;
 fn base_root_store(settings: &TlsSettings) -> Result<Arc<RootCertStore>, Error> {
     match settings.roots {
         None => Ok(Arc::new(RootCertStore::empty())),
-        #[cfg(not(roots_source))]
-        Some(roots) => match roots {},
         // The platform verifier brings its own roots; see `rustls::platform_verifier`.
-        #[cfg(feature = "platform-verifier")]
+        #[cfg(roots = "platform-verifier")]
         Some(crate::TrustRoots::PlatformVerifier) => Ok(Arc::new(RootCertStore::empty())),
-        #[cfg(feature = "webpki")]
+        #[cfg(roots = "webpki")]
         Some(crate::TrustRoots::Webpki) => Ok(webpki_store()),
-        #[cfg(feature = "native")]
+        #[cfg(roots = "native")]
         Some(crate::TrustRoots::Native) => Ok(native_store()?),
         // The native store while it yields a certificate; the bundled roots where it does not.
         #[cfg(native_or_webpki)]
@@ -30,18 +28,21 @@ fn base_root_store(settings: &TlsSettings) -> Result<Arc<RootCertStore>, Error> 
             super::warn_native_fallback(settings.provider, &why, store.len());
             store
         })),
+        // A source the application's override left out: the clients it builds never ask.
+        #[allow(unreachable_patterns)]
+        Some(roots) => Err(Error::NotCompiled(crate::provider::NotCompiled::Roots(roots))),
     }
 }
 
 /// The bundled Mozilla roots, built once per process.
-#[cfg(feature = "webpki")]
+#[cfg(roots = "webpki")]
 fn webpki_store() -> Arc<RootCertStore> {
     static WEBPKI: std::sync::OnceLock<Arc<RootCertStore>> = std::sync::OnceLock::new();
     WEBPKI.get_or_init(|| Arc::new(RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() })).clone()
 }
 
 /// The operating system store, read once per process (the outcome, roots or error, is kept).
-#[cfg(feature = "native")]
+#[cfg(roots = "native")]
 fn native_store() -> Result<Arc<RootCertStore>, crate::RootsError> {
     type Cached = Result<Arc<RootCertStore>, crate::RootsError>;
     static NATIVE: std::sync::OnceLock<Cached> = std::sync::OnceLock::new();

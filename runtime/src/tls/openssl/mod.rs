@@ -31,7 +31,7 @@ use openssl::x509::X509;
 use tokio_openssl::SslStream;
 
 use self::sessions::SessionCache;
-use super::{names, MaybeTlsStream, ReadAhead, TlsInfo, TlsSettings, Transport};
+use super::{names, MaybeTlsStream, Negotiated, ReadAhead, TlsSettings, Transport};
 use crate::error::{CertificateProblem, Error, HandshakeFailure, TlsConfigError, TlsHandshakeError};
 use crate::roots::PemError;
 use crate::TlsProvider;
@@ -70,7 +70,7 @@ fn alpn_wire(protocols: &[Vec<u8>]) -> Vec<u8> {
 }
 
 /// Trusts the bundled Mozilla roots (webpki-root-certs), not the system store.
-#[cfg(feature = "webpki")]
+#[cfg(roots = "webpki")]
 fn trust_bundled_roots(builder: &mut SslContextBuilder, provider: TlsProvider) -> Result<(), Error> {
     for cert in webpki_root_certs::TLS_SERVER_ROOT_CERTS {
         let cert = X509::from_der(cert.as_ref()).map_err(config_error(provider))?;
@@ -108,12 +108,12 @@ fn context_builder(settings: &TlsSettings) -> Result<SslContextBuilder, ErrorSta
 /// Trusts the settings' roots source and extra certificates; trusting nothing is an error.
 fn trust_roots(builder: &mut SslContextBuilder, settings: &TlsSettings) -> Result<(), Error> {
     match settings.roots {
-        #[cfg(feature = "native")]
+        #[cfg(roots = "native")]
         Some(crate::TrustRoots::Native) => {
             crate::roots::check_native_store()?;
             builder.set_default_verify_paths().map_err(config_error(settings.provider))?;
         }
-        #[cfg(feature = "webpki")]
+        #[cfg(roots = "webpki")]
         Some(crate::TrustRoots::Webpki) => trust_bundled_roots(builder, settings.provider)?,
         // As `Native` where the store yields a certificate (OpenSSL reading it itself, as
         // there); the bundled roots where it does not. OpenSSL loads an empty or missing
@@ -130,11 +130,12 @@ fn trust_roots(builder: &mut SslContextBuilder, settings: &TlsSettings) -> Resul
             }
         }
         None => {}
-        #[cfg(not(roots_source))]
-        Some(roots) => match roots {},
         // Refused by `TlsProvider::validate_roots` before any backend is prepared.
-        #[cfg(feature = "platform-verifier")]
+        #[cfg(roots = "platform-verifier")]
         Some(roots @ crate::TrustRoots::PlatformVerifier) => settings.provider.validate_roots(roots)?,
+        // A source the application's override left out: the clients it builds never ask.
+        #[allow(unreachable_patterns)]
+        Some(roots) => return Err(Error::NotCompiled(crate::provider::NotCompiled::Roots(roots))),
     }
     for cert in &settings.extra_roots.certificates {
         let invalid = |e: ErrorStack| Error::InvalidPem {
@@ -218,7 +219,7 @@ impl OpensslBackend {
         &self,
         server_name: &str,
         tcp: Transport,
-    ) -> Result<(MaybeTlsStream, TlsInfo), TlsHandshakeError> {
+    ) -> Result<(MaybeTlsStream, Negotiated), TlsHandshakeError> {
         let provider = self.provider;
         let setup = |e: ErrorStack| TlsHandshakeError {
             provider,
@@ -232,8 +233,7 @@ impl OpensslBackend {
         }
         let ssl = stream.ssl();
         let alpn = names::selected_alpn(provider, ssl.selected_alpn_protocol(), &self.offered_alpn)?;
-        let info = TlsInfo {
-            provider,
+        let info = Negotiated {
             // OpenSSL's own names: `TLSv1.3`, `TLS_AES_256_GCM_SHA384`, `ECDHE-RSA-AES128-GCM-SHA256`.
             protocol_version: ssl.version_str(),
             cipher_suite: ssl.current_cipher().map_or("", |c| c.name()),

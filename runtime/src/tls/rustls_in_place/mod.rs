@@ -17,7 +17,7 @@ use rustls_024::{HandshakeKind, KeyLog, RootCertStore};
 use rustls_pki_types::FipsStatus;
 
 use super::key_log_file::KeyLogFile;
-use super::{names, MaybeTlsStream, TlsInfo, TlsSettings, Transport};
+use super::{names, MaybeTlsStream, Negotiated, TlsSettings, Transport};
 use crate::error::{CertificateProblem, Error, HandshakeFailure, TlsConfigError, TlsHandshakeError};
 use crate::TlsProvider;
 use stream::HandshakeError;
@@ -81,7 +81,7 @@ impl InPlaceBackend {
         &self,
         server_name: &str,
         tcp: Transport,
-    ) -> Result<(MaybeTlsStream, TlsInfo), TlsHandshakeError> {
+    ) -> Result<(MaybeTlsStream, Negotiated), TlsHandshakeError> {
         let provider = self.provider;
         let name = names::server_name(provider, server_name)?;
         let mut hello = Vec::new();
@@ -91,8 +91,7 @@ impl InPlaceBackend {
         let (_, conn) = stream.get_ref();
         // rustls 0.24 has no names of its own for these values; rustls 0.23 (compiled in beside
         // it) names the same code points, so the names match the rustls 0.23 backend's.
-        let info = TlsInfo {
-            provider,
+        let info = Negotiated {
             protocol_version: conn.protocol_version().map_or("", |v| {
                 let v = rustls::ProtocolVersion::from(u16::from(v));
                 names::known_or_debug(v.as_str(), &v)

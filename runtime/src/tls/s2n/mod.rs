@@ -27,7 +27,7 @@ use s2n_tls::security::Policy;
 
 use self::tickets::{TicketGate, TicketSink, TicketStore};
 use super::read_ahead::FirstByte;
-use super::{names, MaybeTlsStream, ReadAhead, TlsInfo, TlsSettings, Transport};
+use super::{names, MaybeTlsStream, Negotiated, ReadAhead, TlsSettings, Transport};
 use crate::error::{CertificateProblem, Error, HandshakeFailure, TlsConfigError, TlsHandshakeError};
 use crate::roots::PemError;
 use crate::TlsProvider;
@@ -113,7 +113,7 @@ fn der_to_pem(der: &[u8]) -> String {
 }
 
 /// Trusts the bundled Mozilla roots (webpki-root-certs) and not the system store.
-#[cfg(feature = "webpki")]
+#[cfg(roots = "webpki")]
 fn trust_bundled_roots(
     builder: &mut s2n_tls::config::Builder,
     config_error: impl Fn(s2n_tls::error::Error) -> Error,
@@ -162,12 +162,12 @@ impl S2nBackend {
         builder.set_security_policy(&policy).map_err(config_error)?;
         builder.set_application_protocol_preference(settings.alpn()).map_err(config_error)?;
         match settings.roots {
-            #[cfg(feature = "native")]
+            #[cfg(roots = "native")]
             Some(crate::TrustRoots::Native) => {
                 crate::roots::check_native_store()?;
                 builder.with_system_certs(true).map_err(config_error)?;
             }
-            #[cfg(feature = "webpki")]
+            #[cfg(roots = "webpki")]
             Some(crate::TrustRoots::Webpki) => trust_bundled_roots(&mut builder, config_error)?,
             // As `Native` where the store yields a certificate (s2n-tls reading it itself, as
             // there); the bundled roots where it does not. s2n-tls loads an empty or missing
@@ -190,11 +190,12 @@ impl S2nBackend {
             None => {
                 builder.with_system_certs(false).map_err(config_error)?;
             }
-            #[cfg(not(roots_source))]
-            Some(roots) => match roots {},
             // Refused by `TlsProvider::validate_roots` before any backend is prepared.
-            #[cfg(feature = "platform-verifier")]
+            #[cfg(roots = "platform-verifier")]
             Some(roots @ crate::TrustRoots::PlatformVerifier) => provider.validate_roots(roots)?,
+            // A source the application's override left out: the clients it builds never ask.
+            #[allow(unreachable_patterns)]
+            Some(roots) => return Err(Error::NotCompiled(crate::provider::NotCompiled::Roots(roots))),
         }
         for cert in &settings.extra_roots.certificates {
             builder.trust_pem(der_to_pem(cert.as_ref()).as_bytes()).map_err(|e| Error::InvalidPem {
@@ -221,7 +222,7 @@ impl S2nBackend {
         &self,
         server_name: &str,
         tcp: Transport,
-    ) -> Result<(MaybeTlsStream, TlsInfo), TlsHandshakeError> {
+    ) -> Result<(MaybeTlsStream, Negotiated), TlsHandshakeError> {
         let ticket = self.tickets.take(server_name);
         let gate = TicketGate::new(Arc::clone(&self.tickets));
         let conn_gate = Arc::clone(&gate);
@@ -247,8 +248,7 @@ impl S2nBackend {
         }
         let alpn = names::selected_alpn(self.provider, conn.application_protocol(), &self.offered_alpn)?;
         gate.approve();
-        let info = TlsInfo {
-            provider: self.provider,
+        let info = Negotiated {
             protocol_version: conn.actual_protocol_version().map_or("", version_name),
             // The names come out of s2n-tls's own tables of suites and groups (borrowed from the
             // connection, hence interned: one copy per name for the process), never from the peer.
