@@ -126,8 +126,8 @@ fn single_value(name: &str) -> Result<Option<String>, String> {
         [] => Err(format!("--cfg {name} needs a value: --cfg {name}=\"...\"")),
         [one] => Ok(Some((*one).to_owned())),
         more => Err(format!(
-            "--cfg {name} is set {} times ({}): set it once (RUSTFLAGS replaces the rustflags of .cargo/config.toml; \
-             [build] and [target] rustflags add up)",
+            "--cfg {name} is set {} times ({}): set it once (cargo takes RUSTFLAGS, else the matching \
+             [target] rustflags of .cargo/config.toml joined together, else [build] rustflags)",
             more.len(),
             quoted(more.iter().copied()).replace(" or ", " and ")
         )),

@@ -12,11 +12,20 @@
 //! | `s2n-tls-fips` | `TlsProvider::S2nTlsFips`: s2n-tls on the FIPS build of aws-lc, security policy `20251015` (FIPS 140-3 rules); only with the other FIPS provider, Linux x86_64/aarch64 |
 //! | `s2n-tls`       | `TlsProvider::S2nTls`: s2n-tls + aws-lc, security policy `20251014`, Linux and macOS only |
 //! | `openssl`       | `TlsProvider::OpenSsl`: the operating system's OpenSSL (libssl via pkg-config); the distro's crypto policy applies, tightened only below our floor; FIPS when the system's OpenSSL is |
+//! | `rustls-custom` | `TlsProvider::RustlsCustom`: rustls with the application's own `CryptoProvider` ([`set_custom_crypto_provider`], else rustls's process-wide default); no crypto crate of ours |
 //! | `native`        | `TrustRoots::Native`: the OS store (honours `SSL_CERT_FILE` / `SSL_CERT_DIR`) |
 //! | `webpki`        | `TrustRoots::Webpki`: bundled Mozilla roots, no filesystem access     |
 //! | `platform-verifier` | `TrustRoots::PlatformVerifier`: the OS verifier (rustls providers); no store to load on Apple platforms and Windows |
 //! | `native` + `webpki` | also `TrustRoots::NativeOrWebpki`: the OS store, or the bundled roots where it yields no certificate (a warning event says so) |
 //! | `experimental-rustls-024` | experimental, off by default: `TlsProvider::RustlsAwsLc` on rustls 0.24's pre-release, which decrypts each record in place and copies received data once; `TrustRoots::PlatformVerifier` stays on rustls 0.23, whose verifier it is built on |
+//!
+//! **The application decides.** One line in the application's `.cargo/config.toml` (or its
+//! RUSTFLAGS) replaces the provider every generated crate asked for, and only the chosen one is
+//! compiled: `[build] rustflags = ["--cfg", "smithy_tls=\"rustls-ring\""]`. The values are the
+//! provider features above and `none` (no TLS stack: the default client fails every request with
+//! [`Error::TlsDisabled`]); `--cfg smithy_tls_roots="native"` (`webpki`, `platform-verifier`)
+//! replaces the roots the same way. [`TlsInfo::chosen_by`] says when the application chose. An
+//! unknown value, or one that cannot build for the target, stops the build with the valid ones.
 //!
 //! Only TLS 1.2 and 1.3 are offered, and certificate chain and host name verification are always
 //! on: there is no switch to turn them off. HTTP/2 and HTTP/1.1 are negotiated through ALPN.

@@ -96,7 +96,12 @@ fn registry() -> std::sync::MutexGuard<'static, Registry> {
 fn registered(asked_provider: TlsProvider, asked_roots: TrustRoots, proxy: ProxyConfig) -> SmithyTlsClient {
     // Under the application's override every crate's choice maps to the application's: one client.
     let (provider, roots, _) = crate::provider::application::resolve(asked_provider, Some(asked_roots));
-    let roots = roots.unwrap_or(asked_roots);
+    // (A `match`, not `unwrap_or`: with no roots feature `TrustRoots` has no value, and a call
+    // returning one would make the rest unreachable.)
+    let roots = match roots {
+        Some(roots) => roots,
+        None => asked_roots,
+    };
     let key = (provider, roots, crate::roots::ca_bundle_from_env(), proxy);
     let configure = {
         let mut registry = registry();

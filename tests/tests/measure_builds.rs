@@ -7,6 +7,9 @@
 //! cargo test -p smithy-tls-e2e --test measure_builds -- --ignored --nocapture
 //! MEASURE_ROUNDS=3 MEASURE_PRESETS=all cargo test ...   # rounds (default 2); presets (default
 //!                                                        # platform-default,portable; `all`)
+//! MEASURE_OVERRIDES=rustls-ring,openssl cargo test ...   # the application's `--cfg smithy_tls`
+//!                                                        # values built on platform-default
+//!                                                        # (default rustls-ring,openssl; `none`)
 //! ```
 //!
 //! - `cold_builds`: per variant and round, a clean release build in a fresh target dir (its own
@@ -14,7 +17,9 @@
 //!   crates compiled, the stripped binary, and a rebuild after touching the app. The variants:
 //!   `no-client` (the SDK crates without their HTTPS client features, the rest of their defaults
 //!   kept: the baseline to subtract), `upstream` (as published) and the crates rewritten with each
-//!   preset. The HTTPS stack's share is a variant minus `no-client`, paired by round.
+//!   preset, and platform-default's crates built by an application that overrides the provider
+//!   (`platform-default smithy_tls=VALUE`: `--cfg smithy_tls="VALUE"` in RUSTFLAGS, nothing else
+//!   changed). The HTTPS stack's share is a variant minus `no-client`, paired by round.
 //! - `the_baseline_has_everything_but_the_https_stack` (not ignored): `no-client` compiles no
 //!   HTTP client or TLS crate, and keeps what the SDK's defaults bring besides (SSO, SigV4a).
 //! - `crates_per_target`: per target the presets name, from `cargo tree` (nothing is built): the
@@ -56,10 +61,22 @@ const TARGETS: &[&str] = &[
     "x86_64-unknown-freebsd",
 ];
 
-/// A consumer tree to build: `name` (`no-client`, `upstream` or a preset) and its tree.
+/// A consumer tree to build: `name` (`no-client`, `upstream` or a preset) and its tree, built
+/// with the application's `--cfg smithy_tls` override where `rustflags` holds it.
 struct Variant {
     name: String,
     tree: SdkTree,
+    rustflags: Option<String>,
+}
+
+/// The override values `MEASURE_OVERRIDES` names (`none`: no override variant), by default
+/// rustls-ring and openssl.
+fn measured_overrides() -> Vec<String> {
+    match std::env::var("MEASURE_OVERRIDES") {
+        Ok(list) if list == "none" => Vec::new(),
+        Ok(list) => list.split(',').map(|v| v.trim().to_owned()).filter(|v| !v.is_empty()).collect(),
+        Err(_) => vec!["rustls-ring".to_owned(), "openssl".to_owned()],
+    }
 }
 
 /// The presets `MEASURE_PRESETS` names (`all`: every one), by default platform-default and portable.
@@ -77,15 +94,23 @@ fn variants() -> Vec<Variant> {
     let mut variants = Vec::new();
     let no_client = prepare_variant_tree(&root.join("measure-no-client"), None);
     without_default_client(&no_client);
-    variants.push(Variant { name: "no-client".to_owned(), tree: no_client });
+    variants.push(Variant { name: "no-client".to_owned(), tree: no_client, rustflags: None });
     variants.push(Variant {
         name: "upstream".to_owned(),
         tree: prepare_variant_tree(&root.join("measure-upstream"), None),
+        rustflags: None,
     });
     for preset in measured_presets() {
         assert!(presets::preset(&preset).is_some(), "MEASURE_PRESETS: no preset `{preset}`");
         let tree = prepare_variant_tree(&root.join(format!("measure-{preset}")), Some(&preset));
-        variants.push(Variant { name: preset, tree });
+        variants.push(Variant { name: preset, tree, rustflags: None });
+    }
+    for value in measured_overrides() {
+        // Its own copy of the tree: the variants' builds are timed one at a time, but each tree
+        // keeps nothing of another's.
+        let tree = prepare_variant_tree(&root.join(format!("measure-override-{value}")), Some("platform-default"));
+        let rustflags = Some(format!("--cfg smithy_tls=\"{value}\""));
+        variants.push(Variant { name: format!("platform-default smithy_tls={value}"), tree, rustflags });
     }
     variants
 }
@@ -148,8 +173,11 @@ struct Build {
 
 /// `cargo build --release` of the consumer (no connection report, which needs our runtime), with
 /// symbols stripped, into `target`.
-fn release_build(tree: &SdkTree, target: &Path) -> Command {
-    let mut cmd = scratch_cargo(&tree.root);
+fn release_build(variant: &Variant, target: &Path) -> Command {
+    let mut cmd = scratch_cargo(&variant.tree.root);
+    if let Some(rustflags) = &variant.rustflags {
+        cmd.env("RUSTFLAGS", rustflags);
+    }
     cmd.env("CARGO_TARGET_DIR", target).env("CARGO_PROFILE_RELEASE_STRIP", "symbols").args([
         "build",
         "--release",
@@ -168,11 +196,11 @@ fn release_build(tree: &SdkTree, target: &Path) -> Command {
 
 /// A clean build, then a rebuild after touching the app's source.
 fn measure(variant: &Variant) -> Build {
-    let target = scratch_root().join(format!("measure-target-{}", variant.name));
+    let target = scratch_root().join(format!("measure-target-{}", variant.name.replace([' ', '=', '"'], "-")));
     let _ = std::fs::remove_dir_all(&target);
     let cpu_before = children_cpu_seconds();
     let started = Instant::now();
-    let out = run(release_build(&variant.tree, &target).stderr(Stdio::inherit()));
+    let out = run(release_build(variant, &target).stderr(Stdio::inherit()));
     let wall = started.elapsed().as_secs_f64();
     let cpu = children_cpu_seconds() - cpu_before;
     let mut packages = BTreeSet::new();
@@ -186,7 +214,7 @@ fn measure(variant: &Variant) -> Build {
     let main = variant.tree.root.join("consumer/src/main.rs");
     std::fs::File::options().write(true).open(&main).and_then(|f| f.set_modified(SystemTime::now())).expect("touch");
     let started = Instant::now();
-    run(&mut release_build(&variant.tree, &target));
+    run(&mut release_build(variant, &target));
     let rebuild = started.elapsed().as_secs_f64();
     let _ = std::fs::remove_dir_all(&target);
     Build { wall, cpu, rebuild, binary, crates: packages.len() }
@@ -262,10 +290,15 @@ fn cold_builds() {
     }
 }
 
-/// The packages `cargo tree` lists for the consumer on `target` (normal and build edges).
-fn tree_packages(tree: &SdkTree, target: &str) -> BTreeSet<TreePackage> {
+/// The packages `cargo tree` lists for the consumer on `target` (normal and build edges), with
+/// `rustflags` (an application's override) where given.
+fn tree_packages(tree: &SdkTree, target: &str, rustflags: Option<&str>) -> BTreeSet<TreePackage> {
     let args = cargo_tree::tree_args("e2e-consumer", target);
-    let out = run(scratch_cargo(&tree.root).args(args).args(["--no-default-features", "--features", "s3"]));
+    let mut cmd = scratch_cargo(&tree.root);
+    if let Some(rustflags) = rustflags {
+        cmd.env("RUSTFLAGS", rustflags);
+    }
+    let out = run(cmd.args(args).args(["--no-default-features", "--features", "s3"]));
     let mut packages = cargo_tree::packages(&String::from_utf8_lossy(&out.stdout));
     packages.retain(|p| p.name != "e2e-consumer");
     packages
@@ -290,7 +323,7 @@ fn the_baseline_has_everything_but_the_https_stack() {
     let tree = prepare_variant_tree(&scratch_root().join("measure-no-client"), None);
     without_default_client(&tree);
     let host = smithy_tls_e2e::host_triple();
-    let names: BTreeSet<String> = tree_packages(&tree, &host).into_iter().map(|p| p.name).collect();
+    let names: BTreeSet<String> = tree_packages(&tree, &host, None).into_iter().map(|p| p.name).collect();
     for stack in ["hyper", "hyper-util", "h2", "rustls", "aws-lc-sys", "ring", "aws-smithy-http-client"] {
         assert!(!names.contains(stack), "the no-client baseline compiles {stack}");
     }
@@ -314,7 +347,7 @@ fn crates_per_target() {
         let mut row = format!("| {target} |");
         let mut upstream = 0;
         for variant in &variants {
-            let packages = tree_packages(&variant.tree, target);
+            let packages = tree_packages(&variant.tree, target, variant.rustflags.as_deref());
             if variant.name == "upstream" {
                 upstream = packages.len();
             } else if packages.len() > upstream {

@@ -121,7 +121,9 @@ pub(crate) const PROVIDERS: [ProviderFacts; 7] = [
         summary: "The operating system's OpenSSL.",
         library: TlsLibrary::SystemLibssl,
         crypto: Crypto::System,
-        only_on_os: &[],
+        // The systems whose own TLS library is OpenSSL (the generator's `openssl_support` says
+        // why each other one is not served).
+        only_on_os: &["linux", "freebsd", "netbsd"],
     },
     ProviderFacts {
         name: "rustls-custom",

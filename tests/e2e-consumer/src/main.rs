@@ -30,10 +30,16 @@ impl Intercept for ReportConnection {
             Some(info) => {
                 let tls = info.tls.as_ref();
                 println!(
-                    "CONN service={} id={} provider={} version={} group={} alpn={}",
+                    "CONN service={} id={} provider={} roots={} chosen_by={} version={} group={} alpn={}",
                     self.0,
                     info.id,
                     tls.map_or("none", |t| t.provider.name()),
+                    tls.and_then(|t| t.roots).map_or("-", |r| r.name()),
+                    match tls.map(|t| t.chosen_by) {
+                        Some(smithy_default_tls::ChosenBy::ApplicationCfg) => "application",
+                        Some(_) => "builder",
+                        None => "-",
+                    },
                     tls.map_or("-", |t| t.protocol_version),
                     tls.and_then(|t| t.key_exchange_group).unwrap_or("-"),
                     tls.and_then(|t| t.alpn).unwrap_or("-"),
@@ -51,7 +57,26 @@ fn pattern(len: usize) -> Vec<u8> {
 }
 
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() {
+    #[cfg(feature = "custom-crypto")]
+    if std::env::var_os("E2E_INSTALL_CRYPTO").is_some() {
+        let installed = rustls::crypto::ring::default_provider().install_default().is_ok();
+        println!("CRYPTO installed={installed}");
+    }
+    if let Err(e) = run().await {
+        // The whole chain: the SDK's error, the connector's, the client's.
+        let mut chain = e.to_string();
+        let mut source = e.source();
+        while let Some(cause) = source {
+            chain.push_str(&format!(": {cause}"));
+            source = cause.source();
+        }
+        eprintln!("ERROR {chain}");
+        std::process::exit(1);
+    }
+}
+
+async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let shared = aws_config::defaults(BehaviorVersion::latest()).load().await;
     println!("SDKCONFIG http_client={}", if shared.http_client().is_some() { "set" } else { "unset" });
 

@@ -1,0 +1,264 @@
+//! The application's override, end to end on published crates: aws-sdk-sts and aws-config
+//! (fetched at test time), rewritten with the platform-default preset, and the consumer app
+//! beside them, which sets `--cfg smithy_tls="VALUE"` in its RUSTFLAGS and nothing else.
+//!
+//! - Graphs (`cargo tree`, nothing built): on x86_64 and aarch64 linux-gnu, musl, windows-gnu,
+//!   windows-msvc and Apple, each value leaves exactly its provider's native libraries in the
+//!   consumer's graph (`none` and `rustls-custom`: none at all).
+//! - Builds and runs on this host (linux-gnu, whose policy rule is s2n-tls): `rustls-ring` and
+//!   `openssl` connect to a local TLS server with the chosen provider, as `TlsInfo` reports;
+//!   `rustls-custom` connects with the provider the app installs and fails clearly without one;
+//!   `none` compiles and fails at send with the SDK's error naming the cfg.
+//! - A cross-target `cargo check` for aarch64-unknown-linux-gnu with `rustls-ring` builds no
+//!   s2n-tls-sys and no aws-lc-sys.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use smithy_tls_codegen::model::Provider;
+use smithy_tls_codegen::native_build::libraries;
+use smithy_tls_e2e::support::TestCa;
+use smithy_tls_e2e::{
+    consumer_command, pin_lock, prepare_sdk_tree, run, scratch_root, smithy_tls_binary, tail, MockAws, PUBLISHED,
+    PUBLISHED_REWRITTEN_LOCK,
+};
+
+/// The targets whose graphs are checked for every value.
+const GRAPH_TARGETS: &[&str] = &[
+    "x86_64-unknown-linux-gnu",
+    "aarch64-unknown-linux-gnu",
+    "x86_64-unknown-linux-musl",
+    "x86_64-pc-windows-gnu",
+    "x86_64-pc-windows-msvc",
+    "aarch64-apple-darwin",
+];
+
+/// Every native library some provider compiles (crate names).
+const NATIVE: &[&str] = &["aws-lc-sys", "aws-lc-fips-sys", "ring", "s2n-tls-sys", "openssl-sys"];
+
+/// Every override value: the providers, and `none`.
+fn values() -> Vec<&'static str> {
+    Provider::ALL.iter().map(|p| p.name()).chain(["none"]).collect()
+}
+
+/// The native libraries `value` compiles, or `None` where the runtime's build script refuses it
+/// for `target` (s2n-tls off Linux and macOS, openssl off the systems that ship it; the FIPS
+/// module off Linux gnu/musl x86_64/aarch64).
+fn expected(value: &str, target: &str) -> Option<BTreeSet<&'static str>> {
+    let Some(provider) = Provider::from_name(value) else { return Some(BTreeSet::new()) };
+    let linux = target.contains("-linux-");
+    let refused = match provider {
+        Provider::S2nTls => !(linux || target.contains("-apple-darwin")),
+        Provider::OpenSsl => !linux,
+        Provider::RustlsAwsLcFips | Provider::S2nTlsFips => !linux,
+        _ => false,
+    };
+    (!refused).then(|| libraries(provider).iter().map(|l| l.crate_name()).collect())
+}
+
+/// `--cfg smithy_tls="VALUE"`, as RUSTFLAGS carries it.
+fn rustflags(value: &str) -> String {
+    format!("--cfg smithy_tls=\"{value}\"")
+}
+
+/// The rewritten tree, with its committed lock.
+fn rewritten_tree(name: &str) -> PathBuf {
+    let tree = prepare_sdk_tree(&scratch_root().join(name), PUBLISHED, &["aws-sdk-sts"], true).root;
+    run(Command::new(smithy_tls_binary()).args(["apply", "--preset", "platform-default"]).arg(&tree));
+    pin_lock(&tree, PUBLISHED_REWRITTEN_LOCK);
+    tree
+}
+
+/// The packages in the consumer's graph for `target` under `value`.
+fn graph(tree: &Path, target: &str, value: &str) -> BTreeSet<String> {
+    let out = run(Command::new(env!("CARGO"))
+        .current_dir(tree)
+        .env("RUSTFLAGS", rustflags(value))
+        .args(["tree", "--locked", "-p", "e2e-consumer", "--no-default-features", "--features"])
+        .args(["report-connections", "--target", target, "-e", "normal,build", "--prefix", "none"])
+        .args(["--format", "{p}"]));
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|line| line.split_whitespace().next())
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn every_value_leaves_only_its_providers_libraries_in_the_graph() {
+    let tree = rewritten_tree("override-graphs");
+    let mut checked = 0;
+    for target in GRAPH_TARGETS {
+        for value in values() {
+            let Some(expected) = expected(value, target) else { continue };
+            let packages = graph(&tree, target, value);
+            assert!(packages.contains("smithy-default-tls"), "{target} {value}: the runtime is in the graph");
+            let native: BTreeSet<&str> = NATIVE.iter().copied().filter(|n| packages.contains(*n)).collect();
+            assert_eq!(native, expected, "{target}, --cfg smithy_tls=\"{value}\": native libraries in the graph");
+            assert!(
+                !packages.contains("smithy-default-tls-crypto"),
+                "{target} {value}: the SDK's crypto features stay out under an override"
+            );
+            checked += 1;
+        }
+    }
+    // Unset: the policy's choice, as before (s2n-tls on linux-gnu, rustls-aws-lc on musl).
+    let unset = |target: &str| {
+        let out = run(Command::new(env!("CARGO")).current_dir(&tree).args([
+            "tree",
+            "--locked",
+            "-p",
+            "e2e-consumer",
+            "--no-default-features",
+            "--features",
+            "report-connections",
+            "--target",
+            target,
+            "-e",
+            "normal,build",
+            "--prefix",
+            "none",
+            "--format",
+            "{p}",
+        ]));
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        NATIVE.iter().copied().filter(|n| text.lines().any(|l| l.split_whitespace().next() == Some(*n))).collect()
+    };
+    assert_eq!(unset("x86_64-unknown-linux-gnu"), BTreeSet::from(["aws-lc-sys", "s2n-tls-sys"]));
+    assert_eq!(unset("x86_64-unknown-linux-musl"), BTreeSet::from(["aws-lc-sys"]));
+    println!("E2E override graphs: {checked} (target, value) pairs, each with one provider's libraries");
+    let _ = std::fs::remove_dir_all(&tree);
+}
+
+/// Builds the consumer (STS and aws-config, the connection report, and `extra` features) with
+/// `value` into a target dir of its own; the binary.
+fn build_consumer(tree: &Path, value: &str, extra: &str) -> PathBuf {
+    let target = scratch_root().join(format!("override-target-{value}"));
+    let features =
+        if extra.is_empty() { "report-connections".to_owned() } else { format!("report-connections,{extra}") };
+    run(Command::new(env!("CARGO"))
+        .current_dir(tree)
+        .env("RUSTFLAGS", rustflags(value))
+        .env("CARGO_TARGET_DIR", &target)
+        .env("CARGO_INCREMENTAL", "0")
+        .env("CARGO_PROFILE_DEV_DEBUG", "false")
+        .args(["build", "-q", "--locked", "-p", "e2e-consumer", "--no-default-features", "--features", &features]));
+    target.join("debug/e2e-consumer")
+}
+
+/// Runs the consumer against a local mock of STS with the app's own trust store; (success,
+/// stdout, stderr).
+fn run_consumer(tree: &Path, binary: &Path, install_crypto: bool) -> (bool, String, String) {
+    let scratch = tree.join("run");
+    std::fs::create_dir_all(&scratch).expect("mkdir run");
+    let ca = TestCa::new("override CA");
+    let bundle = scratch.join("ca.pem");
+    std::fs::write(&bundle, &ca.pem).expect("write CA");
+    let runtime = tokio::runtime::Runtime::new().expect("tokio");
+    let mock = runtime.block_on(MockAws::start(&ca));
+    let mut cmd = consumer_command(binary, &mock, &scratch, &bundle);
+    if install_crypto {
+        cmd.env("E2E_INSTALL_CRYPTO", "1");
+    }
+    let out = cmd.output().expect("run the consumer");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Asserts a run that connected with `provider`, on native roots (the host rule's), chosen by
+/// the application.
+fn assert_connected_with(value: &str, run: &(bool, String, String)) {
+    let (ok, stdout, stderr) = run;
+    assert!(ok, "{value}: the consumer failed:\n{stdout}\n{}", tail(stderr, 30));
+    assert!(stdout.contains("STS account=123456789012"), "{value}:\n{stdout}");
+    let conns: Vec<&str> = stdout.lines().filter(|l| l.starts_with("CONN ")).collect();
+    assert!(!conns.is_empty(), "{value}: no CONN line:\n{stdout}");
+    for line in conns {
+        assert!(
+            line.contains(&format!("provider={value} roots=native chosen_by=application")),
+            "{value}: TlsInfo must report the application's provider: {line}"
+        );
+    }
+}
+
+#[test]
+fn each_value_builds_and_runs_with_the_chosen_provider() {
+    let tree = rewritten_tree("override-runs");
+    for value in ["rustls-ring", "openssl"] {
+        let binary = build_consumer(&tree, value, "");
+        assert_connected_with(value, &run_consumer(&tree, &binary, false));
+        println!("E2E override {value}: connected, TlsInfo provider={value} chosen_by=application");
+    }
+
+    let binary = build_consumer(&tree, "rustls-custom", "custom-crypto");
+    let installed = run_consumer(&tree, &binary, true);
+    assert!(installed.1.contains("CRYPTO installed=true"), "{}", installed.1);
+    assert_connected_with("rustls-custom", &installed);
+    let (ok, stdout, stderr) = run_consumer(&tree, &binary, false);
+    assert!(!ok, "rustls-custom without a provider must fail:\n{stdout}");
+    assert!(
+        stderr.contains("found no rustls CryptoProvider") && stderr.contains("set_custom_crypto_provider"),
+        "rustls-custom without a provider: the error must say what to do:\n{}",
+        tail(&stderr, 20)
+    );
+    println!("E2E override rustls-custom: connected with the app's provider; without one: {}", tail(&stderr, 1));
+
+    let binary = build_consumer(&tree, "none", "");
+    let (ok, stdout, stderr) = run_consumer(&tree, &binary, false);
+    assert!(!ok, "none: the request must fail:\n{stdout}");
+    assert!(stdout.contains("SDKCONFIG http_client=set"), "none: the SDK still gets the runtime's client:\n{stdout}");
+    assert!(
+        stderr.contains("smithy_tls=\"none\"") && stderr.contains("http_client"),
+        "none: the SDK's error must name the cfg and the way out:\n{}",
+        tail(&stderr, 20)
+    );
+    println!("E2E override none: failed at send: {}", tail(&stderr, 1));
+    let _ = std::fs::remove_dir_all(&tree);
+}
+
+/// The cross-compiling target of the check below, and the C compiler ring's build uses for it
+/// (scripts/test installs both: `rustup target add`, the distribution's cross gcc).
+const CROSS_TARGET: &str = "aarch64-unknown-linux-gnu";
+const CROSS_CC: &str = "aarch64-linux-gnu-gcc";
+
+#[test]
+fn a_cross_target_check_with_rustls_ring_builds_neither_s2n_nor_aws_lc() {
+    let installed = Command::new("rustup").args(["target", "list", "--installed"]).output().expect("rustup");
+    assert!(
+        String::from_utf8_lossy(&installed.stdout).lines().any(|t| t == CROSS_TARGET),
+        "the {CROSS_TARGET} standard library is not installed: `rustup target add {CROSS_TARGET}` (scripts/test does)"
+    );
+    assert!(
+        Command::new(CROSS_CC).arg("--version").output().is_ok_and(|o| o.status.success()),
+        "{CROSS_CC} is missing: `apt-get install gcc-aarch64-linux-gnu` (scripts/test does)"
+    );
+    let tree = rewritten_tree("override-cross");
+    let target = scratch_root().join("override-target-cross");
+    let out = run(Command::new(env!("CARGO"))
+        .current_dir(&tree)
+        .env("RUSTFLAGS", rustflags("rustls-ring"))
+        .env("CARGO_TARGET_DIR", &target)
+        .env("CARGO_INCREMENTAL", "0")
+        .args(["check", "--locked", "-p", "e2e-consumer", "--no-default-features", "--features"])
+        .args(["report-connections", "--target", CROSS_TARGET, "--message-format", "json"]));
+    let built: BTreeSet<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|m| m["reason"] == "compiler-artifact")
+        .filter_map(|m| m["target"]["name"].as_str().map(str::to_owned))
+        .collect();
+    assert!(built.contains("ring"), "ring is rustls-ring's crypto: {built:?}");
+    assert!(built.contains("smithy_default_tls"), "the runtime is checked: {built:?}");
+    for absent in ["s2n_tls_sys", "aws_lc_sys", "aws_lc_rs", "s2n_tls"] {
+        assert!(!built.contains(absent), "{CROSS_TARGET} with rustls-ring built {absent}");
+    }
+    println!(
+        "E2E override cross check {CROSS_TARGET} rustls-ring: {} crates, no s2n-tls-sys, no aws-lc-sys",
+        built.len()
+    );
+    let _ = std::fs::remove_dir_all(&tree);
+}
