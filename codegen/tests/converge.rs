@@ -210,6 +210,9 @@ fn vendor_runtime_places_the_runtime_and_check_reports_it_stale() {
     let vendored = tree.join("smithy-default-tls");
     let shipped = smithy_tls_codegen::pairing::shipped::runtime_files(&vendored, &Default::default());
     assert!(shipped.len() > 20, "{} files", shipped.len());
+    // With the feature carrier its manifest names by `path = "crypto"`.
+    assert!(shipped.iter().any(|(path, _)| *path == vendored.join("crypto/Cargo.toml")));
+    assert!(shipped.iter().any(|(path, _)| *path == vendored.join("crypto/src/lib.rs")));
     for (path, text) in shipped {
         assert_eq!(std::fs::read_to_string(&path).unwrap(), text, "{}", path.display());
     }
@@ -221,6 +224,13 @@ fn vendor_runtime_places_the_runtime_and_check_reports_it_stale() {
     let (code, out) = smithy_tls_status(&["check", "--vendor-runtime"], &tree);
     assert_eq!(code, Some(1), "{out}");
     assert!(out.contains("smithy-default-tls/src/dns.rs"), "{out}");
+    smithy_tls(&["apply", "--vendor-runtime"], &tree);
+    smithy_tls(&["check", "--vendor-runtime"], &tree);
+    // The carrier's files are compared too.
+    std::fs::write(vendored.join("crypto/src/lib.rs"), "// edited\n").unwrap();
+    let (code, out) = smithy_tls_status(&["check", "--vendor-runtime"], &tree);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("smithy-default-tls/crypto/src/lib.rs"), "{out}");
     smithy_tls(&["apply", "--vendor-runtime"], &tree);
     smithy_tls(&["check", "--vendor-runtime"], &tree);
     // A source an earlier runtime had and this one does not is stale too: apply removes it.
@@ -404,6 +414,7 @@ fn revert_vendor_runtime_removes_the_runtime_apply_placed_and_nothing_else() {
     let (files, dirs) = (tree_files(&tree), dirs_of(&tree));
     smithy_tls(&["apply", "--vendor-runtime"], &tree);
     assert!(tree.join("smithy-default-tls/src/tls/s2n/mod.rs").exists());
+    assert!(tree.join("smithy-default-tls/crypto/src/lib.rs").exists());
 
     // Without the flag, revert leaves the runtime (it may be the team's own copy).
     smithy_tls(&["revert"], &tree);
@@ -411,7 +422,8 @@ fn revert_vendor_runtime_removes_the_runtime_apply_placed_and_nothing_else() {
     smithy_tls(&["apply", "--vendor-runtime"], &tree);
 
     let out = smithy_tls(&["revert", "--vendor-runtime"], &tree);
-    let runtime_files = smithy_tls_codegen::pairing::shipped::RUNTIME_SOURCES.len() + 1; // and its manifest
+    // Its sources and the carrier's (its manifest among them), and the runtime's manifest.
+    let runtime_files = smithy_tls_codegen::pairing::shipped::RUNTIME_SOURCES.len() + 1;
     assert!(out.contains(&format!("4 crate(s) reverted, {} file(s) written", 16 + runtime_files)), "{out}");
     assert_eq!(tree_files(&tree), files, "every file as before apply");
     assert_eq!(dirs_of(&tree), dirs, "no directory left behind");

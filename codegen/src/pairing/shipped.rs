@@ -1,8 +1,11 @@
 //! The runtime crate shipped inside the generator, so `apply --vendor-runtime` can put the
 //! runtime the generated code was made for where the policy's `[runtime] path` points
-//! ([`plan_vendored_runtime`]), and every tree pairs the two. `codegen/runtime/` links to the repository's `runtime/` (its manifest as
-//! `Cargo.toml.in`: cargo package leaves out a directory holding a `Cargo.toml`); build.rs lists
-//! the sources found there. `revert --vendor-runtime` takes the placed crate out again.
+//! ([`plan_vendored_runtime`]), and every tree pairs the two. `codegen/runtime/` links to the
+//! repository's `runtime/` (its manifest as `Cargo.toml.in`: cargo package leaves out a directory
+//! holding a `Cargo.toml`), and `codegen/runtime/crypto/` likewise to the feature carrier the
+//! runtime names by `path = "crypto"` (`smithy-default-tls-crypto`, published with it but placed
+//! inside it); build.rs lists the files found there. `revert --vendor-runtime` takes the placed
+//! crate, carrier included, out again.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -42,8 +45,9 @@ pub fn shipped_manifest_text() -> &'static str {
 /// that the tree's crates name by `path`. Empty for a tree built against the registry.
 pub type SiblingPaths = BTreeMap<String, String>;
 
-/// The runtime crate's files to write under `dir`, with their contents; its manifest names the
-/// `siblings` by path (see [`runtime_manifest`]).
+/// The runtime crate's files to write under `dir`, with their contents, the crate it carries
+/// under `dir/crypto` included; its manifest names the `siblings` by path (see
+/// [`runtime_manifest`]).
 pub fn runtime_files(dir: &Path, siblings: &SiblingPaths) -> Vec<(PathBuf, Cow<'static, str>)> {
     std::iter::once((dir.join("Cargo.toml"), runtime_manifest(siblings)))
         .chain(RUNTIME_SOURCES.iter().map(|(path, text)| (dir.join(path), Cow::Borrowed(*text))))
@@ -53,14 +57,17 @@ pub fn runtime_files(dir: &Path, siblings: &SiblingPaths) -> Vec<(PathBuf, Cow<'
 /// The shipped runtime manifest, with a `path` added to each dependency in `siblings` (its
 /// version requirement kept): in a tree whose crates name aws-smithy-runtime-api and its
 /// companions by path, a registry copy beside the tree's own would be a second crate, and the
-/// `SharedHttpClient` the generated code receives a different type (E0308).
+/// `SharedHttpClient` the generated code receives a different type (E0308). The feature
+/// carrier the runtime names by `path = "crypto"` keeps that path (it ships in `crypto/`).
 ///
 /// ```
 /// use smithy_tls_codegen::pairing::shipped::{runtime_manifest, SiblingPaths};
 /// let siblings = SiblingPaths::from([("aws-smithy-types".to_owned(), "../aws-smithy-types".to_owned())]);
 /// let manifest = runtime_manifest(&siblings);
 /// assert!(manifest.contains("aws-smithy-types = { path = \"../aws-smithy-types\", version = "));
-/// assert!(!runtime_manifest(&SiblingPaths::new()).contains("path ="));
+/// assert!(!runtime_manifest(&SiblingPaths::new()).contains("aws-smithy-types = { path"));
+/// let carrier = "smithy-default-tls-crypto = { version = \"0.1.0\", path = \"crypto\"";
+/// assert!(manifest.contains(carrier) && runtime_manifest(&SiblingPaths::new()).contains(carrier));
 /// ```
 pub fn runtime_manifest(siblings: &SiblingPaths) -> Cow<'static, str> {
     let shipped = shipped_manifest_text();
@@ -232,10 +239,10 @@ fn relative(from: &Path, to: &Path) -> String {
 /// The runtime crate the generated code was made for, written under `dir` (the policy's
 /// `[runtime] path`, inside the SDK tree): one change per file that is missing or differs, and,
 /// when `dir` already holds a runtime crate (its manifest names the shipped package), the
-/// removal of every Rust source under `src/` the shipped crate does not have (left by the
-/// runtime an earlier smithy-tls placed there; a linked `src/` is not followed). Other files of
-/// the directory are left alone. The manifest names the tree's own copies of the runtime's
-/// dependencies by path (`siblings`, see [`sibling_paths`]).
+/// removal of every Rust source under `src/` (and the carrier's `crypto/src/`) the shipped
+/// crates do not have (left by the runtime an earlier smithy-tls placed there; a linked `src/`
+/// is not followed). Other files of the directory are left alone. The manifest names the tree's
+/// own copies of the runtime's dependencies by path (`siblings`, see [`sibling_paths`]).
 ///
 /// # Errors
 /// [`ReadError`] when a file cannot be read.
@@ -255,19 +262,34 @@ pub fn plan_vendored_runtime(dir: &Path, siblings: &SiblingPaths) -> Result<Vec<
     if !is_runtime {
         return Ok(changes);
     }
-    let sources =
-        walkdir::WalkDir::new(dir.join("src")).follow_links(false).follow_root_links(false).sort_by_file_name();
-    for entry in sources.into_iter().filter_map(Result::ok) {
-        let path = entry.path();
-        let stale = entry.file_type().is_file()
-            && path.extension().is_some_and(|e| e == "rs")
-            && !shipped.iter().any(|(shipped, _)| shipped == path);
-        if stale {
-            let original = read_optional(path)?;
-            changes.push(FileChange { path: path.to_path_buf(), original, updated: None });
+    for crate_dir in crate_dirs() {
+        let sources = walkdir::WalkDir::new(dir.join(crate_dir).join("src"))
+            .follow_links(false)
+            .follow_root_links(false)
+            .sort_by_file_name();
+        for entry in sources.into_iter().filter_map(Result::ok) {
+            let path = entry.path();
+            let stale = entry.file_type().is_file()
+                && path.extension().is_some_and(|e| e == "rs")
+                && !shipped.iter().any(|(shipped, _)| shipped == path);
+            if stale {
+                let original = read_optional(path)?;
+                changes.push(FileChange { path: path.to_path_buf(), original, updated: None });
+            }
         }
     }
     Ok(changes)
+}
+
+/// The shipped crates' directories, relative to the runtime's: the runtime's own (empty), then
+/// each crate it carries (a directory of [`RUNTIME_SOURCES`] holding a `Cargo.toml`).
+fn crate_dirs() -> impl Iterator<Item = &'static Path> {
+    let carried = RUNTIME_SOURCES
+        .iter()
+        .map(|(path, _)| Path::new(*path))
+        .filter(|path| path.file_name().is_some_and(|name| name == "Cargo.toml"))
+        .filter_map(Path::parent);
+    std::iter::once(Path::new("")).chain(carried)
 }
 
 /// A file of the runtime's directory that cannot be read.
@@ -456,12 +478,116 @@ mod tests {
         let shipped: toml_edit::DocumentMut = super::shipped_manifest_text().parse().expect("parses");
         assert_eq!(shipped.to_string(), expected.to_string());
         assert_eq!(super::runtime_version(), Some("0.1.0"));
-        // Every source file of runtime/src ships, and nothing else.
+        // Every source file of runtime/src and runtime/crypto/src ships, with the carrier's
+        // manifest, and nothing else.
         let mut sources: Vec<String> = walk(&runtime.join("src"), "src");
-        sources.extend(["build.rs".to_owned(), "rustfmt.toml".to_owned()]);
+        sources.extend(walk(&runtime.join("crypto/src"), "crypto/src"));
+        sources.extend(["build.rs".to_owned(), "rustfmt.toml".to_owned(), "crypto/Cargo.toml".to_owned()]);
         sources.sort();
         let shipped: Vec<&str> = super::RUNTIME_SOURCES.iter().map(|(path, _)| *path).collect();
         assert_eq!(shipped, sources);
+        for (path, text) in super::RUNTIME_SOURCES {
+            let on_disk = std::fs::read_to_string(runtime.join(path)).expect("runtime file");
+            assert_eq!(*text, on_disk, "{path}");
+        }
+    }
+
+    /// Every dependency the shipped runtime names by `path` (the feature carrier, `path =
+    /// "crypto"`) ships with it, at that path, as a crate that builds where it is placed: that
+    /// package, at a version the requirement allows, with no workspace inheritance and no
+    /// dev-dependencies naming this workspace's crates. The manifest rewritten for a tree's
+    /// sibling crates keeps those paths.
+    #[test]
+    fn the_runtime_ships_the_crates_it_names_by_path() {
+        let dir = Path::new("vendor/smithy-default-tls");
+        let siblings = super::SiblingPaths::from([
+            ("aws-smithy-runtime-api".to_owned(), "../aws-smithy-runtime-api".to_owned()),
+            ("aws-smithy-types".to_owned(), "../aws-smithy-types".to_owned()),
+        ]);
+        for siblings in [super::SiblingPaths::new(), siblings] {
+            let files = super::runtime_files(dir, &siblings);
+            let manifest: toml_edit::DocumentMut = files[0].1.parse().expect("runtime manifest parses");
+            let carried: Vec<(String, String, String)> =
+                path_dependencies(&manifest).into_iter().filter(|(name, _, _)| !siblings.contains_key(name)).collect();
+            let names: Vec<&str> = carried.iter().map(|(name, _, _)| name.as_str()).collect();
+            assert_eq!(names, ["smithy-default-tls-crypto"], "the crates the runtime names by path");
+            for (name, path, requirement) in &carried {
+                let file = |relative: &str| files.iter().find(|(p, _)| *p == dir.join(path).join(relative));
+                let (_, text) = file("Cargo.toml").unwrap_or_else(|| panic!("{name}: {path}/Cargo.toml not shipped"));
+                assert!(file("src/lib.rs").is_some(), "{name}: {path}/src/lib.rs not shipped");
+                let doc: toml_edit::DocumentMut = text.parse().expect("carried manifest parses");
+                assert_eq!(crate::manifest::package_str(&doc, "name"), Some(name.as_str()));
+                let version = crate::manifest::package_str(&doc, "version").expect("a version");
+                let req = semver::VersionReq::parse(requirement).expect("requirement");
+                assert!(req.matches(&semver::Version::parse(version).expect("version")), "{name} {version}");
+                assert!(doc.get("dev-dependencies").is_none(), "{name}: dev-dependencies ship");
+                assert!(!text.contains("workspace = true") && !text.contains(".workspace"), "{name}: inherits");
+            }
+        }
+    }
+
+    /// `(package, path, version requirement)` of every dependency `doc` names by `path`, in any
+    /// dependency table (target tables included).
+    fn path_dependencies(doc: &toml_edit::DocumentMut) -> Vec<(String, String, String)> {
+        let mut tables: Vec<&dyn toml_edit::TableLike> = Vec::new();
+        for kind in ["dependencies", "build-dependencies"] {
+            tables.extend(doc.get(kind).and_then(toml_edit::Item::as_table_like));
+            if let Some(targets) = doc.get("target").and_then(toml_edit::Item::as_table_like) {
+                tables.extend(targets.iter().filter_map(|(_, t)| t.get(kind)?.as_table_like()));
+            }
+        }
+        let mut out: Vec<(String, String, String)> = tables
+            .into_iter()
+            .flat_map(|table| table.iter())
+            .filter_map(|(key, item)| {
+                let path = item.get("path")?.as_str()?.to_owned();
+                let package = item.get("package").and_then(toml_edit::Item::as_str).unwrap_or(key).to_owned();
+                let version = item.get("version").and_then(toml_edit::Item::as_str).unwrap_or("*").to_owned();
+                Some((package, path, version))
+            })
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// The carrier's files are the runtime's for apply, revert and check: written, compared, taken
+    /// out only as shipped, and a stale source of its `src/` removed.
+    #[test]
+    fn the_carrier_is_placed_and_taken_out_with_the_runtime() {
+        let tree = tempfile::tempdir().expect("temp dir");
+        let dir = tree.path().join("smithy-default-tls");
+        let siblings = super::SiblingPaths::new();
+        let planned = super::plan_vendored_runtime(&dir, &siblings).expect("plan");
+        let written: Vec<_> = planned.iter().map(|c| c.path.strip_prefix(&dir).unwrap().to_path_buf()).collect();
+        assert!(written.contains(&"crypto/Cargo.toml".into()) && written.contains(&"crypto/src/lib.rs".into()));
+        for change in &planned {
+            std::fs::create_dir_all(change.path.parent().unwrap()).unwrap();
+            std::fs::write(&change.path, change.updated.as_deref().unwrap()).unwrap();
+        }
+        assert!(super::plan_vendored_runtime(&dir, &siblings).expect("plan").is_empty(), "up to date");
+
+        std::fs::write(dir.join("crypto/src/old.rs"), "// from an earlier carrier\n").unwrap();
+        let stale = super::plan_vendored_runtime(&dir, &siblings).expect("plan");
+        assert_eq!(stale.iter().map(|c| c.path.clone()).collect::<Vec<_>>(), [dir.join("crypto/src/old.rs")]);
+        assert!(stale[0].updated.is_none());
+        std::fs::remove_file(dir.join("crypto/src/old.rs")).unwrap();
+
+        let removals = super::plan_runtime_removal(&dir, &siblings).expect("removal");
+        assert_eq!(removals.len(), super::RUNTIME_SOURCES.len() + 1);
+        assert!(removals.iter().any(|c| c.path == dir.join("crypto/Cargo.toml")));
+        assert!(removals.iter().any(|c| c.path == dir.join("crypto/src/lib.rs")));
+        let dirs = super::runtime_dirs(&dir);
+        let position = |d: &str| dirs.iter().position(|p| *p == dir.join(d)).unwrap_or_else(|| panic!("{d}"));
+        assert!(position("crypto/src") < position("crypto") && position("crypto") < dirs.len() - 1);
+
+        std::fs::write(dir.join("crypto/src/lib.rs"), "// edited\n").unwrap();
+        let err = super::plan_runtime_removal(&dir, &siblings).unwrap_err();
+        assert!(
+            matches!(&err, super::UnvendorError::Differs { first, more: 0 } if *first == dir.join("crypto/src/lib.rs"))
+        );
+        let fixed = super::plan_vendored_runtime(&dir, &siblings).expect("plan");
+        assert_eq!(fixed.iter().map(|c| c.path.clone()).collect::<Vec<_>>(), [dir.join("crypto/src/lib.rs")]);
     }
 
     fn walk(dir: &Path, prefix: &str) -> Vec<String> {
