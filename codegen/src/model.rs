@@ -98,6 +98,97 @@ impl fmt::Display for Provider {
     }
 }
 
+/// A value of the application's override, `--cfg smithy_tls="VALUE"` in its RUSTFLAGS (or
+/// `[build] rustflags`): a provider, which replaces the one every generated crate asked for, or
+/// `none`, which compiles no TLS library at all. The runtime's build script (runtime/build.rs)
+/// accepts exactly these values.
+///
+/// ```
+/// use smithy_tls_codegen::model::{Provider, TlsOverride};
+/// assert_eq!(TlsOverride::from_name("rustls-ring"), Some(TlsOverride::Provider(Provider::RustlsRing)));
+/// assert_eq!(TlsOverride::from_name("none"), Some(TlsOverride::NoTls));
+/// assert_eq!(TlsOverride::ALL.last().unwrap().name(), "none");
+/// assert_eq!(TlsOverride::NoTls.to_string(), "--cfg smithy_tls=\"none\"");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TlsOverride {
+    /// This provider, whatever the generated crates asked for.
+    Provider(Provider),
+    /// `none`: no TLS stack; the default client fails every request.
+    NoTls,
+}
+
+impl TlsOverride {
+    /// Every value, in policy-file spelling order, `none` last.
+    pub const ALL: [TlsOverride; Provider::ALL.len() + 1] = {
+        let mut all = [TlsOverride::NoTls; Provider::ALL.len() + 1];
+        let mut i = 0;
+        while i < Provider::ALL.len() {
+            all[i] = TlsOverride::Provider(Provider::ALL[i]);
+            i += 1;
+        }
+        all
+    };
+
+    /// The cfg's value.
+    pub fn name(self) -> &'static str {
+        match self {
+            TlsOverride::Provider(provider) => provider.name(),
+            TlsOverride::NoTls => Stack::NONE,
+        }
+    }
+
+    /// Parses the cfg's value.
+    pub fn from_name(name: &str) -> Option<TlsOverride> {
+        TlsOverride::ALL.into_iter().find(|v| v.name() == name)
+    }
+
+    /// What the value compiles, in one sentence (`--help`, the JSON Schema).
+    pub fn summary(self) -> &'static str {
+        match self {
+            TlsOverride::Provider(provider) => provider.summary(),
+            TlsOverride::NoTls => "No TLS stack: the default client fails every request.",
+        }
+    }
+
+    /// The provider, `None` for `none`.
+    pub fn provider(self) -> Option<Provider> {
+        match self {
+            TlsOverride::Provider(provider) => Some(provider),
+            TlsOverride::NoTls => None,
+        }
+    }
+}
+
+/// The flag as the application writes it: `--cfg smithy_tls="VALUE"`.
+impl fmt::Display for TlsOverride {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "--cfg smithy_tls=\"{}\"", self.name())
+    }
+}
+
+impl serde::Serialize for TlsOverride {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+impl schemars::JsonSchema for TlsOverride {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "TlsOverride".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let names: Vec<&str> = TlsOverride::ALL.iter().map(|v| v.name()).collect();
+        schemars::json_schema!({
+            "description": "A value of the application's `--cfg smithy_tls`: a provider, which replaces the one \
+                            every generated crate asked for, or `none` (no TLS stack).",
+            "enum": names,
+            "type": "string",
+        })
+    }
+}
+
 /// Where a client's trusted roots come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]

@@ -1,13 +1,16 @@
 //! What `smithy-tls explain` says, through the binary: for the platform-default preset, which
 //! targets cannot host an SDK (and why), and which rule, provider and roots every other target
 //! gets, in the JSON (`--format json`) and for people (`--target TRIPLE`, the whole matrix). A
-//! policy giving `native` roots to iOS fails with P017. (json_schema.rs checks only the shape.)
+//! policy giving `native` roots to iOS fails with P017. With `--override VALUE`, what each target
+//! compiles under the application's `--cfg smithy_tls="VALUE"`: the provider's native build, no TLS
+//! library (`none`), why it does not build there, or nothing where the rule gives no provider.
+//! (json_schema.rs checks only the shape.)
 
 use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
-use smithy_tls_codegen::model::Roots;
+use smithy_tls_codegen::model::{Provider, Roots};
 use smithy_tls_codegen::targets;
 
 /// Runs the tool in `dir` without colour; returns the exit code, stdout and stderr.
@@ -313,4 +316,239 @@ fn explain_refuses_native_roots_on_ios_with_p017() {
     assert_eq!(code, 0, "{stderr}");
     let doc: Value = serde_json::from_str(&stdout).unwrap();
     assert_served(&doc, "aarch64-apple-ios", "ios", "rustls-aws-lc", Some("platform-verifier"));
+}
+
+/// The `under_override` of the one target `--target triple --override value` explains, with the
+/// document's `override`.
+fn under_override(triple: &str, value: &str) -> Value {
+    let doc = json_of(&["explain", "--format", "json", "--target", triple, "--override", value]);
+    assert_eq!(doc["override"], value, "{doc:#}");
+    let targets = doc["targets"].as_array().expect("targets");
+    assert_eq!(targets.len(), 1, "{doc:#}");
+    targets[0]["under_override"].clone()
+}
+
+/// The crates of an effect's native build, in order.
+fn libraries(effect: &Value) -> Vec<&str> {
+    effect["native_build"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no native_build: {effect:#}"))
+        .iter()
+        .map(|b| b["library"].as_str().expect("library"))
+        .collect()
+}
+
+/// The required tools of an effect.
+fn required_tools(effect: &Value) -> Vec<&str> {
+    effect["required_tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no required_tools: {effect:#}"))
+        .iter()
+        .map(|t| t.as_str().expect("tool"))
+        .collect()
+}
+
+#[test]
+fn explain_override_on_linux_gnu_compiles_the_application_s_provider() {
+    // platform-default gives x86_64-unknown-linux-gnu s2n-tls (aws-lc-sys and s2n-tls-sys);
+    // rustls-ring compiles ring alone, with a C compiler alone.
+    let ring = under_override("x86_64-unknown-linux-gnu", "rustls-ring");
+    assert_eq!(ring["effect"], "compiles", "{ring:#}");
+    assert_eq!((&ring["provider"], &ring["replaces"]), (&Value::from("rustls-ring"), &Value::from("s2n-tls")));
+    assert_eq!(libraries(&ring), ["ring"], "{ring:#}");
+    assert_eq!(required_tools(&ring), ["c-compiler"], "{ring:#}");
+    assert!(ring.get("roots").is_none(), "rustls-ring can use the rule's native roots: {ring:#}");
+
+    // openssl links the system's OpenSSL: its headers and pkg-config on Linux.
+    let openssl = under_override("x86_64-unknown-linux-gnu", "openssl");
+    assert_eq!(openssl["effect"], "compiles", "{openssl:#}");
+    assert_eq!(libraries(&openssl), ["openssl-sys"], "{openssl:#}");
+    assert_eq!(required_tools(&openssl), ["c-compiler", "pkg-config", "system-headers"], "{openssl:#}");
+
+    // none: no TLS library, whatever the rule asked for.
+    let none = under_override("x86_64-unknown-linux-gnu", "none");
+    assert_eq!(none, serde_json::json!({ "effect": "no-tls", "replaces": "s2n-tls" }));
+
+    // rustls-custom: rustls on the application's CryptoProvider, no crypto library of ours.
+    let custom = under_override("x86_64-unknown-linux-gnu", "rustls-custom");
+    assert_eq!(custom["effect"], "compiles", "{custom:#}");
+    assert!(libraries(&custom).is_empty(), "{custom:#}");
+    assert!(required_tools(&custom).is_empty(), "{custom:#}");
+
+    // The FIPS module builds here, with cmake, Go and Perl.
+    let fips = under_override("x86_64-unknown-linux-gnu", "rustls-aws-lc-fips");
+    assert_eq!(fips["effect"], "compiles", "{fips:#}");
+    assert_eq!(libraries(&fips), ["aws-lc-fips-sys", "aws-lc-sys"], "{fips:#}");
+    assert_eq!(required_tools(&fips), ["c-compiler", "cmake", "go", "perl"], "{fips:#}");
+}
+
+#[test]
+fn explain_override_refuses_fips_on_windows_and_names_what_builds_instead() {
+    for value in ["rustls-aws-lc-fips", "s2n-tls-fips"] {
+        let effect = under_override("x86_64-pc-windows-msvc", value);
+        assert_eq!(effect["effect"], "does-not-build", "{value}: {effect:#}");
+        assert_eq!(effect["provider"], value, "{effect:#}");
+        assert!(effect["why"].as_str().unwrap().contains("only on Linux x86_64 and aarch64"), "{effect:#}");
+        // No FIPS provider builds there: the non-FIPS ones that bring their crypto and build there.
+        assert_eq!(effect["instead"], serde_json::json!(["rustls-aws-lc", "rustls-ring"]), "{effect:#}");
+    }
+    // A non-FIPS provider that does not build there gets the others that do.
+    let s2n = under_override("x86_64-pc-windows-msvc", "s2n-tls");
+    assert_eq!(s2n["effect"], "does-not-build", "{s2n:#}");
+    assert_eq!(s2n["instead"], serde_json::json!(["rustls-aws-lc", "rustls-ring"]), "{s2n:#}");
+
+    let out = stdout_of(&["explain", "--target", "x86_64-pc-windows-msvc", "--override", "rustls-aws-lc-fips"]);
+    let tail: Vec<&str> = out.lines().rev().take(2).collect();
+    assert!(
+        tail[1].starts_with(
+            "  under --cfg smithy_tls=\"rustls-aws-lc-fips\": rustls-aws-lc-fips does not build for this target: \
+             the FIPS build of aws-lc"
+        ),
+        "{out}"
+    );
+    assert_eq!(
+        tail[0],
+        "    instead: no FIPS provider builds here; without the FIPS module, `rustls-aws-lc` or `rustls-ring` (to set \
+         one for this target alone: `[target.x86_64-pc-windows-msvc] rustflags`)",
+        "{out}"
+    );
+}
+
+#[test]
+fn explain_override_changes_nothing_where_the_rule_has_no_provider() {
+    for value in ["rustls-ring", "openssl", "none", "rustls-custom"] {
+        for triple in ["wasm32-wasip2", "wasm32-wasip1"] {
+            let effect = under_override(triple, value);
+            assert_eq!(effect["effect"], "unchanged", "{triple} {value}: {effect:#}");
+            assert!(effect["why"].as_str().unwrap().contains("no runtime dependency"), "{effect:#}");
+        }
+        // A target that cannot host an SDK: nothing either.
+        let effect = under_override("x86_64-unknown-none", value);
+        assert_eq!(effect["effect"], "unchanged", "{effect:#}");
+    }
+    let out = stdout_of(&["explain", "--target", "wasm32-wasip2", "--override", "rustls-ring"]);
+    assert_eq!(
+        out.lines().last().unwrap(),
+        "  under --cfg smithy_tls=\"rustls-ring\": changes nothing here: rule `wasm` gives this target no provider, \
+         so the generated crates have no runtime dependency on it: there is no TLS stack to override",
+        "{out}"
+    );
+}
+
+#[test]
+fn explain_override_for_people_shows_the_provider_s_native_build() {
+    let out = stdout_of(&["explain", "--target", "x86_64-unknown-linux-gnu", "--override", "rustls-ring"]);
+    let (before, after) =
+        out.split_once("  under --cfg smithy_tls=\"rustls-ring\": ").unwrap_or_else(|| panic!("{out}"));
+    // What the rule compiles is still shown above it.
+    assert!(before.contains("\n    s2n-tls-sys 0.3.47, libs2n, with the cc crate\n"), "{out}");
+    let lines: Vec<&str> = after.lines().collect();
+    assert_eq!(lines[0], "provider rustls-ring in place of the rule's s2n-tls", "{out}");
+    assert_eq!(
+        lines[1], "    native build for this tier-1 target: 1 library; the build host needs a C compiler",
+        "{out}"
+    );
+    assert_eq!(lines[2], "      ring 0.17.14, ring's C and assembly, with the cc crate", "{out}");
+    assert!(lines[3].starts_with("        needs a C compiler: "), "{out}");
+    assert_eq!(lines.len(), 4, "{out}");
+
+    let out = stdout_of(&["explain", "--target", "x86_64-unknown-linux-gnu", "--override", "openssl"]);
+    assert!(
+        out.contains(
+            "\n    native build for this tier-1 target: 1 library; the build host needs a C compiler, pkg-config and \
+             system headers and libraries\n      openssl-sys 0.9.118, "
+        ),
+        "{out}"
+    );
+
+    let out = stdout_of(&["explain", "--target", "x86_64-unknown-linux-gnu", "--override", "none"]);
+    let last = out.lines().last().unwrap();
+    assert!(
+        last.starts_with(
+            "  under --cfg smithy_tls=\"none\": no TLS library at all in place of the rule's s2n-tls: nothing native"
+        ),
+        "{out}"
+    );
+
+    let out = stdout_of(&["explain", "--target", "x86_64-unknown-linux-gnu", "--override", "rustls-custom"]);
+    assert!(
+        out.contains("\n    native build: none: smithy-default-tls compiles rustls and no crypto library; "),
+        "{out}"
+    );
+
+    // Without --override nothing is said about one, in either format.
+    let out = stdout_of(&["explain", "--target", "x86_64-unknown-linux-gnu"]);
+    assert!(!out.contains("under --cfg"), "{out}");
+    let doc = json_of(&["explain", "--format", "json", "--target", "x86_64-unknown-linux-gnu"]);
+    assert!(doc.get("override").is_none() && doc["targets"][0].get("under_override").is_none(), "{doc:#}");
+}
+
+#[test]
+fn explain_override_names_the_roots_a_provider_cannot_use() {
+    // apple's platform-verifier roots on macOS: s2n-tls reads the system store itself.
+    let effect = under_override("aarch64-apple-darwin", "s2n-tls");
+    assert_eq!(effect["effect"], "compiles", "{effect:#}");
+    let roots = effect["roots"].as_str().unwrap_or_else(|| panic!("no roots advice: {effect:#}"));
+    assert!(roots.starts_with("s2n-tls cannot use the rule's roots `platform-verifier`"), "{roots}");
+    assert!(roots.ends_with("set --cfg smithy_tls_roots=\"native\" beside it (or \"webpki\")"), "{roots}");
+}
+
+#[test]
+fn explain_override_over_the_matrix() {
+    let doc = json_of(&["explain", "--format", "json", "--override", "rustls-ring"]);
+    assert_eq!(doc["override"], "rustls-ring", "{doc:#}");
+    let targets = doc["targets"].as_array().unwrap();
+    assert_eq!(targets.len(), targets::builtin_target_count());
+    assert!(targets.iter().all(|t| t["under_override"]["effect"].is_string()), "every target says what it gets");
+    let effect = |triple: &str| target(&doc, triple)["under_override"]["effect"].as_str().unwrap().to_owned();
+    assert_eq!(effect("x86_64-unknown-linux-gnu"), "compiles");
+    assert_eq!(effect("wasm32-wasip2"), "unchanged");
+    assert_eq!(effect("aarch64-unknown-none"), "unchanged");
+    // ring has no SSE2-less x86 build.
+    assert_eq!(effect("i586-unknown-linux-gnu"), "does-not-build");
+
+    let (code, out, stderr) = run_in(Path::new(env!("CARGO_MANIFEST_DIR")), &["explain", "--override", "rustls-ring"]);
+    assert_eq!(code, 0, "{stderr}");
+    let section = out.split_once("\nunder --cfg smithy_tls=\"rustls-ring\":\n").unwrap_or_else(|| panic!("{out}")).1;
+    let lines: Vec<&str> = section.lines().collect();
+    assert!(lines[0].contains(" target(s) compile rustls-ring in place of their rule's provider; "), "{section}");
+    assert!(lines[0].ends_with("clang on 1 of them (aarch64-pc-windows-msvc)"), "{section}");
+    assert!(lines.iter().any(|l| l.starts_with("  rustls-ring does not build for ")), "{section}");
+    assert!(lines.iter().any(|l| l.contains("i586-unknown-linux-gnu")), "{section}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("target(s) unchanged: their rules (`no-tls-provider` and `wasm`) give them no")),
+        "{section}"
+    );
+}
+
+#[test]
+fn explain_override_refuses_a_value_it_does_not_know_and_lists_the_valid_ones() {
+    let (code, stdout, stderr) =
+        run_in(Path::new(env!("CARGO_MANIFEST_DIR")), &["explain", "--override", "rustls-wolfssl"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(stdout, "");
+    assert!(stderr.contains("invalid value 'rustls-wolfssl' for '--override <VALUE>'"), "{stderr}");
+    let listed = stderr
+        .split_once("[possible values: ")
+        .and_then(|(_, rest)| rest.split_once(']'))
+        .unwrap_or_else(|| panic!("no list of values: {stderr}"))
+        .0;
+    let listed: Vec<&str> = listed.split(", ").collect();
+    // Exactly what the runtime's build script accepts: the provider table's names and `none`.
+    let mut expected: Vec<&str> = Provider::ALL.iter().map(|p| p.name()).collect();
+    expected.push("none");
+    assert_eq!(listed, expected, "{stderr}");
+    let manifest =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime/Cargo.toml")).unwrap();
+    let check_cfg = manifest
+        .lines()
+        .find(|l| l.starts_with("unexpected_cfgs"))
+        .and_then(|l| l.split_once("cfg(smithy_tls, values("))
+        .and_then(|(_, rest)| rest.split_once("))"))
+        .expect("the runtime declares smithy_tls's values")
+        .0;
+    let declared: Vec<&str> = check_cfg.split(", ").map(|v| v.trim_matches('"')).collect();
+    assert_eq!(listed, declared, "runtime/Cargo.toml's check-cfg values");
 }

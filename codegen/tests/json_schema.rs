@@ -81,6 +81,38 @@ fn every_command_prints_a_document_the_schema_accepts() {
         (vec!["explain", "--format", "json", "--target", "aarch64-apple-ios"], 0, "explain", "ok"),
         (vec!["explain", "--format", "json", "--target", "x86_64-unknown-none"], 0, "explain", "ok"),
         (vec!["explain", "--format", "json", "--target", "no-such-target"], 2, "explain", "error"),
+        // Each effect of an override: compiles, no-tls, does-not-build, unchanged; and the matrix.
+        (
+            vec!["explain", "--format", "json", "--target", "aarch64-apple-darwin", "--override", "s2n-tls"],
+            0,
+            "explain",
+            "ok",
+        ),
+        (
+            vec!["explain", "--format", "json", "--target", "x86_64-unknown-linux-gnu", "--override", "none"],
+            0,
+            "explain",
+            "ok",
+        ),
+        (
+            vec!["explain", "--format", "json", "--target", "x86_64-pc-windows-msvc", "--override", "s2n-tls-fips"],
+            0,
+            "explain",
+            "ok",
+        ),
+        (
+            vec!["explain", "--format", "json", "--target", "wasm32-wasip2", "--override", "rustls-custom"],
+            0,
+            "explain",
+            "ok",
+        ),
+        (
+            vec!["explain", "--format", "json", "--target", "x86_64-unknown-none", "--override", "openssl"],
+            0,
+            "explain",
+            "ok",
+        ),
+        (vec!["explain", "--format", "json", "--override", "rustls-ring"], 0, "explain", "ok"),
         (vec!["explain", "--format", "json", "--policy", "bad.toml"], 2, "explain", "error"),
         (vec!["check", "--format", "json", "."], 1, "check", "ok"),
         (vec!["diff", "--format", "json", "--stat", "."], 0, "diff", "ok"),

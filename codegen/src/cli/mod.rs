@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::diag::Diagnostic;
-use crate::model::CompiledPolicy;
+use crate::model::{CompiledPolicy, TlsOverride};
 use crate::policy::{parse_policy, ParsedPolicy, PolicySource};
 use crate::presets;
 use crate::report::human::{self, RewriteCommand, RewriteView};
@@ -176,9 +176,25 @@ pub struct ExplainArgs {
     /// Explain one target triple instead of printing the whole matrix.
     #[arg(long, value_name = "TRIPLE")]
     pub target: Option<String>,
+    /// Also show what each target compiles when the application overrides the provider with
+    /// `--cfg smithy_tls="VALUE"` in its RUSTFLAGS: the provider, its native libraries and the
+    /// build tools they need, or why it does not build there.
+    #[arg(long = "override", value_name = "VALUE")]
+    pub tls_override: Option<TlsOverride>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
+}
+
+/// `--override`'s values: the provider names and `none`, each with what it compiles.
+impl ValueEnum for TlsOverride {
+    fn value_variants<'a>() -> &'a [Self] {
+        &TlsOverride::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.name()).help(self.summary()))
+    }
 }
 
 /// A failure that ends the command.

@@ -7,9 +7,10 @@ use std::io::{self, Write};
 use anstyle::{AnsiColor, Effects, Style};
 
 use super::{
-    ExplainReport, FailureReport, PresetsReport, RewriteReport, StackReport, TargetReport, TreeReport, Unusable,
-    Verdict,
+    ExplainReport, FailureReport, OverrideEffect, PresetsReport, RewriteReport, StackReport, TargetReport, TreeReport,
+    Unusable, Verdict,
 };
+use crate::model::TlsOverride;
 use crate::native_build::{BuildTool, LibraryBuild, Necessity, RuleToolNeed};
 
 const ERROR: Style = AnsiColor::Red.on_default().effects(Effects::BOLD);
@@ -191,6 +192,10 @@ pub fn print_explain(report: &ExplainReport, single: bool, out: &mut dyn Write, 
         }
     } else {
         print_matrix(report, out)?;
+        if let Some(value) = report.tls_override {
+            writeln!(out)?;
+            print_override_matrix(value, report, out)?;
+        }
     }
     for note in &report.notes {
         writeln!(err, "{}", note.render(true).trim_end())?;
@@ -242,15 +247,15 @@ fn print_build_tools(report: &ExplainReport, out: &mut dyn Write) -> io::Result<
     Ok(())
 }
 
-/// What a target's provider compiles, and the tools each build needs.
-fn print_native_build(tier: u8, builds: &[LibraryBuild], out: &mut dyn Write) -> io::Result<()> {
+/// What a target's provider compiles, and the tools each build needs, each line after `indent`.
+fn print_native_build(tier: u8, builds: &[LibraryBuild], indent: &str, out: &mut dyn Write) -> io::Result<()> {
     if builds.is_empty() {
-        return writeln!(out, "  native build: none (no default client)");
+        return writeln!(out, "{indent}native build: none (no default client)");
     }
     let required: Vec<&str> = crate::native_build::required_tools(builds).into_iter().map(BuildTool::name).collect();
     writeln!(
         out,
-        "  native build for this tier-{tier} target: {} librar{}; the build host needs {}",
+        "{indent}native build for this tier-{tier} target: {} librar{}; the build host needs {}",
         builds.len(),
         if builds.len() == 1 { "y" } else { "ies" },
         and_list(&required)
@@ -258,7 +263,7 @@ fn print_native_build(tier: u8, builds: &[LibraryBuild], out: &mut dyn Write) ->
     for build in builds {
         writeln!(
             out,
-            "    {} {}, {}, {}",
+            "{indent}  {} {}, {}, {}",
             build.library.crate_name(),
             build.version,
             build.library.compiles(),
@@ -269,7 +274,7 @@ fn print_native_build(tier: u8, builds: &[LibraryBuild], out: &mut dyn Write) ->
                 Necessity::Required => "needs",
                 Necessity::Optional => "can use",
             };
-            writeln!(out, "      {verb} {}: {}", need.tool.name(), need.why)?;
+            writeln!(out, "{indent}    {verb} {}: {}", need.tool.name(), need.why)?;
         }
     }
     Ok(())
@@ -331,7 +336,11 @@ fn print_target(report: &ExplainReport, target: &TargetReport, out: &mut dyn Wri
     let triple = &target.target;
     match &target.verdict {
         Verdict::NotAHost { why } => {
-            writeln!(out, "{triple}: cannot host an SDK ({why}); no rule serves it and none needs to")
+            writeln!(out, "{triple}: cannot host an SDK ({why}); no rule serves it and none needs to")?;
+            if let (Some(value), Some(effect)) = (report.tls_override, &target.under_override) {
+                print_override_target(value, triple, 0, effect, out)?;
+            }
+            Ok(())
         }
         Verdict::Served { rule, stack, considered, unusable, tier, native_build } => {
             writeln!(
@@ -351,7 +360,7 @@ fn print_target(report: &ExplainReport, target: &TargetReport, out: &mut dyn Wri
                     writeln!(out, "  empty-store `{empty_store}`: {}", empty_store.meaning())?;
                 }
             }
-            print_native_build(*tier, native_build, out)?;
+            print_native_build(*tier, native_build, "  ", out)?;
             for item in unusable {
                 match item {
                     Unusable::Provider { provider, why } => {
@@ -363,9 +372,209 @@ fn print_target(report: &ExplainReport, target: &TargetReport, out: &mut dyn Wri
             if let Some(compiled) = report.rules.iter().find(|r| &r.name == rule) {
                 writeln!(out, "  compiled table: [target.'cfg({})'.dependencies]", compiled.table_cfg)?;
             }
+            if let (Some(value), Some(effect)) = (report.tls_override, &target.under_override) {
+                print_override_target(value, triple, *tier, effect, out)?;
+            }
             Ok(())
         }
     }
+}
+
+/// What the application's override does to one target: the provider it compiles there, with
+/// its native build, or no TLS library, or why the provider does not build there and what does,
+/// or that nothing changes.
+fn print_override_target(
+    value: TlsOverride,
+    triple: &str,
+    tier: u8,
+    effect: &OverrideEffect,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    write!(out, "  {HEADER}under {value}{HEADER:#}: ")?;
+    match effect {
+        OverrideEffect::Compiles { provider, replaces, native_build, roots, .. } => {
+            if provider == replaces {
+                writeln!(out, "provider {provider}, the rule's provider too")?;
+            } else {
+                writeln!(out, "provider {provider} in place of the rule's {replaces}")?;
+            }
+            if provider.brings_crypto() {
+                print_native_build(tier, native_build, "    ", out)?;
+            } else {
+                writeln!(
+                    out,
+                    "    native build: none: smithy-default-tls compiles rustls and no crypto library; the \
+                     application's own CryptoProvider (set_custom_crypto_provider, or rustls's process-wide \
+                     default), installed before the first request, brings it"
+                )?;
+            }
+            if let Some(roots) = roots {
+                writeln!(out, "    roots: {roots}")?;
+            }
+            Ok(())
+        }
+        OverrideEffect::NoTls { replaces } => writeln!(
+            out,
+            "no TLS library at all in place of the rule's {replaces}: nothing native is compiled for TLS and the \
+             default client fails every request with a non-retryable error naming the cfg; give each SDK client \
+             an HTTP client of your own"
+        ),
+        OverrideEffect::DoesNotBuild { provider, why, instead } => {
+            writeln!(out, "{WARNING}{provider} does not build for this target{WARNING:#}: {why}")?;
+            let names: Vec<String> = instead.iter().map(|p| format!("`{p}`")).collect();
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            let fips_lost = provider.is_fips() && !instead.iter().any(|p| p.is_fips());
+            let per_target = format!("to set one for this target alone: `[target.{triple}] rustflags`");
+            match (names.is_empty(), fips_lost) {
+                (true, _) => writeln!(
+                    out,
+                    "    instead: no other provider builds here; `none` with an HTTP client of your own ({per_target})"
+                ),
+                (false, true) => writeln!(
+                    out,
+                    "    instead: no FIPS provider builds here; without the FIPS module, {} ({per_target})",
+                    or_list(&names)
+                ),
+                (false, false) => writeln!(out, "    instead: {} ({per_target})", or_list(&names)),
+            }
+        }
+        OverrideEffect::Unchanged { why } => writeln!(out, "changes nothing here: {why}"),
+    }
+}
+
+/// "a", "a or b", "a, b or c".
+fn or_list(items: &[&str]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => (*one).to_owned(),
+        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+    }
+}
+
+/// Up to four items, then how many more: "a, b, c, d and 3 more".
+fn sample(items: &[&str]) -> String {
+    let shown = &items[..items.len().min(4)];
+    match items.len() - shown.len() {
+        0 => and_list(shown),
+        more => format!("{} and {more} more", shown.join(", ")),
+    }
+}
+
+/// The override over the whole matrix: how many targets compile its provider and what their
+/// build hosts need, where it does not build (grouped by reason), and where it changes nothing.
+fn print_override_matrix(value: TlsOverride, report: &ExplainReport, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "{HEADER}under {value}:{HEADER:#}")?;
+    let mut compiles: Vec<(&str, &[BuildTool])> = Vec::new();
+    let mut no_tls = 0;
+    let mut refused: Vec<(&str, Vec<&str>)> = Vec::new();
+    let mut unchanged_rules: Vec<&str> = Vec::new();
+    let (mut unchanged, mut not_hosts, mut roots_rules) = (0, 0, Vec::<&str>::new());
+    for target in &report.targets {
+        let rule = match &target.verdict {
+            Verdict::Served { rule, .. } => Some(rule.as_str()),
+            Verdict::NotAHost { .. } => None,
+        };
+        match (&target.under_override, rule) {
+            (Some(OverrideEffect::Compiles { required_tools, roots, .. }), _) => {
+                compiles.push((target.target.as_str(), required_tools));
+                if let (Some(_), Some(rule)) = (roots, rule) {
+                    if !roots_rules.contains(&rule) {
+                        roots_rules.push(rule);
+                    }
+                }
+            }
+            (Some(OverrideEffect::NoTls { .. }), _) => no_tls += 1,
+            (Some(OverrideEffect::DoesNotBuild { why, .. }), _) => match refused.iter_mut().find(|(w, _)| w == why) {
+                Some((_, targets)) => targets.push(&target.target),
+                None => refused.push((why, vec![&target.target])),
+            },
+            (Some(OverrideEffect::Unchanged { .. }), Some(rule)) => {
+                unchanged += 1;
+                if !unchanged_rules.contains(&rule) {
+                    unchanged_rules.push(rule);
+                }
+            }
+            (Some(OverrideEffect::Unchanged { .. }), None) => not_hosts += 1,
+            (None, _) => {}
+        }
+    }
+    match value.provider() {
+        None => writeln!(
+            out,
+            "  {no_tls} target(s) compile no TLS library in place of their rule's provider: the default client \
+             fails every request; give each SDK client an HTTP client of your own"
+        )?,
+        Some(provider) if !provider.brings_crypto() => writeln!(
+            out,
+            "  {} target(s) compile rustls with the application's own CryptoProvider in place of their rule's \
+             provider, and no crypto library of smithy-default-tls's: install the provider before the first request",
+            compiles.len()
+        )?,
+        Some(provider) => {
+            writeln!(
+                out,
+                "  {} target(s) compile {provider} in place of their rule's provider; the build host needs {}",
+                compiles.len(),
+                override_tools(&compiles)
+            )?;
+        }
+    }
+    if !roots_rules.is_empty() {
+        let rules: Vec<String> = roots_rules.iter().map(|r| format!("`{r}`")).collect();
+        let rules: Vec<&str> = rules.iter().map(String::as_str).collect();
+        writeln!(
+            out,
+            "  the roots of rule(s) {} are ones {} cannot use: set --cfg smithy_tls_roots too (`--target` says which)",
+            and_list(&rules),
+            value.name()
+        )?;
+    }
+    if let Some(provider) = value.provider().filter(|_| !refused.is_empty()) {
+        let count: usize = refused.iter().map(|(_, targets)| targets.len()).sum();
+        writeln!(out, "  {provider} does not build for {count} target(s):")?;
+        for (why, targets) in &refused {
+            writeln!(out, "    {}: {why}", sample(targets))?;
+        }
+    }
+    if unchanged > 0 {
+        let rules: Vec<String> = unchanged_rules.iter().map(|r| format!("`{r}`")).collect();
+        let rules: Vec<&str> = rules.iter().map(String::as_str).collect();
+        writeln!(
+            out,
+            "  {unchanged} target(s) unchanged: their rule{} ({}) give{} them no provider, so the generated crates \
+             have no runtime dependency there",
+            if rules.len() == 1 { "" } else { "s" },
+            and_list(&rules),
+            if rules.len() == 1 { "s" } else { "" },
+        )?;
+    }
+    if not_hosts > 0 {
+        writeln!(out, "  {not_hosts} target(s) that cannot host an SDK are unchanged too")?;
+    }
+    Ok(())
+}
+
+/// The tools the targets compiling the override's provider need: those every one of them needs,
+/// then each of the others with the targets that need it (or, when that is most of them, the
+/// targets that do not).
+fn override_tools(compiles: &[(&str, &[BuildTool])]) -> String {
+    let mut tools: Vec<BuildTool> = compiles.iter().flat_map(|(_, tools)| tools.iter().copied()).collect();
+    tools.sort();
+    tools.dedup();
+    let (mut every, mut partly) = (Vec::new(), Vec::new());
+    for tool in tools {
+        let (needing, not_needing): (Vec<_>, Vec<_>) = compiles.iter().partition(|(_, tools)| tools.contains(&tool));
+        let needing: Vec<&str> = needing.iter().map(|(target, _)| *target).collect();
+        let not_needing: Vec<&str> = not_needing.iter().map(|(target, _)| *target).collect();
+        if not_needing.is_empty() {
+            every.push(tool.name());
+        } else if not_needing.len() < needing.len() {
+            partly.push(format!("{} on all but {}", tool.name(), sample(&not_needing)));
+        } else {
+            partly.push(format!("{} on {} of them ({})", tool.name(), needing.len(), sample(&needing)));
+        }
+    }
+    std::iter::once(and_list(&every)).filter(|e| !e.is_empty()).chain(partly).collect::<Vec<_>>().join("; ")
 }
 
 /// Prints `presets`' list: name and description, one per line.

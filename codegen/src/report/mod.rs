@@ -13,8 +13,8 @@ use serde::Serialize;
 
 use crate::diag::Diagnostic;
 use crate::discover::SkippedCrate;
-use crate::model::{EmptyStore, Provider, Roots, Stack};
-use crate::native_build::{LibraryBuild, RuleToolNeed};
+use crate::model::{EmptyStore, Provider, Roots, Stack, TlsOverride};
+use crate::native_build::{BuildTool, LibraryBuild, RuleToolNeed};
 use crate::plan::CratePlan;
 
 /// The version of the JSON documents' shape. It changes when a field is removed, renamed or
@@ -285,6 +285,10 @@ pub struct ExplainReport {
     /// a tier-1 or tier-2 target need cmake, Go or libclang); with `--target`, the notes about
     /// that target. Never an error: the command succeeds.
     pub notes: Vec<Diagnostic>,
+    /// With `--override VALUE`: the application's `--cfg smithy_tls` value whose effect every
+    /// target reports (`under_override`); absent without it.
+    #[serde(rename = "override", skip_serializing_if = "Option::is_none")]
+    pub tls_override: Option<TlsOverride>,
 }
 
 /// One compiled rule.
@@ -317,6 +321,56 @@ pub struct TargetReport {
     /// Whether a rule serves it, or why none needs to.
     #[serde(flatten)]
     pub verdict: Verdict,
+    /// With `--override VALUE`: what the target compiles when the application sets
+    /// `--cfg smithy_tls="VALUE"`; absent without it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub under_override: Option<OverrideEffect>,
+}
+
+/// What the application's `--cfg smithy_tls="VALUE"` does to one target (`effect` says which).
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(tag = "effect", rename_all = "kebab-case")]
+pub enum OverrideEffect {
+    /// The target compiles the override's provider in place of its rule's.
+    Compiles {
+        /// The override's provider.
+        provider: Provider,
+        /// The provider of the rule that serves the target, which the override replaces (the
+        /// same provider when they agree).
+        replaces: Provider,
+        /// The native libraries the override's provider compiles for the target, in build order,
+        /// each with the tools the build host needs; empty for `rustls-custom`, whose crypto is
+        /// the application's own `CryptoProvider`.
+        native_build: Vec<LibraryBuild>,
+        /// The tools the build host must have for them (the optional ones left out).
+        required_tools: Vec<BuildTool>,
+        /// When the override's provider cannot use the rule's roots: that, and the
+        /// `--cfg smithy_tls_roots` to set beside it; absent when it can.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        roots: Option<String>,
+    },
+    /// `none`: no TLS library is compiled for the target; the default client fails every
+    /// request with a non-retryable error, and the application sets its own HTTP client.
+    NoTls {
+        /// The provider of the rule that serves the target, which is no longer compiled.
+        replaces: Provider,
+    },
+    /// The override's provider does not build for the target.
+    DoesNotBuild {
+        /// The override's provider.
+        provider: Provider,
+        /// Why, from the library's own sources.
+        why: String,
+        /// The providers that build for the target instead (bringing their own crypto): FIPS
+        /// ones for a FIPS provider where any builds, else the others.
+        instead: Vec<Provider>,
+    },
+    /// Nothing changes: the target's rule gives it no provider, so the generated crates have no
+    /// runtime dependency there, or no SDK runs on the target at all.
+    Unchanged {
+        /// Why.
+        why: String,
+    },
 }
 
 /// Whether a target is served, and by what.
