@@ -278,6 +278,8 @@ impl Attempt {
         self.span.record("resumed", info.resumed);
         tracing::debug!(
             provider = %info.provider,
+            roots = info.roots.map_or("-", |r| r.name()),
+            chosen_by = %info.chosen_by,
             version = %info.protocol_version,
             cipher = %info.cipher_suite,
             group = ?info.key_exchange_group,
