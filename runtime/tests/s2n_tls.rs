@@ -5,6 +5,9 @@ use smithy_tls_test_support as support;
 
 const PROVIDER: smithy_default_tls::TlsProvider = smithy_default_tls::TlsProvider::S2nTls;
 
+/// Nothing to prepare: the provider brings its crypto.
+fn prepare() {}
+
 include!("conformance/suite.rs");
 include!("conformance/proxy.rs");
 include!("conformance/telemetry.rs");

@@ -7,11 +7,10 @@ mod proxies {
     use smithy_default_tls::{ConnectionInfo, ProxyConfig, ProxyError, ProxyFailure, SmithyTlsClient};
     use super::support::*;
 
-    use super::PROVIDER;
+    use super::{provider_builder, PROVIDER};
 
     fn client(ca: &TestCa, proxy: ProxyConfig) -> SmithyTlsClient {
-        SmithyTlsClient::builder()
-            .provider(PROVIDER)
+        provider_builder()
             .extra_root_pem(&ca.pem)
             .expect("CA PEM")
             .proxy(proxy)

@@ -1,5 +1,6 @@
 // The conformance suite: written once, compiled once per TLS provider. The including file
-// defines `PROVIDER` and names the test-support crate `support`.
+// defines `PROVIDER`, a `prepare()` that every client of the suite runs first (`rustls-custom`
+// hands the runtime its crypto provider there), and names the test-support crate `support`.
 
 use std::time::{Duration, Instant};
 
@@ -12,13 +13,19 @@ use support::*;
 const MIB: u64 = 1024 * 1024;
 const LARGE: u64 = 64 * MIB;
 
+/// A builder for this provider, once the including file has prepared it.
+fn provider_builder() -> smithy_default_tls::Builder {
+    prepare();
+    SmithyTlsClient::builder().provider(PROVIDER)
+}
+
 fn client_trusting(ca: &TestCa) -> SmithyTlsClient {
     client_trusting_pem(&ca.pem)
 }
 
 /// A client of this provider trusting only the CA certificates in `pem`.
 fn client_trusting_pem(pem: &str) -> SmithyTlsClient {
-    SmithyTlsClient::builder().provider(PROVIDER).extra_root_pem(pem).expect("CA PEM").build().expect("client")
+    provider_builder().extra_root_pem(pem).expect("CA PEM").build().expect("client")
 }
 
 async fn server(ca: &TestCa, alpn: Alpn) -> TestServer {
@@ -153,8 +160,7 @@ async fn a_connection_idle_past_its_buffer_release_is_reused_intact_h2() {
 async fn http2_can_be_disabled() {
     let ca = TestCa::new("conformance CA");
     let server = server(&ca, Alpn::H2AndHttp1).await;
-    let client = SmithyTlsClient::builder()
-        .provider(PROVIDER)
+    let client = provider_builder()
         .extra_root_pem(&ca.pem)
         .unwrap()
         .enable_http2(false)
@@ -462,8 +468,7 @@ fn connector_metadata_names_this_crate() {
 async fn session_resumption_can_be_disabled() {
     let ca = TestCa::new("conformance CA");
     let server = server(&ca, Alpn::Http1Only).await;
-    let client = SmithyTlsClient::builder()
-        .provider(PROVIDER)
+    let client = provider_builder()
         .extra_root_pem(&ca.pem)
         .unwrap()
         .session_resumption(false)
@@ -483,8 +488,7 @@ async fn session_resumption_can_be_disabled() {
 async fn webpki_roots_load_and_do_not_trust_a_private_ca() {
     let ca = TestCa::new("private CA");
     let server = server(&ca, Alpn::Http1Only).await;
-    let client = SmithyTlsClient::builder()
-        .provider(PROVIDER)
+    let client = provider_builder()
         .trust_roots(smithy_default_tls::TrustRoots::Webpki)
         .build()
         .expect("client");
@@ -498,8 +502,7 @@ async fn webpki_roots_load_and_do_not_trust_a_private_ca() {
 async fn webpki_roots_plus_extra_pem_trust_both() {
     let ca = TestCa::new("private CA");
     let server = server(&ca, Alpn::Http1Only).await;
-    let client = SmithyTlsClient::builder()
-        .provider(PROVIDER)
+    let client = provider_builder()
         .trust_roots(smithy_default_tls::TrustRoots::Webpki)
         .extra_root_pem(&ca.pem)
         .unwrap()
@@ -695,8 +698,7 @@ impl aws_smithy_runtime_api::client::dns::ResolveDns for FailingResolver {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failing_dns_resolver_is_a_retryable_error_that_names_the_host() {
     let ca = TestCa::new("unused CA");
-    let client = SmithyTlsClient::builder()
-        .provider(PROVIDER)
+    let client = provider_builder()
         .extra_root_pem(&ca.pem)
         .unwrap()
         .dns_resolver(FailingResolver)

@@ -3,16 +3,15 @@
 
 mod telemetry {
     use aws_smithy_runtime_api::client::http::telemetry::{CaptureHttpAttemptTelemetry, ConnectionUsage};
-    use smithy_default_tls::SmithyTlsClient;
 
     use super::support::*;
-    use super::PROVIDER;
+    use super::provider_builder;
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn attempts_record_their_connection_and_duration() {
         let ca = TestCa::new("telemetry CA");
         let server = TestServer::start(&ca.leaf(&["localhost"]), Alpn::H2AndHttp1).await;
-        let client = SmithyTlsClient::builder().provider(PROVIDER).extra_root_pem(&ca.pem).expect("CA").build().expect("client");
+        let client = provider_builder().extra_root_pem(&ca.pem).expect("CA").build().expect("client");
         for expected in [ConnectionUsage::Fresh, ConnectionUsage::Reused] {
             let capture = CaptureHttpAttemptTelemetry::new();
             let mut request = get(&server.url("/bytes/1000"));

@@ -1,0 +1,29 @@
+//! `rustls-custom` with no crypto provider anywhere (none handed to the runtime, no rustls
+//! process-wide default): every request fails with an error that says what to do, as a user
+//! error the SDK does not retry. (A binary of its own: nothing in it installs a provider.)
+#![cfg(feature = "rustls-custom")]
+
+use smithy_default_tls::{Error, SmithyTlsClient, TlsProvider};
+use smithy_tls_test_support::*;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_without_a_crypto_provider_fails_clearly_and_is_not_retried() {
+    assert!(rustls::crypto::CryptoProvider::get_default().is_none(), "nothing installed a default in this binary");
+    let ca = TestCa::new("no crypto CA");
+    let server = TestServer::start(&ca.leaf(&["localhost"]), Alpn::H2AndHttp1).await;
+    let client = SmithyTlsClient::builder()
+        .provider(TlsProvider::RustlsCustom)
+        .extra_root_pem(&ca.pem)
+        .expect("CA PEM")
+        .build()
+        .expect("building never needs the crypto provider");
+    for attempt in 1..=2 {
+        let err = call(&client, &settings(None, None), get(&server.url("/bytes/10"))).await.expect_err("no provider");
+        let message = error_chain(&err);
+        assert!(matches!(find_in_chain::<Error>(&err), Some(Error::NoCryptoProvider)), "attempt {attempt}: {message}");
+        assert!(err.is_user() && !sdk_retries(&err), "attempt {attempt}: not retried: {err:?}");
+        assert!(message.contains("set_custom_crypto_provider"), "attempt {attempt}: says what to do: {message}");
+    }
+    // The TCP dial runs beside preparing TLS, so connections may be accepted; none reached TLS.
+    assert!(server.stats.handshakes().is_empty(), "no handshake completed without a provider");
+}
