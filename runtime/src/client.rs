@@ -90,6 +90,7 @@ impl fmt::Debug for SmithyTlsClient {
             .field("extra_roots", &settings.extra_roots.certificates.len())
             .field("http2", &settings.enable_http2)
             .field("session_resumption", &settings.session_resumption)
+            .field("client_identity", &settings.client_identity)
             .field("proxy", &self.inner.proxy)
             .finish()
     }
@@ -306,6 +307,12 @@ fn find_source<'a, T: StdError + 'static>(err: &'a (dyn StdError + 'static)) -> 
         if let Some(found) = err.downcast_ref::<T>() {
             return Some(found);
         }
+        // An `io::Error`'s `source()` is its inner error's source, skipping the inner error
+        // itself: a read's error carries a `TlsHandshakeError` there (tls/mod.rs, `poll_read`).
+        let inner = err.downcast_ref::<std::io::Error>().and_then(std::io::Error::get_ref);
+        if let Some(found) = inner.and_then(|inner| inner.downcast_ref::<T>()) {
+            return Some(found);
+        }
         next = err.source();
     }
     None
@@ -335,7 +342,12 @@ fn classify(err: hyper_util::client::legacy::Error) -> ConnectorError {
     if let Some(handshake) = find_source::<TlsHandshakeError>(&err) {
         return match handshake.kind() {
             HandshakeFailure::Io => ConnectorError::io(err.into()),
-            HandshakeFailure::Certificate(_) | HandshakeFailure::Protocol => ConnectorError::other(err.into(), None),
+            HandshakeFailure::Certificate(_) | HandshakeFailure::Protocol | HandshakeFailure::ClientCertificate(_) => {
+                ConnectorError::other(err.into(), None)
+            }
+            // A variant added later: not retried unless it says it is a transport failure.
+            #[allow(unreachable_patterns)]
+            _ => ConnectorError::other(err.into(), None),
         };
     }
     if let Some(hyper_err) = find_source::<hyper::Error>(&err) {
@@ -380,6 +392,7 @@ pub struct Builder {
     pool_max_idle_per_host: usize,
     tcp_keepalive: Option<Duration>,
     max_connections_per_host: Option<usize>,
+    client_identity: Option<crate::ClientIdentity>,
 }
 
 impl Default for Builder {
@@ -397,6 +410,7 @@ impl Default for Builder {
             pool_max_idle_per_host: usize::MAX,
             tcp_keepalive: Some(DEFAULT_TCP_KEEPALIVE),
             max_connections_per_host: None,
+            client_identity: None,
         }
     }
 }
@@ -538,6 +552,48 @@ impl Builder {
         self
     }
 
+    /// Presents `identity` (a certificate chain and its key, checked when it was built) to
+    /// servers that ask for a client certificate (mutual TLS); a server that does not ask gets
+    /// none, so the same client serves endpoints with and without mutual TLS.
+    /// [`TlsInfo::client_certificate_sent`](crate::TlsInfo::client_certificate_sent) says when it
+    /// was sent, and a refusal fails the request with
+    /// [`HandshakeFailure::ClientCertificate`](crate::HandshakeFailure::ClientCertificate), never
+    /// retried. Presented by the rustls providers and `openssl`; the s2n-tls providers refuse it
+    /// for now (a [`TlsConfigError::ClientIdentityUnsupported`](crate::TlsConfigError) at the
+    /// first connection).
+    ///
+    /// For every default client of the process (those generated SDK crates install), hand it to
+    /// [`configure_default`](crate::configure_default); for one client, to its builder:
+    ///
+    /// ```
+    /// # #[cfg(all(feature = "rustls-ring", feature = "webpki"))] {
+    /// use smithy_default_tls::{configure_default, ClientIdentity, SmithyTlsClient, TlsProvider, TrustRoots};
+    /// # let ca = rcgen::CertificateParams::new(vec!["client".to_owned()]).unwrap();
+    /// # let key = rcgen::KeyPair::generate().unwrap();
+    /// # let (cert_pem, key_pem) = (ca.self_signed(&key).unwrap().pem(), key.serialize_pem());
+    ///
+    /// // Checked here: a key that does not match, or an encrypted one, is an error now.
+    /// let identity = ClientIdentity::from_pem(cert_pem, key_pem).expect("usable client identity");
+    ///
+    /// // Every default client of the process presents it.
+    /// let for_all = identity.clone();
+    /// configure_default(move |builder| builder.client_identity(for_all.clone())).expect("first call");
+    ///
+    /// // One client of the application's own.
+    /// let client = SmithyTlsClient::builder()
+    ///     .provider(TlsProvider::RustlsRing)
+    ///     .trust_roots(TrustRoots::Webpki)
+    ///     .client_identity(identity)
+    ///     .build()
+    ///     .expect("client");
+    /// # let _ = client;
+    /// # }
+    /// ```
+    pub fn client_identity(mut self, identity: crate::ClientIdentity) -> Self {
+        self.client_identity = Some(identity);
+        self
+    }
+
     /// How long an idle pooled connection is kept ([`DEFAULT_POOL_IDLE_TIMEOUT`] by default).
     pub fn pool_idle_timeout(mut self, timeout: Duration) -> Self {
         self.pool_idle_timeout = timeout;
@@ -588,6 +644,7 @@ impl Builder {
             enable_http2: self.enable_http2,
             session_resumption: self.session_resumption,
             ca_bundle: self.ca_bundle,
+            client_identity: self.client_identity,
         };
         let tls = LazyTlsBackend::new(settings);
         tls.warm_up_in_background();

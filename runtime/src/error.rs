@@ -190,6 +190,12 @@ pub enum TlsConfigError {
     /// Extra root certificates with platform-verifier roots on Android, where the platform
     /// verifier does not take them.
     ExtraRootsWithPlatformVerifier,
+    /// A FIPS provider with a client identity whose key type FIPS does not approve
+    /// ([`KeyType::is_fips_approved`](crate::KeyType::is_fips_approved)).
+    ClientKeyNotFipsApproved(crate::KeyType),
+    /// A client identity on a backend that does not present one yet: s2n-tls, and the
+    /// experimental rustls 0.24 backend (`experimental-rustls-024`).
+    ClientIdentityUnsupported,
 }
 
 impl fmt::Display for TlsConfigError {
@@ -202,6 +208,15 @@ impl fmt::Display for TlsConfigError {
             TlsConfigError::ExtraRootsWithPlatformVerifier => {
                 f.write_str("extra root certificates are not supported with platform-verifier roots on Android")
             }
+            TlsConfigError::ClientKeyNotFipsApproved(key_type) => write!(
+                f,
+                "the client identity's {key_type} key is not FIPS-approved: a FIPS provider presents ECDSA \
+                 (P-256, P-384, P-521) or RSA (2048 bits or more) keys only"
+            ),
+            TlsConfigError::ClientIdentityUnsupported => f.write_str(
+                "this backend does not present a client identity yet (s2n-tls, and the experimental rustls 0.24 \
+                 backend): use a rustls or the openssl provider for mutual TLS",
+            ),
         }
     }
 }
@@ -213,7 +228,9 @@ impl StdError for TlsConfigError {
             TlsConfigError::KeyLog(e) => Some(e),
             TlsConfigError::NotFipsMode
             | TlsConfigError::LibcryptoNotFips
-            | TlsConfigError::ExtraRootsWithPlatformVerifier => None,
+            | TlsConfigError::ExtraRootsWithPlatformVerifier
+            | TlsConfigError::ClientKeyNotFipsApproved(_)
+            | TlsConfigError::ClientIdentityUnsupported => None,
         }
     }
 }
@@ -339,6 +356,61 @@ pub enum HandshakeFailure {
     Protocol,
     /// The transport failed during the handshake (reset, EOF).
     Io,
+    /// The server refused the client's certificate, or wanted one and got none (mutual TLS).
+    /// In TLS 1.3 the server says so after the client's side of the handshake is done, so this
+    /// can also be the error of the first read on a new connection; it is never retried.
+    ClientCertificate(ClientCertificateProblem),
+}
+
+/// Why a server refused this client's certificate (mutual TLS), as its alert says, in the same
+/// terms for every provider.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ClientCertificateProblem {
+    /// The server requires a client certificate and none was sent: none is configured
+    /// ([`Builder::client_identity`](crate::Builder::client_identity)), or (TLS 1.2) the server
+    /// named CAs none of ours is from (alert `certificate_required`, or `handshake_failure`
+    /// after the server asked for a certificate and got none).
+    Required,
+    /// The server does not trust the certificate's issuer (alert `unknown_ca`).
+    UnknownIssuer,
+    /// The server found the certificate expired (alert `certificate_expired`).
+    Expired,
+    /// The server found the certificate revoked (alert `certificate_revoked`).
+    Revoked,
+    /// Any other refusal (`bad_certificate`, `unsupported_certificate`, `certificate_unknown`,
+    /// `access_denied`); the source says which.
+    Rejected,
+}
+
+impl fmt::Display for ClientCertificateProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ClientCertificateProblem::Required => "the server requires a client certificate and none was sent",
+            ClientCertificateProblem::UnknownIssuer => "the server does not trust the client certificate's issuer",
+            ClientCertificateProblem::Expired => "the server found the client certificate expired",
+            ClientCertificateProblem::Revoked => "the server found the client certificate revoked",
+            ClientCertificateProblem::Rejected => "the server rejected the client certificate",
+        })
+    }
+}
+
+impl ClientCertificateProblem {
+    /// The problem a TLS alert (its code, RFC 8446 section 6) names, when it names one about the
+    /// client's certificate. `asked_without_identity`: the server asked for a certificate and
+    /// none was sent, which makes a bare `handshake_failure` (TLS 1.2) mean `Required`.
+    pub(crate) fn from_alert(alert: u8, asked_without_identity: bool) -> Option<Self> {
+        Some(match alert {
+            116 => ClientCertificateProblem::Required,
+            40 if asked_without_identity => ClientCertificateProblem::Required,
+            48 => ClientCertificateProblem::UnknownIssuer,
+            45 => ClientCertificateProblem::Expired,
+            44 => ClientCertificateProblem::Revoked,
+            // bad_certificate, unsupported_certificate, certificate_unknown, access_denied
+            42 | 43 | 46 | 49 => ClientCertificateProblem::Rejected,
+            _ => return None,
+        })
+    }
 }
 
 /// Why a server certificate was rejected, in the same terms for every provider.
@@ -395,6 +467,9 @@ impl fmt::Display for TlsHandshakeError {
             }
             HandshakeFailure::Protocol => write!(f, "TLS handshake failed ({})", self.provider),
             HandshakeFailure::Io => write!(f, "connection failed during the TLS handshake ({})", self.provider),
+            HandshakeFailure::ClientCertificate(problem) => {
+                write!(f, "client certificate refused ({}): {problem}", self.provider)
+            }
         }
     }
 }

@@ -65,6 +65,8 @@ pub(crate) struct TlsSettings {
     pub(crate) ca_bundle: Option<std::path::PathBuf>,
     /// Whether `provider` and `roots` are what the builder asked for or the application's override.
     pub(crate) chosen_by: ChosenBy,
+    /// The certificate and key presented to servers that ask for one (mutual TLS).
+    pub(crate) client_identity: Option<crate::ClientIdentity>,
 }
 
 impl TlsSettings {
@@ -129,6 +131,10 @@ pub struct TlsInfo {
     /// with `TlsProvider::RustlsAwsLcFips`, `TlsProvider::S2nTlsFips`, and `TlsProvider::OpenSsl`
     /// on a system whose OpenSSL is in FIPS mode.
     pub fips: bool,
+    /// Whether this client presented a certificate ([`Builder::client_identity`](crate::Builder::client_identity)):
+    /// only when one is configured and the server asked for one. On a resumed session, whether
+    /// the handshake that made it presented one is not known here: `false`.
+    pub client_certificate_sent: bool,
 }
 
 /// Runs `work` here while `seed` runs on a second thread, and returns what `work` returned once
@@ -195,6 +201,7 @@ pub(crate) struct Negotiated {
     pub(crate) alpn: Option<&'static str>,
     pub(crate) resumed: bool,
     pub(crate) fips: bool,
+    pub(crate) client_certificate_sent: bool,
 }
 
 /// The library-specific half of a prepared backend.
@@ -299,7 +306,15 @@ impl TlsBackend {
         tcp: Transport,
     ) -> Result<(MaybeTlsStream, TlsInfo), TlsHandshakeError> {
         let (stream, negotiated) = self.library.handshake(server_name, tcp).await?;
-        let Negotiated { protocol_version, cipher_suite, key_exchange_group, alpn, resumed, fips } = negotiated;
+        let Negotiated {
+            protocol_version,
+            cipher_suite,
+            key_exchange_group,
+            alpn,
+            resumed,
+            fips,
+            client_certificate_sent,
+        } = negotiated;
         let info = TlsInfo {
             provider: self.provider,
             roots: self.roots,
@@ -310,6 +325,7 @@ impl TlsBackend {
             alpn,
             resumed,
             fips,
+            client_certificate_sent,
         };
         Ok((stream, info))
     }
@@ -343,7 +359,7 @@ pub(crate) struct LazyTlsBackend {
     settings: TlsSettings,
     prepared: OnceLock<Result<Arc<TlsBackend>, Error>>,
     /// The backend for TLS to `https://` proxies: the same provider and roots, HTTP/1.1 only
-    /// (the `CONNECT` is HTTP/1.1), made on first use.
+    /// (the `CONNECT` is HTTP/1.1), no client identity, made on first use.
     for_proxies: OnceLock<Arc<LazyTlsBackend>>,
 }
 
@@ -356,7 +372,14 @@ impl LazyTlsBackend {
     pub(crate) fn for_proxies(&self) -> Arc<LazyTlsBackend> {
         Arc::clone(
             self.for_proxies
-                .get_or_init(|| LazyTlsBackend::new(TlsSettings { enable_http2: false, ..self.settings.clone() })),
+                // The client identity is for origins: a proxy that asks for a certificate gets none.
+                .get_or_init(|| {
+                    LazyTlsBackend::new(TlsSettings {
+                        enable_http2: false,
+                        client_identity: None,
+                        ..self.settings.clone()
+                    })
+                }),
         )
     }
 
@@ -422,8 +445,9 @@ impl LazyTlsBackend {
 #[derive(Debug)]
 pub(crate) enum MaybeTlsStream {
     Plain(Transport),
+    /// The stream, and the provider (which names the errors its reads classify).
     #[cfg(rustls_backend)]
-    Rustls(Box<tokio_rustls::client::TlsStream<ReadAhead<Transport>>>),
+    Rustls(Box<tokio_rustls::client::TlsStream<ReadAhead<Transport>>>, TlsProvider),
     #[cfg(rustls_in_place)]
     RustlsInPlace(Box<self::rustls_in_place::InPlaceStream<Transport>>),
     #[cfg(s2n)]
@@ -437,7 +461,7 @@ impl MaybeTlsStream {
         match self {
             MaybeTlsStream::Plain(s) => s.tcp(),
             #[cfg(rustls_backend)]
-            MaybeTlsStream::Rustls(s) => s.get_ref().0.get_ref().tcp(),
+            MaybeTlsStream::Rustls(s, _) => s.get_ref().0.get_ref().tcp(),
             #[cfg(rustls_in_place)]
             MaybeTlsStream::RustlsInPlace(s) => s.get_ref().0.tcp(),
             #[cfg(s2n)]
@@ -456,7 +480,7 @@ macro_rules! delegate {
                 $e
             }
             #[cfg(rustls_backend)]
-            MaybeTlsStream::Rustls($s) => {
+            MaybeTlsStream::Rustls($s, _) => {
                 let $s = Pin::new(&mut **$s);
                 $e
             }
@@ -480,7 +504,19 @@ macro_rules! delegate {
 }
 
 impl AsyncRead for MaybeTlsStream {
-    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+    #[cfg_attr(not(rustls_backend), allow(unused_mut))]
+    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        // In TLS 1.3 a server refuses the client's certificate after the client's handshake is
+        // done: its alert is the first read's error, which carries the same typed error as a
+        // refusal during the handshake (so that it is not retried as a transport failure).
+        #[cfg(rustls_backend)]
+        if let MaybeTlsStream::Rustls(s, provider) = self.as_mut().get_mut() {
+            let provider = *provider;
+            return match Pin::new(&mut **s).poll_read(cx, buf) {
+                Poll::Ready(Err(e)) => Poll::Ready(Err(self::rustls::read_error(provider, e))),
+                other => other,
+            };
+        }
         delegate!(self, s => s.poll_read(cx, buf))
     }
 }
@@ -502,7 +538,7 @@ impl AsyncWrite for MaybeTlsStream {
         match self {
             MaybeTlsStream::Plain(s) => s.is_write_vectored(),
             #[cfg(rustls_backend)]
-            MaybeTlsStream::Rustls(s) => s.is_write_vectored(),
+            MaybeTlsStream::Rustls(s, _) => s.is_write_vectored(),
             #[cfg(rustls_in_place)]
             MaybeTlsStream::RustlsInPlace(s) => s.is_write_vectored(),
             #[cfg(s2n)]
@@ -534,6 +570,7 @@ mod tests {
             session_resumption: true,
             ca_bundle: None,
             chosen_by: ChosenBy::Builder,
+            client_identity: None,
         })
     }
 

@@ -21,12 +21,14 @@ pub(crate) struct OpensslStream {
     /// An error met after a read had already gathered data, returned at the next read. libssl
     /// does not repeat a transport error: a reset, once reported, reads as a clean end of file.
     failed: Option<io::Error>,
+    /// The provider, which names the errors reads classify.
+    provider: crate::TlsProvider,
 }
 
 impl OpensslStream {
     /// The stream after its handshake.
-    pub(crate) fn new(stream: SslStream<ReadAhead<Transport>>) -> Self {
-        OpensslStream { stream, failed: None }
+    pub(crate) fn new(stream: SslStream<ReadAhead<Transport>>, provider: crate::TlsProvider) -> Self {
+        OpensslStream { stream, failed: None, provider }
     }
 
     /// The transport under TLS.
@@ -56,6 +58,8 @@ impl AsyncRead for OpensslStream {
                     return Poll::Ready(Ok(()));
                 }
                 Poll::Pending if buf.filled().len() > start => return Poll::Ready(Ok(())),
+                // A server's refusal of our certificate (TLS 1.3) arrives here, as an alert.
+                Poll::Ready(Err(error)) => return Poll::Ready(Err(super::read_error(this.provider, error))),
                 other => return other,
             }
         }

@@ -44,6 +44,10 @@ impl InPlaceBackend {
     /// Prepares `settings.provider` (`rustls-aws-lc`) on rustls 0.24.
     pub(crate) fn prepare(settings: &TlsSettings) -> Result<Self, Error> {
         let provider = settings.provider;
+        // Not wired yet: refused at preparation, before any handshake could go out without it.
+        if settings.client_identity.is_some() {
+            return Err(Error::TlsConfig { provider, reason: TlsConfigError::ClientIdentityUnsupported });
+        }
         let tls_error =
             |e: rustls_024::Error| Error::TlsConfig { provider, reason: TlsConfigError::Library(Arc::new(e)) };
         // With aws-lc-rs, X25519MLKEM768 leads the key exchange groups, as with rustls 0.23's
@@ -111,6 +115,8 @@ impl InPlaceBackend {
                 Some(HandshakeKind::Resumed | HandshakeKind::ResumedWithHelloRetryRequest)
             ),
             fips: !matches!(conn.fips(), FipsStatus::Unvalidated),
+            // A client identity is refused when preparing (not wired yet).
+            client_certificate_sent: false,
         };
         Ok((MaybeTlsStream::RustlsInPlace(Box::new(stream)), info))
     }

@@ -146,6 +146,10 @@ fn init() {
 impl S2nBackend {
     pub(crate) fn prepare(settings: &TlsSettings) -> Result<Self, Error> {
         let provider = settings.provider;
+        // Not wired yet: refused at preparation, before any handshake could go out without it.
+        if settings.client_identity.is_some() {
+            return Err(Error::TlsConfig { provider, reason: TlsConfigError::ClientIdentityUnsupported });
+        }
         let config_error = config_error(provider);
         // (Initializing s2n-tls is when it learns its libcrypto's mode.)
         init();
@@ -259,6 +263,8 @@ impl S2nBackend {
             // FIPS mode: the FIPS provider, whose libcrypto was checked to be in it when the
             // backend was prepared, with its FIPS security policy. The regular provider never is.
             fips: is_fips(self.provider),
+            // A client identity is refused when preparing (not wired yet).
+            client_certificate_sent: false,
         };
         Ok((MaybeTlsStream::S2n(Box::new(S2nStream::new(stream))), info))
     }
