@@ -151,6 +151,7 @@ impl HttpClient for SmithyTlsClient {
         let client = self.pool_for(settings.connect_timeout(), &sleep);
         SharedHttpConnector::new(Connector {
             client,
+            refusals: Arc::clone(self.inner.tls.refusals()),
             proxy: self.inner.proxy.clone(),
             read_timeout: settings.read_timeout(),
             sleep,
@@ -165,6 +166,8 @@ impl HttpClient for SmithyTlsClient {
 /// The connector handed to the orchestrator: one pool plus the read timeout.
 struct Connector {
     client: HyperClient,
+    /// Refusals of our certificate the client's connections met on reads (`RefusalLog`).
+    refusals: Arc<crate::tls::RefusalLog>,
     proxy: ProxyConfig,
     read_timeout: Option<Duration>,
     sleep: SharedAsyncSleep,
@@ -200,6 +203,8 @@ impl HttpConnector for Connector {
             let capture = capture.clone();
             smithy_capture.set_connection_retriever(move || connection_metadata(&capture));
         }
+        let host = request.uri().host().map(str::to_owned);
+        let refusals = Arc::clone(&self.refusals);
         let response = self.client.request(request);
         let read_timeout = self.read_timeout.map(|after| (after, self.sleep.sleep(after)));
         HttpConnectorFuture::new(async move {
@@ -215,7 +220,7 @@ impl HttpConnector for Connector {
             let pool_events = tracing::enabled!(tracing::Level::TRACE);
             let connection =
                 if telemetry.is_some() || pool_events || response.is_err() { connection_of(&capture) } else { None };
-            let used = connection.as_ref().and_then(|(metadata, info)| {
+            let used = connection.as_ref().and_then(|(metadata, info, _)| {
                 info.as_ref().map(|info| (metadata, info.id, Acquired::of(info, started)))
             });
             if let Some((_, id, acquired)) = used.filter(|_| pool_events) {
@@ -227,9 +232,23 @@ impl HttpConnector for Connector {
             if let Some(telemetry) = &telemetry {
                 record_attempt(telemetry, used.map(|(metadata, _, acquired)| (metadata, acquired)), started);
             }
-            let response = response.map_err(|error| match &connection {
-                Some((metadata, _)) => error.with_connection(metadata.clone()),
-                None => error,
+            let response = response.map_err(|error| {
+                // The server refused our certificate after the handshake (TLS 1.3), as a read
+                // found (and recorded: HTTP/2 keeps no typed I/O error): not retried.
+                // The connection's own record, or (when it died before the request went out on it,
+                // and none was captured) the client's for this host since the call started.
+                let refused = connection
+                    .as_ref()
+                    .and_then(|(_, _, refusal)| refusal.as_ref()?.get().cloned())
+                    .or_else(|| refusals.since(host.as_deref()?, started));
+                let error = match refused {
+                    Some(refused) => ConnectorError::other(Box::new(refused), None),
+                    None => error,
+                };
+                match &connection {
+                    Some((metadata, _, _)) => error.with_connection(metadata.clone()),
+                    None => error,
+                }
             })?;
             let response = response.map(SdkBody::from_body_1_x);
             HttpResponse::try_from(response).map_err(|e| ConnectorError::other(e.into(), None))
@@ -277,17 +296,21 @@ fn record_attempt(
 }
 
 fn connection_metadata(capture: &CaptureConnection) -> Option<ConnectionMetadata> {
-    connection_of(capture).map(|(metadata, _)| metadata)
+    connection_of(capture).map(|(metadata, _, _)| metadata)
 }
 
-/// The captured connection as the orchestrator sees it (metadata, with a poison switch), and
-/// what this crate knows of it, read from the connection once.
-fn connection_of(capture: &CaptureConnection) -> Option<(ConnectionMetadata, Option<ConnectionInfo>)> {
+/// The captured connection as the orchestrator sees it (metadata, with a poison switch), what
+/// this crate knows of it, and where its reads record a refusal of our certificate, read from
+/// the connection once.
+fn connection_of(
+    capture: &CaptureConnection,
+) -> Option<(ConnectionMetadata, Option<ConnectionInfo>, Option<crate::tls::ReadRefusal>)> {
     let guard = capture.connection_metadata();
     let connected = guard.as_ref()?;
     let mut extensions = http::Extensions::new();
     connected.get_extras(&mut extensions);
     let info = extensions.remove::<ConnectionInfo>();
+    let refusal = extensions.remove::<crate::tls::ReadRefusal>();
     let to_poison = capture.clone();
     let proxied = connected.is_proxied() || info.as_ref().is_some_and(|i| i.proxy.is_some());
     let mut builder = ConnectionMetadata::builder().proxied(proxied).poison_fn(move || {
@@ -298,7 +321,7 @@ fn connection_of(capture: &CaptureConnection) -> Option<(ConnectionMetadata, Opt
     });
     builder.set_remote_addr(info.as_ref().and_then(|i| i.remote_addr));
     builder.set_local_addr(info.as_ref().and_then(|i| i.local_addr));
-    Some((builder.build(), info))
+    Some((builder.build(), info, refusal))
 }
 
 fn find_source<'a, T: StdError + 'static>(err: &'a (dyn StdError + 'static)) -> Option<&'a T> {

@@ -333,6 +333,11 @@ impl Connection for ConnectedStream {
     fn connected(&self) -> Connected {
         let connected = Connected::new().proxy(self.forwarded);
         let connected = if self.h2 { connected.negotiated_h2() } else { connected };
+        // Where a refusal of our certificate met on a read is recorded (see `ReadRefusal`).
+        let connected = match self.io.inner().read_refusal() {
+            Some(refusal) => connected.extra(refusal.clone()),
+            None => connected,
+        };
         match self.info.lock().unwrap_or_else(PoisonError::into_inner).take() {
             Some(info) => connected.extra(*info),
             None => connected,

@@ -465,8 +465,25 @@ pub(crate) fn openssl_private_key(
             .and_then(openssl::pkey::PKey::from_rsa),
         KeyFormat::Sec1 => openssl::ec::EcKey::private_key_from_der(identity.private_key_bytes())
             .and_then(openssl::pkey::PKey::from_ec_key),
-        KeyFormat::Pkcs8 => openssl::pkey::PKey::private_key_from_pkcs8(identity.private_key_bytes()),
+        // OpenSSL's PKCS#8 decoder refuses version 2 (RFC 5958, the public key included, as
+        // ring writes Ed25519 keys): the same key without its public half is version 1.
+        KeyFormat::Pkcs8 => openssl::pkey::PKey::private_key_from_pkcs8(identity.private_key_bytes()).or_else(|e| {
+            match pkcs8_without_public_key(identity.private_key_bytes()) {
+                Some(v1) => openssl::pkey::PKey::private_key_from_pkcs8(&v1),
+                None => Err(e),
+            }
+        }),
     }
+}
+
+/// A PKCS#8 version 2 key re-encoded as version 1 (without its public key), zeroed on drop;
+/// `None` for a key without a public key, or one that cannot be re-encoded.
+#[cfg(openssl_provider)]
+fn pkcs8_without_public_key(der: &[u8]) -> Option<Zeroizing<Vec<u8>>> {
+    use pkcs8::der::Encode;
+    let mut info = pkcs8::PrivateKeyInfoRef::try_from(der).ok()?;
+    info.public_key.take()?;
+    info.to_der().ok().map(Zeroizing::new)
 }
 
 #[cfg(test)]

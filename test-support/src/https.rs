@@ -48,6 +48,34 @@ pub fn server_config(identity: &ServerIdentity, alpn: Alpn, crypto: Arc<CryptoPr
     config
 }
 
+/// [`server_config`] that requires a client certificate issued by a CA of `client_ca_pem`
+/// (rustls's webpki client verifier, with `crypto`).
+/// `versions`: the protocol versions it speaks (`rustls::DEFAULT_VERSIONS`, or one).
+pub fn server_config_requiring_client_auth(
+    identity: &ServerIdentity,
+    alpn: Alpn,
+    crypto: Arc<CryptoProvider>,
+    client_ca_pem: &str,
+    versions: &[&'static rustls::SupportedProtocolVersion],
+) -> rustls::ServerConfig {
+    use rustls::pki_types::pem::PemObject;
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in rustls::pki_types::CertificateDer::pem_slice_iter(client_ca_pem.as_bytes()) {
+        roots.add(cert.expect("client CA PEM")).expect("client CA");
+    }
+    let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(Arc::new(roots), Arc::clone(&crypto))
+        .build()
+        .expect("client verifier");
+    let mut config = rustls::ServerConfig::builder_with_provider(crypto)
+        .with_protocol_versions(versions)
+        .expect("protocol versions")
+        .with_client_cert_verifier(verifier)
+        .with_single_cert(identity.chain.clone(), identity.private_key())
+        .expect("server certificate");
+    config.alpn_protocols = alpn.protocols();
+    config
+}
+
 /// What one TLS handshake negotiated, seen from the server.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Negotiated {

@@ -12,7 +12,7 @@ use hyper::service::service_fn;
 use hyper::{Request, Response};
 use tokio::net::TcpListener;
 
-use crate::https::{http_builder, server_config, Alpn, HttpsServer};
+use crate::https::{http_builder, server_config, server_config_requiring_client_auth, Alpn, HttpsServer};
 use crate::{Digest, PatternBody, ServerIdentity};
 
 /// An HTTPS server on 127.0.0.1 (rustls with ring) serving:
@@ -36,6 +36,19 @@ impl TestServer {
     /// Starts the server with `identity`, offering `alpn`.
     pub async fn start(identity: &ServerIdentity, alpn: Alpn) -> TestServer {
         let config = server_config(identity, alpn, Arc::new(rustls::crypto::ring::default_provider()));
+        TestServer(HttpsServer::start(config, http_builder(), || service_fn(handle)).await)
+    }
+
+    /// Starts the server with `identity`, offering `alpn` and `versions`, requiring a client
+    /// certificate from a CA of `client_ca_pem` (mutual TLS).
+    pub async fn start_requiring_client_auth(
+        identity: &ServerIdentity,
+        alpn: Alpn,
+        client_ca_pem: &str,
+        versions: &[&'static rustls::SupportedProtocolVersion],
+    ) -> TestServer {
+        let crypto = Arc::new(rustls::crypto::ring::default_provider());
+        let config = server_config_requiring_client_auth(identity, alpn, crypto, client_ca_pem, versions);
         TestServer(HttpsServer::start(config, http_builder(), || service_fn(handle)).await)
     }
 

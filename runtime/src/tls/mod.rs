@@ -190,6 +190,8 @@ pub(crate) struct TlsBackend {
     provider: TlsProvider,
     roots: Option<TrustRoots>,
     chosen_by: ChosenBy,
+    /// The client's log of refusals of our certificate met on reads (`LazyTlsBackend`'s).
+    refusals: Arc<RefusalLog>,
 }
 
 /// What a backend's handshake negotiated; [`TlsBackend::handshake`] makes it a [`TlsInfo`].
@@ -248,7 +250,13 @@ impl TlsBackend {
             settings.provider.validate_roots(roots)?;
         }
         let library = Self::library(settings)?;
-        Ok(TlsBackend { library, provider: settings.provider, roots: settings.roots, chosen_by: settings.chosen_by })
+        Ok(TlsBackend {
+            library,
+            provider: settings.provider,
+            roots: settings.roots,
+            chosen_by: settings.chosen_by,
+            refusals: Arc::default(),
+        })
     }
 
     /// The provider's library, prepared.
@@ -306,6 +314,9 @@ impl TlsBackend {
         tcp: Transport,
     ) -> Result<(MaybeTlsStream, TlsInfo), TlsHandshakeError> {
         let (stream, negotiated) = self.library.handshake(server_name, tcp).await?;
+        if let Some(refusal) = stream.read_refusal() {
+            let _ = refusal.shared.log.set((Arc::clone(&self.refusals), server_name.to_owned()));
+        }
         let Negotiated {
             protocol_version,
             cipher_suite,
@@ -357,6 +368,8 @@ impl Library {
 #[derive(Debug)]
 pub(crate) struct LazyTlsBackend {
     settings: TlsSettings,
+    /// Refusals of our certificate met on reads, by every connection of the client.
+    refusals: Arc<RefusalLog>,
     prepared: OnceLock<Result<Arc<TlsBackend>, Error>>,
     /// The backend for TLS to `https://` proxies: the same provider and roots, HTTP/1.1 only
     /// (the `CONNECT` is HTTP/1.1), no client identity, made on first use.
@@ -365,7 +378,12 @@ pub(crate) struct LazyTlsBackend {
 
 impl LazyTlsBackend {
     pub(crate) fn new(settings: TlsSettings) -> Arc<Self> {
-        Arc::new(LazyTlsBackend { settings, prepared: OnceLock::new(), for_proxies: OnceLock::new() })
+        Arc::new(LazyTlsBackend {
+            settings,
+            refusals: Arc::default(),
+            prepared: OnceLock::new(),
+            for_proxies: OnceLock::new(),
+        })
     }
 
     /// The backend for TLS to `https://` proxies (see `for_proxies`).
@@ -387,11 +405,17 @@ impl LazyTlsBackend {
         &self.settings
     }
 
+    /// The refusals of our certificate this client's connections met on reads.
+    pub(crate) fn refusals(&self) -> &Arc<RefusalLog> {
+        &self.refusals
+    }
+
     fn prepare_blocking(&self) -> Result<Arc<TlsBackend>, Error> {
         self.prepared
             .get_or_init(|| {
                 let started = std::time::Instant::now();
-                let backend = TlsBackend::prepare(&self.settings).map(Arc::new);
+                let backend = TlsBackend::prepare(&self.settings)
+                    .map(|backend| Arc::new(TlsBackend { refusals: Arc::clone(&self.refusals), ..backend }));
                 tracing::debug!(provider = %self.settings.provider, elapsed = ?started.elapsed(), ok = backend.is_ok(), "prepared TLS backend");
                 backend
             })
@@ -440,14 +464,90 @@ impl LazyTlsBackend {
     }
 }
 
+/// Where a connection's stream records a server's refusal of this client's certificate met on a
+/// read (TLS 1.3 sends it after the client's handshake is done). The read's error carries it
+/// too, but hyper keeps only the kind and text of a connection's I/O error (HTTP/2), or none of
+/// it when the connection dies before the request went out on it ("channel closed"): the client
+/// finds it here, through the connection's extras, or through the client's [`RefusalLog`].
+#[derive(Debug, Clone)]
+pub(crate) struct ReadRefusal {
+    provider: TlsProvider,
+    shared: Arc<RefusalShared>,
+}
+
+#[derive(Debug, Default)]
+struct RefusalShared {
+    refused: OnceLock<TlsHandshakeError>,
+    /// The client's log, and the server's name, to report a refusal to.
+    log: OnceLock<(Arc<RefusalLog>, String)>,
+}
+
+impl ReadRefusal {
+    #[cfg(any(rustls_backend, openssl_provider))]
+    pub(crate) fn new(provider: TlsProvider) -> Self {
+        ReadRefusal { provider, shared: Arc::default() }
+    }
+
+    /// The refusal, once a read met one.
+    pub(crate) fn get(&self) -> Option<&TlsHandshakeError> {
+        self.shared.refused.get()
+    }
+
+    /// A read's error: `classify` (the backend's) says whether it is a refusal of our
+    /// certificate, which is then recorded (here and in the client's log) and carried by the
+    /// error returned.
+    #[cfg(any(rustls_backend, openssl_provider))]
+    pub(crate) fn read_error(
+        &self,
+        io: io::Error,
+        classify: impl FnOnce(&io::Error) -> Option<crate::ClientCertificateProblem>,
+    ) -> io::Error {
+        let Some(problem) = classify(&io) else { return io };
+        let kind = io.kind();
+        let refused = TlsHandshakeError {
+            provider: self.provider,
+            kind: crate::HandshakeFailure::ClientCertificate(problem),
+            source: Arc::new(io),
+        };
+        if self.shared.refused.set(refused.clone()).is_ok() {
+            if let Some((log, server_name)) = self.shared.log.get() {
+                log.record(server_name, refused.clone());
+            }
+        }
+        io::Error::new(kind, refused)
+    }
+}
+
+/// The latest refusal of our certificate that a client's connections met on a read after their
+/// handshake, with the server's name and when: for a request whose connection died before the
+/// request went out on it, which hyper reports without the connection's error.
+#[derive(Debug, Default)]
+pub(crate) struct RefusalLog(std::sync::Mutex<Option<(String, std::time::SystemTime, TlsHandshakeError)>>);
+
+impl RefusalLog {
+    fn record(&self, server_name: &str, refused: TlsHandshakeError) {
+        let mut latest = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        *latest = Some((server_name.to_owned(), std::time::SystemTime::now(), refused));
+    }
+
+    /// The refusal a connection to `server_name` met at `since` or later, if any.
+    pub(crate) fn since(&self, server_name: &str, since: std::time::SystemTime) -> Option<TlsHandshakeError> {
+        let latest = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        match &*latest {
+            Some((name, at, refused)) if name == server_name && *at >= since => Some(refused.clone()),
+            _ => None,
+        }
+    }
+}
+
 /// A connected stream: plain for `http://`, or TLS for `https://`, over TCP or (through an
 /// `https://` proxy) over TLS to the proxy.
 #[derive(Debug)]
 pub(crate) enum MaybeTlsStream {
     Plain(Transport),
-    /// The stream, and the provider (which names the errors its reads classify).
+    /// The stream, and where its reads record a refusal of our certificate.
     #[cfg(rustls_backend)]
-    Rustls(Box<tokio_rustls::client::TlsStream<ReadAhead<Transport>>>, TlsProvider),
+    Rustls(Box<tokio_rustls::client::TlsStream<ReadAhead<Transport>>>, ReadRefusal),
     #[cfg(rustls_in_place)]
     RustlsInPlace(Box<self::rustls_in_place::InPlaceStream<Transport>>),
     #[cfg(s2n)]
@@ -468,6 +568,19 @@ impl MaybeTlsStream {
             MaybeTlsStream::S2n(s) => s.tcp(),
             #[cfg(openssl_provider)]
             MaybeTlsStream::OpenSsl(s) => s.transport().tcp(),
+        }
+    }
+
+    /// Where the stream's reads record a refusal of our certificate (TLS streams of the
+    /// backends that present one).
+    pub(crate) fn read_refusal(&self) -> Option<&ReadRefusal> {
+        match self {
+            #[cfg(rustls_backend)]
+            MaybeTlsStream::Rustls(_, refusal) => Some(refusal),
+            #[cfg(openssl_provider)]
+            MaybeTlsStream::OpenSsl(s) => Some(s.read_refusal()),
+            #[allow(unreachable_patterns)]
+            _ => None,
         }
     }
 }
@@ -510,10 +623,9 @@ impl AsyncRead for MaybeTlsStream {
         // done: its alert is the first read's error, which carries the same typed error as a
         // refusal during the handshake (so that it is not retried as a transport failure).
         #[cfg(rustls_backend)]
-        if let MaybeTlsStream::Rustls(s, provider) = self.as_mut().get_mut() {
-            let provider = *provider;
+        if let MaybeTlsStream::Rustls(s, refusal) = self.as_mut().get_mut() {
             return match Pin::new(&mut **s).poll_read(cx, buf) {
-                Poll::Ready(Err(e)) => Poll::Ready(Err(self::rustls::read_error(provider, e))),
+                Poll::Ready(Err(e)) => Poll::Ready(Err(refusal.read_error(e, self::rustls::refusal_on_read))),
                 other => other,
             };
         }
@@ -521,17 +633,49 @@ impl AsyncRead for MaybeTlsStream {
     }
 }
 
+impl MaybeTlsStream {
+    /// A write's error, or the server's refusal of our certificate when one waits unread: in
+    /// TLS 1.3 the server sends its alert and closes after the client's handshake is done, and
+    /// the client's next write (its first request) can fail on the closed connection before any
+    /// read has seen the alert. On a connection the peer closed or reset (the only write errors
+    /// this looks past) the socket is readable, so the read resolves at once: the alert, or the
+    /// end. Until the reactor has seen that (the read is pending) the write is pending too; it
+    /// fails again when polled again, and the read decides.
+    fn write_error(mut self: Pin<&mut Self>, cx: &mut Context<'_>, error: io::Error) -> Poll<io::Error> {
+        let closed = matches!(
+            error.kind(),
+            io::ErrorKind::BrokenPipe | io::ErrorKind::ConnectionReset | io::ErrorKind::ConnectionAborted
+        );
+        if !closed || self.read_refusal().is_none_or(|r| r.get().is_some()) {
+            return Poll::Ready(error);
+        }
+        let mut scratch = [0u8; 256];
+        let read = self.as_mut().poll_read(cx, &mut ReadBuf::new(&mut scratch));
+        match self.read_refusal().and_then(ReadRefusal::get) {
+            Some(refused) => Poll::Ready(io::Error::new(error.kind(), refused.clone())),
+            None if read.is_pending() => Poll::Pending,
+            None => Poll::Ready(error),
+        }
+    }
+}
+
 impl AsyncWrite for MaybeTlsStream {
-    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        delegate!(self, s => s.poll_write(cx, buf))
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        match delegate!(self.as_mut(), s => s.poll_write(cx, buf)) {
+            Poll::Ready(Err(e)) => self.write_error(cx, e).map(Err),
+            other => other,
+        }
     }
 
     fn poll_write_vectored(
-        self: Pin<&mut Self>,
+        mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        delegate!(self, s => s.poll_write_vectored(cx, bufs))
+        match delegate!(self.as_mut(), s => s.poll_write_vectored(cx, bufs)) {
+            Poll::Ready(Err(e)) => self.write_error(cx, e).map(Err),
+            other => other,
+        }
     }
 
     fn is_write_vectored(&self) -> bool {
@@ -548,8 +692,11 @@ impl AsyncWrite for MaybeTlsStream {
         }
     }
 
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        delegate!(self, s => s.poll_flush(cx))
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match delegate!(self.as_mut(), s => s.poll_flush(cx)) {
+            Poll::Ready(Err(e)) => self.write_error(cx, e).map(Err),
+            other => other,
+        }
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {

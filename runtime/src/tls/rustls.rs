@@ -222,7 +222,7 @@ impl RustlsBackend {
             fips: conn.fips(),
             client_certificate_sent: sent,
         };
-        Ok((MaybeTlsStream::Rustls(Box::new(stream), provider), info))
+        Ok((MaybeTlsStream::Rustls(Box::new(stream), super::ReadRefusal::new(provider)), info))
     }
 }
 
@@ -237,18 +237,10 @@ fn client_certificate_problem(e: &rustls::Error, asked_without_identity: bool) -
     }
 }
 
-/// A read's error, with a server's refusal of the client certificate (TLS 1.3: after the
-/// client's handshake is done) as a [`TlsHandshakeError`] inside it.
-pub(crate) fn read_error(provider: TlsProvider, io: std::io::Error) -> std::io::Error {
-    let problem =
-        io.get_ref().and_then(|e| e.downcast_ref::<rustls::Error>()).and_then(|e| client_certificate_problem(e, false));
-    match problem {
-        Some(problem) => std::io::Error::new(
-            io.kind(),
-            TlsHandshakeError { provider, kind: HandshakeFailure::ClientCertificate(problem), source: Arc::new(io) },
-        ),
-        None => io,
-    }
+/// Whether a read's error is a server's refusal of our certificate (TLS 1.3: after the
+/// client's handshake is done), and which.
+pub(crate) fn refusal_on_read(io: &std::io::Error) -> Option<ClientCertificateProblem> {
+    io.get_ref().and_then(|e| e.downcast_ref::<rustls::Error>()).and_then(|e| client_certificate_problem(e, false))
 }
 
 fn classify(provider: TlsProvider, io: std::io::Error, asked_without_identity: bool) -> TlsHandshakeError {

@@ -281,7 +281,7 @@ impl OpensslBackend {
             // libssl sends the configured certificate when asked (it has no other to choose).
             client_certificate_sent: self.has_identity && asked.load(Ordering::Relaxed),
         };
-        Ok((MaybeTlsStream::OpenSsl(Box::new(OpensslStream::new(stream, provider))), info))
+        Ok((MaybeTlsStream::OpenSsl(Box::new(OpensslStream::new(stream, super::ReadRefusal::new(provider)))), info))
     }
 }
 
@@ -340,25 +340,10 @@ fn client_certificate_problem(e: &openssl::ssl::Error, asked_without_identity: b
     ClientCertificateProblem::from_alert(alert, asked_without_identity)
 }
 
-/// A read's error, with a server's refusal of the client certificate (TLS 1.3: after the
-/// client's handshake is done) as a [`TlsHandshakeError`] inside it.
-pub(crate) fn read_error(provider: TlsProvider, io: std::io::Error) -> std::io::Error {
-    let problem = io
-        .get_ref()
-        .and_then(|e| e.downcast_ref::<openssl::ssl::Error>())
-        .and_then(|e| client_certificate_problem(e, false));
-    match problem {
-        Some(problem) => {
-            let message = io.to_string();
-            let source = Arc::new(OpensslError(message, None));
-            let kind = io.kind();
-            std::io::Error::new(
-                kind,
-                TlsHandshakeError { provider, kind: HandshakeFailure::ClientCertificate(problem), source },
-            )
-        }
-        None => io,
-    }
+/// Whether a read's error is a server's refusal of our certificate (TLS 1.3: after the
+/// client's handshake is done), and which.
+pub(crate) fn refusal_on_read(io: &std::io::Error) -> Option<ClientCertificateProblem> {
+    io.get_ref().and_then(|e| e.downcast_ref::<openssl::ssl::Error>()).and_then(|e| client_certificate_problem(e, false))
 }
 
 fn classify(
