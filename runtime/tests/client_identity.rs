@@ -5,6 +5,7 @@
 //! `openssl s_server -Verify 1`. Also: what `ClientIdentity` refuses when it is built.
 
 use std::process::Command;
+use std::time::Duration;
 
 use aws_smithy_runtime_api::client::result::ConnectorError;
 use rcgen::KeyPair;
@@ -192,14 +193,18 @@ async fn openssl_s_server_with_verify_accepts_the_identity_and_requires_one() {
         for version in ["-tls1_3", "-tls1_2"] {
             let server = OpensslServer::start(&leaf, &["-Verify", "1", "-verify_return_error", "-CAfile", ca_path, version]);
             let with = client(provider, &server_ca.pem, Some(&identity));
-            let response = call(&with, &no_timeouts(), get(&server.url())).await;
+            let timeouts = settings(Some(Duration::from_secs(10)), Some(Duration::from_secs(10)));
+            let response = call(&with, &timeouts, get(&server.url())).await;
             let response = response.unwrap_or_else(|e| panic!("{provider} {version}: {}", error_chain(&e)));
             assert_eq!(response.status().as_u16(), 200);
             let tls = response.extension::<ConnectionInfo>().and_then(|i| i.tls).expect("TLS info");
             assert!(tls.client_certificate_sent, "{provider} {version}: {tls:?}");
 
+            // s_server serves one connection at a time, and the first client's is still open.
+            let server = OpensslServer::start(&leaf, &["-Verify", "1", "-verify_return_error", "-CAfile", ca_path, version]);
             let without = client(provider, &server_ca.pem, None);
-            let err = call(&without, &no_timeouts(), get(&server.url())).await.expect_err("no identity");
+            let timeouts = settings(Some(Duration::from_secs(10)), Some(Duration::from_secs(10)));
+            let err = call(&without, &timeouts, get(&server.url())).await.expect_err("no identity");
             let case = format!("{provider} {version}: {}", error_chain(&err));
             assert_eq!(client_certificate_problem(&err, &case), Some(ClientCertificateProblem::Required), "{case}");
         }
