@@ -421,6 +421,7 @@ mod tests {
             alpn: Some("h2"),
             resumed: false,
             fips: false,
+            client_certificate_sent: false,
         };
         let stream = stream_with(info(Some(tls), None)).await;
         let first = stream.connected();
@@ -446,6 +447,7 @@ mod tests {
             alpn: Some("http/1.1"),
             resumed: true,
             fips: false,
+            client_certificate_sent: false,
         };
         let tunnelled = stream_with(info(Some(tls), Some("proxy.test:3128"))).await.connected();
         assert!(!tunnelled.is_proxied());

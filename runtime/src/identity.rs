@@ -329,7 +329,9 @@ fn parse_key(pem: &[u8]) -> Result<(KeyFormat, Zeroizing<Vec<u8>>), IdentityErro
     let mut keys = PrivateKeyDer::pem_slice_iter(pem);
     let key = match keys.next() {
         None => return Err(IdentityError::NoPrivateKey),
-        Some(Err(e)) => return Err(IdentityError::MalformedPem { part: IdentityPart::PrivateKey, source: Arc::new(e) }),
+        Some(Err(e)) => {
+            return Err(IdentityError::MalformedPem { part: IdentityPart::PrivateKey, source: Arc::new(e) })
+        }
         Some(Ok(key)) => key,
     };
     let (format, key) = match key {
@@ -361,7 +363,9 @@ fn key_type(format: KeyFormat, der: &[u8]) -> Result<KeyType, IdentityError> {
                 Ok(KeyType::Ed25519)
             } else if oid == EC_PUBLIC_KEY {
                 let curve = match info.algorithm.parameters {
-                    Some(params) => Some(params.decode_as::<ObjectIdentifier>().map_err(|_| IdentityError::MalformedKey)?),
+                    Some(params) => {
+                        Some(params.decode_as::<ObjectIdentifier>().map_err(|_| IdentityError::MalformedKey)?)
+                    }
                     // Named in the SEC1 structure inside, if anywhere.
                     None => sec1::EcPrivateKey::try_from(info.private_key.as_bytes())
                         .map_err(|_| IdentityError::MalformedKey)?

@@ -77,8 +77,8 @@ mod tls;
 pub use client::{Builder, SmithyTlsClient, DEFAULT_POOL_IDLE_TIMEOUT, DEFAULT_TCP_KEEPALIVE};
 pub use connect::ConnectionInfo;
 pub use error::{
-    CertificateProblem, ClientCertificateProblem, ConnectTimeout, Error, HandshakeFailure, KeyLogError, ProxyError, ProxyFailure,
-    ProxyResponseError, ProxyUrlError, ReadTimeout, TlsConfigError, TlsHandshakeError, UriError,
+    CertificateProblem, ClientCertificateProblem, ConnectTimeout, Error, HandshakeFailure, KeyLogError, ProxyError,
+    ProxyFailure, ProxyResponseError, ProxyUrlError, ReadTimeout, TlsConfigError, TlsHandshakeError, UriError,
 };
 pub use identity::{ClientIdentity, IdentityError, IdentityPart, KeyType};
 pub use provider::application::ChosenBy;

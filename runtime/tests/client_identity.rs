@@ -114,7 +114,10 @@ async fn a_server_that_asks_accepts_each_key_type_on_both_versions() {
                     let err = result.expect_err(&case);
                     let refused = find_in_chain::<Error>(&err);
                     assert!(
-                        matches!(refused, Some(Error::TlsConfig { reason: TlsConfigError::ClientIdentityUnsupported, .. })),
+                        matches!(
+                            refused,
+                            Some(Error::TlsConfig { reason: TlsConfigError::ClientIdentityUnsupported, .. })
+                        ),
                         "{case}: {}",
                         error_chain(&err)
                     );
@@ -149,7 +152,8 @@ async fn assert_refused(identity: Option<&ClientIdentity>, client_ca: &TestCa, e
     for provider in providers().filter(|&p| presents_identity(p)) {
         for (version, versions) in tls13_and_12() {
             let leaf = server_ca.leaf(&["localhost"]);
-            let server = TestServer::start_requiring_client_auth(&leaf, Alpn::H2AndHttp1, &client_ca.pem, versions).await;
+            let server =
+                TestServer::start_requiring_client_auth(&leaf, Alpn::H2AndHttp1, &client_ca.pem, versions).await;
             let client = client(provider, &server_ca.pem, identity);
             let err = call(&client, &no_timeouts(), get(&server.url("/"))).await.expect_err("refused");
             let case = format!("{provider} {version}: {}", error_chain(&err));
@@ -191,7 +195,8 @@ async fn openssl_s_server_with_verify_accepts_the_identity_and_requires_one() {
     let identity = identity_for(&client_ca, &KeyPair::generate().expect("key"));
     for provider in providers().filter(|&p| presents_identity(p)) {
         for version in ["-tls1_3", "-tls1_2"] {
-            let server = OpensslServer::start(&leaf, &["-Verify", "1", "-verify_return_error", "-CAfile", ca_path, version]);
+            let server =
+                OpensslServer::start(&leaf, &["-Verify", "1", "-verify_return_error", "-CAfile", ca_path, version]);
             let with = client(provider, &server_ca.pem, Some(&identity));
             let timeouts = settings(Some(Duration::from_secs(10)), Some(Duration::from_secs(10)));
             let response = call(&with, &timeouts, get(&server.url())).await;
@@ -201,7 +206,8 @@ async fn openssl_s_server_with_verify_accepts_the_identity_and_requires_one() {
             assert!(tls.client_certificate_sent, "{provider} {version}: {tls:?}");
 
             // s_server serves one connection at a time, and the first client's is still open.
-            let server = OpensslServer::start(&leaf, &["-Verify", "1", "-verify_return_error", "-CAfile", ca_path, version]);
+            let server =
+                OpensslServer::start(&leaf, &["-Verify", "1", "-verify_return_error", "-CAfile", ca_path, version]);
             let without = client(provider, &server_ca.pem, None);
             let timeouts = settings(Some(Duration::from_secs(10)), Some(Duration::from_secs(10)));
             let err = call(&without, &timeouts, get(&server.url())).await.expect_err("no identity");
@@ -273,7 +279,8 @@ fn garbage_and_missing_parts_are_typed() {
     assert!(matches!(err, IdentityError::NoCertificate), "{err:?}");
     let err = ClientIdentity::from_pem(&pem.cert, "garbage").expect_err("no key");
     assert!(matches!(err, IdentityError::NoPrivateKey), "{err:?}");
-    let bad = "-----BEGIN PRIVATE KEY-----\nMIIBVgIBADANBgkqhkiG9w0BAQEFAASCAUAwggE8AgEAAkEA\n-----END PRIVATE KEY-----\n";
+    let bad =
+        "-----BEGIN PRIVATE KEY-----\nMIIBVgIBADANBgkqhkiG9w0BAQEFAASCAUAwggE8AgEAAkEA\n-----END PRIVATE KEY-----\n";
     let err = ClientIdentity::from_pem(&pem.cert, bad).expect_err("truncated DER");
     assert!(matches!(err, IdentityError::MalformedKey), "{err:?}");
     let unterminated = "-----BEGIN CERTIFICATE-----\nMIIB\n";

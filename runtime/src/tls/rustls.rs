@@ -90,7 +90,10 @@ fn certified_key(
     let Some(identity) = &settings.client_identity else { return Ok(None) };
     // FIPS: only the key types FIPS approves, said before rustls's own (less specific) check.
     if provider.is_fips() && !identity.key_type().is_fips_approved() {
-        return Err(Error::TlsConfig { provider, reason: TlsConfigError::ClientKeyNotFipsApproved(identity.key_type()) });
+        return Err(Error::TlsConfig {
+            provider,
+            reason: TlsConfigError::ClientKeyNotFipsApproved(identity.key_type()),
+        });
     }
     let key = crypto
         .key_provider
@@ -247,7 +250,11 @@ fn classify(provider: TlsProvider, io: std::io::Error, asked_without_identity: b
     use rustls::CertificateError as C;
     let error = io.get_ref().and_then(|e| e.downcast_ref::<rustls::Error>());
     if let Some(problem) = error.and_then(|e| client_certificate_problem(e, asked_without_identity)) {
-        return TlsHandshakeError { provider, kind: HandshakeFailure::ClientCertificate(problem), source: Arc::new(io) };
+        return TlsHandshakeError {
+            provider,
+            kind: HandshakeFailure::ClientCertificate(problem),
+            source: Arc::new(io),
+        };
     }
     let kind = match error {
         Some(rustls::Error::InvalidCertificate(problem)) => HandshakeFailure::Certificate(match problem {

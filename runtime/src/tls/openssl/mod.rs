@@ -163,7 +163,10 @@ fn client_identity(builder: &mut SslContextBuilder, settings: &TlsSettings, fips
     let provider = settings.provider;
     let Some(identity) = &settings.client_identity else { return Ok(()) };
     if fips && !identity.key_type().is_fips_approved() {
-        return Err(Error::TlsConfig { provider, reason: TlsConfigError::ClientKeyNotFipsApproved(identity.key_type()) });
+        return Err(Error::TlsConfig {
+            provider,
+            reason: TlsConfigError::ClientKeyNotFipsApproved(identity.key_type()),
+        });
     }
     let config_error = config_error(provider);
     let mut chain = identity.certificate_chain().iter();
@@ -335,7 +338,10 @@ fn received_alert(stack: &ErrorStack) -> Option<u8> {
 }
 
 /// The client-certificate problem libssl's error names, if any (see `received_alert`).
-fn client_certificate_problem(e: &openssl::ssl::Error, asked_without_identity: bool) -> Option<ClientCertificateProblem> {
+fn client_certificate_problem(
+    e: &openssl::ssl::Error,
+    asked_without_identity: bool,
+) -> Option<ClientCertificateProblem> {
     let alert = e.ssl_error().and_then(received_alert)?;
     ClientCertificateProblem::from_alert(alert, asked_without_identity)
 }
@@ -343,7 +349,9 @@ fn client_certificate_problem(e: &openssl::ssl::Error, asked_without_identity: b
 /// Whether a read's error is a server's refusal of our certificate (TLS 1.3: after the
 /// client's handshake is done), and which.
 pub(crate) fn refusal_on_read(io: &std::io::Error) -> Option<ClientCertificateProblem> {
-    io.get_ref().and_then(|e| e.downcast_ref::<openssl::ssl::Error>()).and_then(|e| client_certificate_problem(e, false))
+    io.get_ref()
+        .and_then(|e| e.downcast_ref::<openssl::ssl::Error>())
+        .and_then(|e| client_certificate_problem(e, false))
 }
 
 fn classify(
