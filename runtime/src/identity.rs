@@ -31,7 +31,7 @@ use pkcs8::der::asn1::UintRef;
 use pkcs8::der::Decode;
 use pkcs8::ObjectIdentifier;
 use rustls_pki_types::pem::PemObject;
-use rustls_pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs1KeyDer, PrivatePkcs8KeyDer, PrivateSec1KeyDer};
+use rustls_pki_types::{CertificateDer, PrivateKeyDer};
 use zeroize::Zeroizing;
 
 const RSA_ENCRYPTION: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.1.1");
@@ -267,7 +267,9 @@ impl ClientIdentity {
 
     /// The key as rustls takes it: a copy (rustls's types own their bytes), which the caller
     /// hands straight to the library.
+    #[cfg(rustls)]
     pub(crate) fn private_key_der(&self) -> PrivateKeyDer<'static> {
+        use rustls_pki_types::{PrivatePkcs1KeyDer, PrivatePkcs8KeyDer, PrivateSec1KeyDer};
         let bytes = self.inner.key.to_vec();
         match self.inner.format {
             KeyFormat::Pkcs8 => PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(bytes)),
@@ -276,8 +278,8 @@ impl ClientIdentity {
         }
     }
 
-    /// The key's DER, borrowed (for the libraries that parse it themselves).
-    #[cfg(any(openssl_provider, s2n))]
+    /// The key's DER, borrowed (for OpenSSL, which parses it itself).
+    #[cfg(openssl_provider)]
     pub(crate) fn private_key_bytes(&self) -> &[u8] {
         &self.inner.key
     }

@@ -142,6 +142,7 @@ impl TlsProvider {
     }
 
     /// Whether the provider's cryptography is aws-lc's FIPS module (the FIPS providers).
+    #[cfg(rustls_backend)]
     pub(crate) fn is_fips(self) -> bool {
         self.facts().fips()
     }
