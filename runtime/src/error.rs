@@ -193,8 +193,11 @@ pub enum TlsConfigError {
     /// A FIPS provider with a client identity whose key type FIPS does not approve
     /// ([`KeyType::is_fips_approved`](crate::KeyType::is_fips_approved)).
     ClientKeyNotFipsApproved(crate::KeyType),
-    /// A client identity on a backend that does not present one yet: s2n-tls, and the
-    /// experimental rustls 0.24 backend (`experimental-rustls-024`).
+    /// A client identity whose key type the provider does not present: s2n-tls takes no Ed25519
+    /// certificates.
+    ClientKeyTypeUnsupported(crate::KeyType),
+    /// A client identity on a backend that does not present one yet: the experimental rustls
+    /// 0.24 backend (`experimental-rustls-024`).
     ClientIdentityUnsupported,
 }
 
@@ -213,9 +216,12 @@ impl fmt::Display for TlsConfigError {
                 "the client identity's {key_type} key is not FIPS-approved: a FIPS provider presents ECDSA \
                  (P-256, P-384, P-521) or RSA (2048 bits or more) keys only"
             ),
+            TlsConfigError::ClientKeyTypeUnsupported(key_type) => {
+                write!(f, "this provider does not present a client certificate with an {key_type} key")
+            }
             TlsConfigError::ClientIdentityUnsupported => f.write_str(
-                "this backend does not present a client identity yet (s2n-tls, and the experimental rustls 0.24 \
-                 backend): use a rustls or the openssl provider for mutual TLS",
+                "the experimental rustls 0.24 backend does not present a client identity yet: build without \
+                 `experimental-rustls-024` for mutual TLS",
             ),
         }
     }
@@ -230,6 +236,7 @@ impl StdError for TlsConfigError {
             | TlsConfigError::LibcryptoNotFips
             | TlsConfigError::ExtraRootsWithPlatformVerifier
             | TlsConfigError::ClientKeyNotFipsApproved(_)
+            | TlsConfigError::ClientKeyTypeUnsupported(_)
             | TlsConfigError::ClientIdentityUnsupported => None,
         }
     }

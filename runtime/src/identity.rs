@@ -278,6 +278,22 @@ impl ClientIdentity {
         }
     }
 
+    /// The chain and the key as PEM text, as s2n-tls loads them; the key's text is zeroed on
+    /// drop.
+    #[cfg(s2n)]
+    pub(crate) fn pem(&self) -> (String, Zeroizing<String>) {
+        let mut chain = String::new();
+        for cert in &self.inner.chain {
+            chain.push_str(&pem_section("CERTIFICATE", cert));
+        }
+        let label = match self.inner.format {
+            KeyFormat::Pkcs8 => "PRIVATE KEY",
+            KeyFormat::Sec1 => "EC PRIVATE KEY",
+            KeyFormat::Pkcs1 => "RSA PRIVATE KEY",
+        };
+        (chain, Zeroizing::new(pem_section(label, &self.inner.key)))
+    }
+
     /// The key's DER, borrowed (for OpenSSL, which parses it itself).
     #[cfg(openssl_provider)]
     pub(crate) fn private_key_bytes(&self) -> &[u8] {
@@ -306,6 +322,22 @@ impl std::hash::Hash for ClientIdentity {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         std::ptr::hash(Arc::as_ptr(&self.inner), state);
     }
+}
+
+/// One PEM section: `der` in base64, 64 characters a line, between `label`'s markers. Every
+/// intermediate the text passes through is zeroed on drop (it may be a key).
+#[cfg(s2n)]
+fn pem_section(label: &str, der: &[u8]) -> String {
+    use base64::Engine as _;
+    let body = Zeroizing::new(base64::engine::general_purpose::STANDARD.encode(der));
+    let mut pem = String::with_capacity(body.len() + body.len() / 64 + 2 * label.len() + 40);
+    pem.push_str(&format!("-----BEGIN {label}-----\n"));
+    for line in body.as_bytes().chunks(64) {
+        pem.push_str(std::str::from_utf8(line).unwrap_or_default());
+        pem.push('\n');
+    }
+    pem.push_str(&format!("-----END {label}-----\n"));
+    pem
 }
 
 fn parse_chain(pem: &[u8]) -> Result<Vec<CertificateDer<'static>>, IdentityError> {

@@ -483,7 +483,7 @@ struct RefusalShared {
 }
 
 impl ReadRefusal {
-    #[cfg(any(rustls_backend, openssl_provider))]
+    #[cfg(any(rustls_backend, openssl_provider, s2n))]
     pub(crate) fn new(provider: TlsProvider) -> Self {
         ReadRefusal { provider, shared: Arc::default() }
     }
@@ -496,7 +496,7 @@ impl ReadRefusal {
     /// A read's error: `classify` (the backend's) says whether it is a refusal of our
     /// certificate, which is then recorded (here and in the client's log) and carried by the
     /// error returned.
-    #[cfg(any(rustls_backend, openssl_provider))]
+    #[cfg(any(rustls_backend, openssl_provider, s2n))]
     pub(crate) fn read_error(
         &self,
         io: io::Error,
@@ -579,6 +579,8 @@ impl MaybeTlsStream {
             MaybeTlsStream::Rustls(_, refusal) => Some(refusal),
             #[cfg(openssl_provider)]
             MaybeTlsStream::OpenSsl(s) => Some(s.read_refusal()),
+            #[cfg(s2n)]
+            MaybeTlsStream::S2n(s) => Some(s.read_refusal()),
             #[allow(unreachable_patterns)]
             _ => None,
         }
