@@ -10,12 +10,13 @@
 //! need not carry its public half), so it is done by a crypto library compiled into the build,
 //! the first of: rustls's ring, aws-lc-rs or FIPS provider (rustls's `CertifiedKey::keys_match`,
 //! which compares the SubjectPublicKeyInfo the loaded key derives with the certificate's), the
-//! system's OpenSSL (`EVP_PKEY` comparison of the key with the certificate's public key), or, in a
-//! `rustls-custom` build, the application's `CryptoProvider` when one is installed by then. In a
-//! build with none of those (s2n-tls alone, or `rustls-custom` before its provider is installed)
-//! the structural checks still run here, and the match is checked by the TLS library when the
-//! client's TLS is prepared (a configuration error before any handshake). No crypto crate is added
-//! to any build for this: a FIPS build checks with its FIPS module only.
+//! system's OpenSSL (`EVP_PKEY` comparison of the key with the certificate's public key),
+//! aws-lc-rs as s2n-tls builds it (the public key the private key derives against the bits of
+//! the certificate's SubjectPublicKeyInfo), or, in a `rustls-custom` build, the application's
+//! `CryptoProvider` when one is installed by then. Only a `rustls-custom` build whose provider is
+//! installed later leaves the match to rustls when the client's TLS is prepared (a configuration
+//! error before any handshake). No crypto crate is added to any build for this: each build checks
+//! with the crypto it already has (a FIPS build with its FIPS module).
 //!
 //! **Key material.** The key's DER is held in memory only, zeroed when the last clone of the
 //! identity is dropped (`zeroize`), never logged, and not in `Debug`. Each TLS library takes its
@@ -455,6 +456,13 @@ fn check_match(identity: &ClientIdentity) -> Result<(), IdentityError> {
     #[cfg(all(
         not(any(provider = "rustls-ring", provider = "rustls-aws-lc", provider = "rustls-aws-lc-fips")),
         not(openssl_provider),
+        s2n
+    ))]
+    return check_with_aws_lc(identity);
+    #[cfg(all(
+        not(any(provider = "rustls-ring", provider = "rustls-aws-lc", provider = "rustls-aws-lc-fips")),
+        not(openssl_provider),
+        not(s2n),
         provider = "rustls-custom"
     ))]
     if let Ok(provider) = crate::provider::custom::crypto_provider() {
@@ -490,6 +498,38 @@ fn check_with_openssl(identity: &ClientIdentity) -> Result<(), IdentityError> {
         Ok(())
     } else {
         Err(IdentityError::KeyMismatch)
+    }
+}
+
+/// The check with aws-lc-rs, s2n-tls's libcrypto: the public key the private key derives,
+/// against the bits of the leaf certificate's SubjectPublicKeyInfo (an EC point, an Ed25519 key,
+/// or a DER `RSAPublicKey`, in both spellings).
+#[cfg(s2n)]
+#[allow(dead_code)] // used only when neither rustls's crypto nor OpenSSL is compiled
+fn check_with_aws_lc(identity: &ClientIdentity) -> Result<(), IdentityError> {
+    use aws_lc_rs::signature::{self, KeyPair as _};
+    use pkcs8::der::Decode as _;
+    let rejected = |e: aws_lc_rs::error::KeyRejected| IdentityError::Rejected(Arc::new(e));
+    let der = &identity.inner.key[..];
+    let ec = |alg| signature::EcdsaKeyPair::from_private_key_der(alg, der).map(|k| k.public_key().as_ref().to_vec());
+    let public = match (identity.inner.key_type, identity.inner.format) {
+        (KeyType::EcdsaP256, _) => ec(&signature::ECDSA_P256_SHA256_ASN1_SIGNING),
+        (KeyType::EcdsaP384, _) => ec(&signature::ECDSA_P384_SHA384_ASN1_SIGNING),
+        (KeyType::EcdsaP521, _) => ec(&signature::ECDSA_P521_SHA512_ASN1_SIGNING),
+        (KeyType::Ed25519, _) => {
+            signature::Ed25519KeyPair::from_pkcs8_maybe_unchecked(der).map(|k| k.public_key().as_ref().to_vec())
+        }
+        (KeyType::Rsa { .. }, KeyFormat::Pkcs1) => {
+            signature::RsaKeyPair::from_der(der).map(|k| k.public_key().as_ref().to_vec())
+        }
+        (KeyType::Rsa { .. }, _) => signature::RsaKeyPair::from_pkcs8(der).map(|k| k.public_key().as_ref().to_vec()),
+    }
+    .map_err(rejected)?;
+    let leaf =
+        x509_cert::Certificate::from_der(&identity.inner.chain[0]).map_err(|e| IdentityError::Rejected(Arc::new(e)))?;
+    match leaf.tbs_certificate().subject_public_key_info().subject_public_key.as_bytes() {
+        Some(bits) if bits == public.as_slice() => Ok(()),
+        _ => Err(IdentityError::KeyMismatch),
     }
 }
 
