@@ -471,6 +471,8 @@ impl LazyTlsBackend {
 /// finds it here, through the connection's extras, or through the client's [`RefusalLog`].
 #[derive(Debug, Clone)]
 pub(crate) struct ReadRefusal {
+    #[cfg_attr(not(any(rustls_backend, openssl_provider, s2n)), allow(dead_code))]
+    // the backends that present an identity
     provider: TlsProvider,
     shared: Arc<RefusalShared>,
 }
@@ -525,6 +527,7 @@ impl ReadRefusal {
 pub(crate) struct RefusalLog(std::sync::Mutex<Option<(String, std::time::SystemTime, TlsHandshakeError)>>);
 
 impl RefusalLog {
+    #[cfg_attr(not(any(rustls_backend, openssl_provider, s2n)), allow(dead_code))] // the backends that present an identity
     fn record(&self, server_name: &str, refused: TlsHandshakeError) {
         let mut latest = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         *latest = Some((server_name.to_owned(), std::time::SystemTime::now(), refused));
