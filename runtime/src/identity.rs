@@ -266,8 +266,9 @@ impl ClientIdentity {
         self.inner.key_type
     }
 
-    /// The key as rustls takes it: a copy (rustls's types own their bytes), which the caller
-    /// hands straight to the library.
+    /// The key as rustls takes it: a copy (rustls's key provider takes it by value), which the
+    /// caller hands straight to the library. rustls parses it into its signing key and drops it
+    /// (not zeroed: from here on it is the library's copy, as the module says).
     #[cfg(rustls)]
     pub(crate) fn private_key_der(&self) -> PrivateKeyDer<'static> {
         use rustls_pki_types::{PrivatePkcs1KeyDer, PrivatePkcs8KeyDer, PrivateSec1KeyDer};
@@ -362,23 +363,25 @@ fn parse_key(pem: &[u8]) -> Result<(KeyFormat, Zeroizing<Vec<u8>>), IdentityErro
         return Err(IdentityError::EncryptedKey);
     }
     let mut keys = PrivateKeyDer::pem_slice_iter(pem);
+    // The parser's copies are zeroed when dropped (rustls-pki-types zeroizes on request only).
     let key = match keys.next() {
         None => return Err(IdentityError::NoPrivateKey),
         Some(Err(e)) => {
             return Err(IdentityError::MalformedPem { part: IdentityPart::PrivateKey, source: Arc::new(e) })
         }
-        Some(Ok(key)) => key,
+        Some(Ok(key)) => Zeroizing::new(key),
     };
-    let (format, key) = match key {
-        PrivateKeyDer::Pkcs8(k) => (KeyFormat::Pkcs8, Zeroizing::new(k.secret_pkcs8_der().to_vec())),
-        PrivateKeyDer::Sec1(k) => (KeyFormat::Sec1, Zeroizing::new(k.secret_sec1_der().to_vec())),
-        PrivateKeyDer::Pkcs1(k) => (KeyFormat::Pkcs1, Zeroizing::new(k.secret_pkcs1_der().to_vec())),
+    let format = match &*key {
+        PrivateKeyDer::Pkcs8(_) => KeyFormat::Pkcs8,
+        PrivateKeyDer::Sec1(_) => KeyFormat::Sec1,
+        PrivateKeyDer::Pkcs1(_) => KeyFormat::Pkcs1,
         _ => return Err(IdentityError::NoPrivateKey),
     };
-    if keys.next().is_some() {
+    if let Some(another) = keys.next() {
+        drop(another.map(Zeroizing::new));
         return Err(IdentityError::SeveralPrivateKeys);
     }
-    Ok((format, key))
+    Ok((format, Zeroizing::new(key.secret_der().to_vec())))
 }
 
 /// The key's type, from its DER structure.
