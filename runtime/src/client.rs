@@ -233,10 +233,10 @@ impl HttpConnector for Connector {
                 record_attempt(telemetry, used.map(|(metadata, _, acquired)| (metadata, acquired)), started);
             }
             let response = response.map_err(|error| {
-                // The server refused our certificate after the handshake (TLS 1.3), as a read
-                // found (and recorded: HTTP/2 keeps no typed I/O error): not retried.
-                // The connection's own record, or (when it died before the request went out on it,
-                // and none was captured) the client's for this host since the call started.
+                // The server refused our certificate after the handshake (TLS 1.3): not retried.
+                // hyper keeps no typed error of the connection, so the refusal is read from the
+                // connection's record, or (when it died before the request went out on it and
+                // none was captured) from the client's, for this host since the call started.
                 let refused = connection
                     .as_ref()
                     .and_then(|(_, _, refusal)| refusal.as_ref()?.get().cloned())

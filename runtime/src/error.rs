@@ -727,6 +727,23 @@ mod tests {
     }
 
     #[test]
+    fn alerts_name_the_client_certificate_problem() {
+        use ClientCertificateProblem as P;
+        for (alert, problem) in [(116, P::Required), (48, P::UnknownIssuer), (45, P::Expired), (44, P::Revoked)] {
+            assert_eq!(P::from_alert(alert, false), Some(problem), "{alert}");
+        }
+        for rejected in [42, 43, 46, 49] {
+            assert_eq!(P::from_alert(rejected, false), Some(P::Rejected), "{rejected}");
+        }
+        // handshake_failure is about the certificate only when the server asked and got none.
+        assert_eq!(P::from_alert(40, false), None);
+        assert_eq!(P::from_alert(40, true), Some(P::Required));
+        // Alerts about anything else (protocol_version, decode_error) are not.
+        assert_eq!(P::from_alert(70, true), None);
+        assert_eq!(P::from_alert(50, false), None);
+    }
+
+    #[test]
     fn which_proxy_refusals_are_worth_retrying() {
         let refused = |status| ProxyFailure::Refused { status, phrase: String::new() };
         for (status, transient) in [(407, false), (403, false), (501, false), (429, true), (502, true), (503, true)] {
