@@ -503,6 +503,7 @@ mod tests {
             enable_http2: false,
             session_resumption: true,
             ca_bundle: None,
+            chosen_by: crate::ChosenBy::Builder,
         })
         .expect("prepare");
         let tcp = TcpStream::connect(addr).await.expect("connect");
