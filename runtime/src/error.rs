@@ -70,7 +70,7 @@ pub enum Error {
     /// A provider or trust-root source the application's `--cfg smithy_tls` left out of the build.
     NotCompiled(NotCompiled),
     /// A `rustls-custom` client found no `CryptoProvider`: none was handed to
-    /// [`set_custom_crypto_provider`](crate::set_custom_crypto_provider) and rustls has no
+    /// `set_custom_crypto_provider` (a function of builds with `rustls-custom`) and rustls has no
     /// process-wide default.
     NoCryptoProvider,
 }

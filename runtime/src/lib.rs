@@ -12,7 +12,7 @@
 //! | `s2n-tls-fips` | `TlsProvider::S2nTlsFips`: s2n-tls on the FIPS build of aws-lc, security policy `20251015` (FIPS 140-3 rules); only with the other FIPS provider, Linux x86_64/aarch64 |
 //! | `s2n-tls`       | `TlsProvider::S2nTls`: s2n-tls + aws-lc, security policy `20251014`, Linux and macOS only |
 //! | `openssl`       | `TlsProvider::OpenSsl`: the operating system's OpenSSL (libssl via pkg-config); the distro's crypto policy applies, tightened only below our floor; FIPS when the system's OpenSSL is |
-//! | `rustls-custom` | `TlsProvider::RustlsCustom`: rustls with the application's own `CryptoProvider` ([`set_custom_crypto_provider`], else rustls's process-wide default); no crypto crate of ours |
+//! | `rustls-custom` | `TlsProvider::RustlsCustom`: rustls with the application's own `CryptoProvider` (`set_custom_crypto_provider`, else rustls's process-wide default); no crypto crate of ours |
 //! | `native`        | `TrustRoots::Native`: the OS store (honours `SSL_CERT_FILE` / `SSL_CERT_DIR`) |
 //! | `webpki`        | `TrustRoots::Webpki`: bundled Mozilla roots, no filesystem access     |
 //! | `platform-verifier` | `TrustRoots::PlatformVerifier`: the OS verifier (rustls providers); no store to load on Apple platforms and Windows |

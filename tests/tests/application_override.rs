@@ -128,13 +128,21 @@ fn build_consumer(tree: &Path, value: &str, extra: &str) -> PathBuf {
     let target = scratch_root().join(format!("override-target-{value}"));
     let features =
         if extra.is_empty() { "report-connections".to_owned() } else { format!("report-connections,{extra}") };
-    run(Command::new(env!("CARGO"))
+    let out = run(Command::new(env!("CARGO"))
         .current_dir(tree)
         .env("RUSTFLAGS", rustflags(value))
         .env("CARGO_TARGET_DIR", &target)
         .env("CARGO_INCREMENTAL", "0")
         .env("CARGO_PROFILE_DEV_DEBUG", "false")
         .args(["build", "-q", "--locked", "-p", "e2e-consumer", "--no-default-features", "--features", &features]));
+    // The runtime is a path crate of the tree, so cargo shows its warnings: there must be none
+    // under the override (unexpected_cfgs, dead code of the providers left out).
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let warnings: Vec<&str> = stderr
+        .lines()
+        .filter(|l| (l.starts_with("warning") && l.contains("smithy-default-tls")) || l.contains("unexpected `cfg`"))
+        .collect();
+    assert!(warnings.is_empty(), "{value}: the build warned:\n{}", tail(&stderr, 40));
     target.join("debug/e2e-consumer")
 }
 

@@ -44,7 +44,10 @@ fn installed_from_the_package() -> std::path::PathBuf {
     let unpacked = std::env::temp_dir().join(format!("smithy-tls-unpacked-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&unpacked);
     std::fs::create_dir_all(&unpacked).expect("mkdir");
-    run(Command::new("tar").arg("xzf").arg(&crate_file).arg("-C").arg(&unpacked));
+    // `m`: the files get the time of unpacking. A package's entries all carry one fixed time, so
+    // cargo, which builds into the same target dir each run, would take every file for unchanged
+    // and install the build of an earlier package.
+    run(Command::new("tar").arg("xzmf").arg(&crate_file).arg("-C").arg(&unpacked));
     let source = std::fs::read_dir(&unpacked).expect("unpacked").filter_map(Result::ok).next().expect("one dir").path();
     let root = work.join("root");
     run(Command::new(env!("CARGO"))

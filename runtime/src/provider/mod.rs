@@ -66,7 +66,7 @@ pub enum TlsProvider {
     #[cfg(named_provider = "openssl")]
     OpenSsl = 5,
     /// rustls with the application's own `CryptoProvider`: the one given to
-    /// [`set_custom_crypto_provider`](crate::set_custom_crypto_provider), else rustls's
+    /// `set_custom_crypto_provider` (compiled with this provider), else rustls's
     /// process-wide default (`CryptoProvider::install_default`); a connection made with neither
     /// fails with [`Error::NoCryptoProvider`](crate::Error::NoCryptoProvider). No crypto crate of
     /// this crate's is compiled for it. Cargo feature `rustls-custom`, or the application's

@@ -279,7 +279,10 @@ impl TlsBackend {
                 // With the `prefer-post-quantum` feature, X25519MLKEM768 leads the key exchange groups.
                 Arc::new(::rustls::crypto::aws_lc_rs::default_provider()),
             )?)),
+            // rustls 0.23.48 deprecates ring's provider for lacking post-quantum key exchange;
+            // ring is what this provider is chosen for (no aws-lc), so it stays.
             #[cfg(provider = "rustls-ring")]
+            #[allow(deprecated)]
             TlsProvider::RustlsRing => Ok(Library::Rustls(self::rustls::RustlsBackend::prepare(
                 settings,
                 Arc::new(::rustls::crypto::ring::default_provider()),

@@ -60,6 +60,8 @@ fn pattern(len: usize) -> Vec<u8> {
 async fn main() {
     #[cfg(feature = "custom-crypto")]
     if std::env::var_os("E2E_INSTALL_CRYPTO").is_some() {
+        // ring's provider, deprecated from rustls 0.23.48 on for its lack of post-quantum groups.
+        #[allow(deprecated)]
         let installed = rustls::crypto::ring::default_provider().install_default().is_ok();
         println!("CRYPTO installed={installed}");
     }
