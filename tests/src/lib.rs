@@ -382,6 +382,32 @@ impl MockAws {
     }
 }
 
+/// A [`MockAws`] for a consumer run: a fresh CA named `ca_name`, written to `bundle` (the
+/// consumer's `SSL_CERT_FILE`), and the mock on a tokio runtime of its own, which it outlives
+/// for as long as the value is kept.
+pub struct MockRun {
+    /// The mock (dropped before the runtime that serves it).
+    pub mock: MockAws,
+    /// The CA certificate the mock's leaf chains to, as a PEM file.
+    pub bundle: PathBuf,
+    /// The runtime serving the mock; other test servers of the run may start on it.
+    pub runtime: tokio::runtime::Runtime,
+}
+
+impl MockRun {
+    /// Starts it, creating `bundle`'s directory if needed.
+    pub fn start(ca_name: &str, bundle: PathBuf) -> MockRun {
+        let ca = support::TestCa::new(ca_name);
+        if let Some(dir) = bundle.parent() {
+            std::fs::create_dir_all(dir).expect("mkdir for the CA bundle");
+        }
+        std::fs::write(&bundle, &ca.pem).expect("write CA");
+        let runtime = tokio::runtime::Runtime::new().expect("tokio");
+        let mock = runtime.block_on(MockAws::start(&ca));
+        MockRun { mock, bundle, runtime }
+    }
+}
+
 /// A command for a consumer binary, with an environment that holds only what an SDK user's
 /// would for this test: credentials and region from the environment, the endpoint of `mock`,
 /// no profile files, IMDS off, and `bundle` as the trust store (SSL_CERT_FILE).
