@@ -45,7 +45,7 @@ fn main() {
         }
     }
     variants(&requested, &enabled, &roots);
-    // The application's choice, for `TlsInfo` and the start-up event (`provider::application_choice`).
+    // The application's choice, for `TlsInfo` and the shared clients' event (`provider::application`).
     println!("cargo::rustc-env=SMITHY_TLS_OVERRIDE={}", choice.provider.map_or("", Overridden::name));
     println!("cargo::rustc-env=SMITHY_TLS_ROOTS_OVERRIDE={}", choice.roots.unwrap_or(""));
     openssl_version();
@@ -129,40 +129,41 @@ fn single_value(name: &str) -> Result<Option<String>, String> {
             "--cfg {name} is set {} times ({}): set it once (cargo takes RUSTFLAGS, else the matching \
              [target] rustflags of .cargo/config.toml joined together, else [build] rustflags)",
             more.len(),
-            quoted(more.iter().copied()).replace(" or ", " and ")
+            listed(more.iter().copied(), '"', "and")
         )),
     }
 }
 
-/// The values quoted, as "`a`, `b` or `c`".
-fn quoted<'a>(values: impl Iterator<Item = &'a str>) -> String {
-    let names: Vec<String> = values.map(|v| format!("\"{v}\"")).collect();
+/// The values as a message lists them: each between `mark`s, the last two joined by `last`
+/// ("\"a\", \"b\" or \"c\"").
+fn listed<'a>(values: impl Iterator<Item = &'a str>, mark: char, last: &str) -> String {
+    let names: Vec<String> = values.map(|v| format!("{mark}{v}{mark}")).collect();
     match names.split_last() {
-        Some((last, [])) => last.clone(),
-        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        Some((only, [])) => only.clone(),
+        Some((final_one, rest)) => format!("{} {last} {final_one}", rest.join(", ")),
         None => String::new(),
     }
+}
+
+/// Cfg values, double-quoted, as alternatives: "\"a\", \"b\" or \"c\"".
+fn quoted<'a>(values: impl Iterator<Item = &'a str>) -> String {
+    listed(values, '"', "or")
 }
 
 /// Why the application's override cannot be built for `target_os`, if it cannot.
 fn override_refusal(enabled: &[&ProviderFacts], target_os: &str) -> Option<String> {
     let provider = enabled.first()?;
-    {
-        if !provider.only_on_os.is_empty() && !provider.only_on_os.contains(&target_os) {
-            return Some(format!(
-                "--cfg smithy_tls=\"{}\": {} builds for target_os {} only, not \"{target_os}\"; choose {} for this \
-                 target (a `[target.<triple>] rustflags` entry in .cargo/config.toml sets it per target)",
-                provider.name,
-                provider.name,
-                quoted(provider.only_on_os.iter().copied()).replace(" or ", " and "),
-                quoted(PROVIDERS.iter().filter(|p| p.only_on_os.is_empty() && !p.fips()).map(|p| p.name)),
-            ));
-        }
-        if let Some(why) = fips_target_refusal(provider) {
-            return Some(why);
-        }
+    if !provider.only_on_os.is_empty() && !provider.only_on_os.contains(&target_os) {
+        return Some(format!(
+            "--cfg smithy_tls=\"{}\": {} builds for target_os {} only, not \"{target_os}\"; choose {} for this \
+             target (a `[target.<triple>] rustflags` entry in .cargo/config.toml sets it per target)",
+            provider.name,
+            provider.name,
+            listed(provider.only_on_os.iter().copied(), '"', "and"),
+            quoted(PROVIDERS.iter().filter(|p| p.only_on_os.is_empty() && !p.fips()).map(|p| p.name)),
+        ));
     }
-    None
+    fips_target_refusal(provider)
 }
 
 /// Why the application's roots override cannot be used by the providers compiled, if it cannot.
@@ -229,7 +230,7 @@ fn refusal(enabled: &[&ProviderFacts], target_os: &str) -> Option<String> {
     Some(format!(
         "the {} feature{} of smithy-default-tls build{} for target_os {} only, not \"{target_os}\"; pick {} for this \
          target (in a smithy-tls policy: a rule for this target with another provider)",
-        one_of(misplaced.iter().copied()).replace(" or ", " and "),
+        listed(misplaced.iter().map(|p| p.name), '`', "and"),
         if misplaced.len() > 1 { "s" } else { "" },
         if misplaced.len() > 1 { "" } else { "s" },
         systems.join(" and "),
@@ -244,12 +245,7 @@ fn non_fips_crypto(provider: &ProviderFacts) -> bool {
 
 /// The providers' names quoted, as "`a`, `b` or `c`".
 fn one_of<'a>(providers: impl Iterator<Item = &'a ProviderFacts>) -> String {
-    let names: Vec<String> = providers.map(|p| format!("`{}`", p.name)).collect();
-    match names.split_last() {
-        Some((last, [])) => last.clone(),
-        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
-        None => String::new(),
-    }
+    listed(providers.map(|p| p.name), '`', "or")
 }
 
 /// The trust-root sources compiled in: the application's where it set one, else those the

@@ -637,8 +637,8 @@ impl Builder {
             Some(provider) if !cfg!(no_tls) => provider,
             _ => return Err(Error::TlsDisabled),
         };
-        let (provider, _, _) = crate::provider::application::resolve(provider, None);
-        let roots = match self.roots {
+        let (provider, asked_roots, chosen_by) = crate::provider::application::resolve(provider, self.roots);
+        let roots = match asked_roots {
             Some(roots) => Some(roots),
             None if self.extra_roots.is_empty() => Some(
                 TrustRoots::ALL
@@ -652,14 +652,19 @@ impl Builder {
         if let Some(roots) = roots {
             provider.validate_roots(roots)?;
         }
-        Ok(self.build_with(provider, roots))
+        Ok(self.build_with(provider, roots, chosen_by))
     }
 
-    /// Builds with a resolved provider and roots; cannot fail (a pair that
-    /// [`TlsProvider::validate_roots`] refuses fails at every connection instead). Starts the
+    /// Builds with a provider and roots already resolved against the application's override
+    /// (`provider::application::resolve`, which also says who chose them); cannot fail (a pair
+    /// that [`TlsProvider::validate_roots`] refuses fails at every connection instead). Starts the
     /// background warm-up.
-    pub(crate) fn build_with(self, provider: TlsProvider, roots: Option<TrustRoots>) -> SmithyTlsClient {
-        let (provider, roots, chosen_by) = crate::provider::application::resolve(provider, roots);
+    pub(crate) fn build_with(
+        self,
+        provider: TlsProvider,
+        roots: Option<TrustRoots>,
+        chosen_by: crate::ChosenBy,
+    ) -> SmithyTlsClient {
         let settings = TlsSettings {
             provider,
             roots,

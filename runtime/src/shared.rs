@@ -95,7 +95,7 @@ fn registry() -> std::sync::MutexGuard<'static, Registry> {
 /// The registry: one client per (provider, roots, AWS_CA_BUNDLE, proxy settings).
 fn registered(asked_provider: TlsProvider, asked_roots: TrustRoots, proxy: ProxyConfig) -> SmithyTlsClient {
     // Under the application's override every crate's choice maps to the application's: one client.
-    let (provider, roots, _) = crate::provider::application::resolve(asked_provider, Some(asked_roots));
+    let (provider, roots, chosen_by) = crate::provider::application::resolve(asked_provider, Some(asked_roots));
     // (A `match`, not `unwrap_or`: with no roots feature `TrustRoots` has no value, and a call
     // returning one would make the rest unreachable.)
     let roots = match roots {
@@ -127,7 +127,7 @@ fn registered(asked_provider: TlsProvider, asked_roots: TrustRoots, proxy: Proxy
         Some(configure) => configure(builder),
         None => builder,
     };
-    let built = builder.build_with(provider, Some(roots));
+    let built = builder.build_with(provider, Some(roots), chosen_by);
     crate::provider::application::announce((asked_provider, asked_roots), (provider, Some(roots)));
     // Two callers may have raced: the first client registered is the one everybody shares.
     registry().clients.entry(key).or_insert(built).clone()

@@ -236,12 +236,21 @@ pub fn fetch_published(fetch: &Path, published: &[(&str, &str)]) -> BTreeMap<Str
     found
 }
 
+/// The scratch package that resolves a tree's published crates: the tree's own name plus
+/// `.fetch`, so trees named `older-sts-1.34` and `older-sts-1.62` never share one while their
+/// tests run in parallel (`with_extension` would map both to `older-sts-1.fetch`).
+pub fn fetch_dir(root: &Path) -> PathBuf {
+    let mut name = root.file_name().expect("a tree root has a name").to_os_string();
+    name.push(".fetch");
+    root.with_file_name(name)
+}
+
 /// Fetches `published` (name, version requirement) and everything they depend on from the
 /// registry into a fresh tree at `root`, ready for `smithy-tls`. `members` (crates of the tree)
 /// become workspace members so their own tests can run; `with_consumer` adds the consumer app.
 pub fn prepare_sdk_tree(root: &Path, published: &[(&str, &str)], members: &[&str], with_consumer: bool) -> SdkTree {
     let _ = std::fs::remove_dir_all(root);
-    let found = fetch_published(&root.with_extension("fetch"), published);
+    let found = fetch_published(&fetch_dir(root), published);
     let mut crates = BTreeMap::new();
     let mut patches = String::new();
     for (name, versions) in &found {
@@ -379,6 +388,32 @@ impl MockAws {
     /// Where it listens.
     pub fn addr(&self) -> std::net::SocketAddr {
         self.server.addr
+    }
+}
+
+/// A [`MockAws`] for a consumer run: a fresh CA named `ca_name`, written to `bundle` (the
+/// consumer's `SSL_CERT_FILE`), and the mock on a tokio runtime of its own, which it outlives
+/// for as long as the value is kept.
+pub struct MockRun {
+    /// The mock (dropped before the runtime that serves it).
+    pub mock: MockAws,
+    /// The CA certificate the mock's leaf chains to, as a PEM file.
+    pub bundle: PathBuf,
+    /// The runtime serving the mock; other test servers of the run may start on it.
+    pub runtime: tokio::runtime::Runtime,
+}
+
+impl MockRun {
+    /// Starts it, creating `bundle`'s directory if needed.
+    pub fn start(ca_name: &str, bundle: PathBuf) -> MockRun {
+        let ca = support::TestCa::new(ca_name);
+        if let Some(dir) = bundle.parent() {
+            std::fs::create_dir_all(dir).expect("mkdir for the CA bundle");
+        }
+        std::fs::write(&bundle, &ca.pem).expect("write CA");
+        let runtime = tokio::runtime::Runtime::new().expect("tokio");
+        let mock = runtime.block_on(MockAws::start(&ca));
+        MockRun { mock, bundle, runtime }
     }
 }
 

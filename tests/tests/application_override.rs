@@ -18,9 +18,8 @@ use std::process::Command;
 
 use smithy_tls_codegen::model::Provider;
 use smithy_tls_codegen::native_build::libraries;
-use smithy_tls_e2e::support::TestCa;
 use smithy_tls_e2e::{
-    consumer_command, pin_lock, prepare_sdk_tree, run, scratch_root, smithy_tls_binary, tail, MockAws, PUBLISHED,
+    consumer_command, pin_lock, prepare_sdk_tree, run, scratch_root, smithy_tls_binary, tail, MockRun, PUBLISHED,
     PUBLISHED_REWRITTEN_LOCK,
 };
 
@@ -150,13 +149,8 @@ fn build_consumer(tree: &Path, value: &str, extra: &str) -> PathBuf {
 /// stdout, stderr).
 fn run_consumer(tree: &Path, binary: &Path, install_crypto: bool) -> (bool, String, String) {
     let scratch = tree.join("run");
-    std::fs::create_dir_all(&scratch).expect("mkdir run");
-    let ca = TestCa::new("override CA");
-    let bundle = scratch.join("ca.pem");
-    std::fs::write(&bundle, &ca.pem).expect("write CA");
-    let runtime = tokio::runtime::Runtime::new().expect("tokio");
-    let mock = runtime.block_on(MockAws::start(&ca));
-    let mut cmd = consumer_command(binary, &mock, &scratch, &bundle);
+    let run = MockRun::start("override CA", scratch.join("ca.pem"));
+    let mut cmd = consumer_command(binary, &run.mock, &scratch, &run.bundle);
     if install_crypto {
         cmd.env("E2E_INSTALL_CRYPTO", "1");
     }

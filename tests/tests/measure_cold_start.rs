@@ -10,8 +10,7 @@
 
 use std::path::Path;
 
-use smithy_tls_e2e::support::TestCa;
-use smithy_tls_e2e::{build_consumer_release, prepare_variant_tree, scratch_root, MockAws};
+use smithy_tls_e2e::{build_consumer_release, prepare_variant_tree, scratch_root, MockRun};
 
 fn field(text: &str, key: &str) -> f64 {
     text.split_whitespace().find_map(|w| w.strip_prefix(key)).and_then(|v| v.parse().ok()).unwrap_or(f64::NAN)
@@ -36,17 +35,13 @@ fn sdk_shaped_cold_start_unmodified_vs_platform_default() {
         std::fs::copy(target.join("release/cold"), &binary).expect("copy binary");
         binaries.push((variant, binary));
     }
-    let ca = TestCa::new("cold start CA");
     let scratch = scratch_root().join("cold-run");
-    std::fs::create_dir_all(&scratch).expect("mkdir");
-    let bundle = scratch.join("ca.pem");
-    std::fs::write(&bundle, &ca.pem).expect("CA");
-    let runtime = tokio::runtime::Runtime::new().expect("tokio");
-    let mock = runtime.block_on(MockAws::start(&ca));
+    let served = MockRun::start("cold start CA", scratch.join("ca.pem"));
+    let (mock, bundle) = (&served.mock, &served.bundle);
     if let Ok(out_file) = std::env::var("COLD_PERF") {
         // Diagnostic aid: one run of each binary under `perf record` (files <COLD_PERF>-<variant>).
         for (variant, binary) in &binaries {
-            let mut cmd = smithy_tls_e2e::consumer_command(Path::new("perf"), &mock, &scratch, &bundle);
+            let mut cmd = smithy_tls_e2e::consumer_command(Path::new("perf"), mock, &scratch, bundle);
             cmd.args(["record", "-F", "20000", "-g", "-o"]).arg(format!("{out_file}-{variant}")).arg("--").arg(binary);
             let out = cmd.output().expect("perf");
             println!("perf {variant}: {} {}", String::from_utf8_lossy(&out.stdout).trim(), out.status);
@@ -55,7 +50,7 @@ fn sdk_shaped_cold_start_unmodified_vs_platform_default() {
     let mut samples: Vec<Vec<(f64, f64, f64)>> = vec![Vec::new(); binaries.len()];
     for _ in 0..runs {
         for (i, (_, binary)) in binaries.iter().enumerate() {
-            let out = smithy_tls_e2e::consumer_command(binary, &mock, &scratch, &bundle).output().expect("run");
+            let out = smithy_tls_e2e::consumer_command(binary, mock, &scratch, bundle).output().expect("run");
             let text = String::from_utf8_lossy(&out.stdout);
             assert!(out.status.success(), "{}: {}", binaries[i].0, String::from_utf8_lossy(&out.stderr));
             samples[i].push((

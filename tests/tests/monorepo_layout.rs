@@ -21,7 +21,8 @@ use std::time::Instant;
 
 use smithy_tls_codegen::presets;
 use smithy_tls_e2e::{
-    fetch_published, host_triple, pin_lock, repo_root, run, scratch_cargo, scratch_root, smithy_tls_binary, PUBLISHED,
+    fetch_dir, fetch_published, host_triple, pin_lock, repo_root, run, scratch_cargo, scratch_root, smithy_tls_binary,
+    PUBLISHED,
 };
 use smithy_tls_test_support::cargo_tree::{self, TreePackage};
 
@@ -111,7 +112,7 @@ fn point_at_siblings(
 /// crates it reaches by path are members by cargo's rule).
 fn monorepo(root: &Path, layout: Layout) {
     let _ = std::fs::remove_dir_all(root);
-    let found = fetch_published(&root.with_extension("fetch"), PUBLISHED);
+    let found = fetch_published(&fetch_dir(root), PUBLISHED);
     let mut homes = BTreeMap::new();
     for (name, versions) in &found {
         assert_eq!(

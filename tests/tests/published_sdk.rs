@@ -10,10 +10,11 @@ use std::time::Instant;
 
 use smithy_tls_codegen::model::{CompiledPolicy, LegacyRustls, Provider, Roots, Stack};
 use smithy_tls_codegen::{compile, explain, policy, presets, targets};
-use smithy_tls_e2e::support::{copy_tree, ConnectProxy, ProxyMode, TestCa};
+use smithy_tls_e2e::support::{copy_tree, ConnectProxy, ProxyMode};
 use smithy_tls_e2e::{
-    host_triple, prepare_sdk_tree, run, scratch_cargo, scratch_root, scratch_target, smithy_tls_binary, tail, MockAws,
-    MockMetadata, MOCK_ECS_ACCESS_KEY_ID, MOCK_ECS_PATH, MOCK_INSTANCE_ID, MOCK_WEB_IDENTITY_ACCESS_KEY_ID, PUBLISHED,
+    host_triple, prepare_sdk_tree, run, scratch_cargo, scratch_root, scratch_target, smithy_tls_binary, tail,
+    MockMetadata, MockRun, MOCK_ECS_ACCESS_KEY_ID, MOCK_ECS_PATH, MOCK_INSTANCE_ID, MOCK_WEB_IDENTITY_ACCESS_KEY_ID,
+    PUBLISHED,
 };
 
 /// Targets whose dependency graph is checked for every preset (linux gnu x86_64/aarch64, musl,
@@ -146,14 +147,10 @@ fn check_graph(tree: &Path, compiled: &CompiledPolicy, target: &str) {
 /// through a client without the interceptor, all on one pooled connection.
 fn run_consumer(tree: &Path, binary: &Path, compiled: &CompiledPolicy, host: &str, with_s3: bool) {
     let scratch = tree.join("run");
-    std::fs::create_dir_all(&scratch).expect("mkdir run");
-    let ca = TestCa::new("e2e CA");
-    let bundle = scratch.join("ca.pem");
-    std::fs::write(&bundle, &ca.pem).expect("write CA");
-    let runtime = tokio::runtime::Runtime::new().expect("tokio");
-    let mock = runtime.block_on(MockAws::start(&ca));
+    let served = MockRun::start("e2e CA", scratch.join("ca.pem"));
+    let mock = &served.mock;
     let started = Instant::now();
-    let out = smithy_tls_e2e::consumer_command(binary, &mock, &scratch, &bundle).output().expect("run consumer");
+    let out = smithy_tls_e2e::consumer_command(binary, mock, &scratch, &served.bundle).output().expect("run consumer");
     let elapsed = started.elapsed();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -205,13 +202,10 @@ fn rustfmt_crate(dir: &Path) {
 /// TLS end to end to the mock.
 fn run_consumer_through_proxy(tree: &Path, binary: &Path, preset: &str) {
     let scratch = tree.join("run");
-    let ca = TestCa::new("e2e proxy CA");
-    let bundle = scratch.join("ca-proxy.pem");
-    std::fs::write(&bundle, &ca.pem).expect("write CA");
-    let runtime = tokio::runtime::Runtime::new().expect("tokio");
-    let mock = runtime.block_on(MockAws::start(&ca));
-    let proxy = runtime.block_on(ConnectProxy::start(ProxyMode::Open));
-    let out = smithy_tls_e2e::consumer_command(binary, &mock, &scratch, &bundle)
+    let served = MockRun::start("e2e proxy CA", scratch.join("ca-proxy.pem"));
+    let proxy = served.runtime.block_on(ConnectProxy::start(ProxyMode::Open));
+    let mock = &served.mock;
+    let out = smithy_tls_e2e::consumer_command(binary, mock, &scratch, &served.bundle)
         .env("E2E_OBJECT_BYTES", (1 << 20).to_string())
         .env("HTTPS_PROXY", proxy.url())
         .output()
