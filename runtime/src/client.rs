@@ -29,6 +29,7 @@ use hyper_util::rt::{TokioExecutor, TokioTimer};
 use crate::connect::{ConnectionInfo, TlsConnectService};
 use crate::dns::Resolver;
 use crate::error::{ConnectTimeout, Error, HandshakeFailure, ProxyError, ReadTimeout, TlsHandshakeError};
+use crate::identity::IdentitySource;
 use crate::proxy::ProxyConfig;
 use crate::roots::ExtraRoots;
 use crate::tls::{LazyTlsBackend, TlsSettings};
@@ -90,7 +91,7 @@ impl fmt::Debug for SmithyTlsClient {
             .field("extra_roots", &settings.extra_roots.certificates.len())
             .field("http2", &settings.enable_http2)
             .field("session_resumption", &settings.session_resumption)
-            .field("client_identity", &settings.client_identity)
+            .field("client_identity", &self.inner.tls.identity_source())
             .field("proxy", &self.inner.proxy)
             .finish()
     }
@@ -415,7 +416,7 @@ pub struct Builder {
     pool_max_idle_per_host: usize,
     tcp_keepalive: Option<Duration>,
     max_connections_per_host: Option<usize>,
-    client_identity: Option<crate::ClientIdentity>,
+    client_identity: Option<IdentitySource>,
 }
 
 impl Default for Builder {
@@ -614,7 +615,31 @@ impl Builder {
     /// # }
     /// ```
     pub fn client_identity(mut self, identity: crate::ClientIdentity) -> Self {
-        self.client_identity = Some(identity);
+        self.client_identity = Some(IdentitySource::Fixed(identity));
+        self
+    }
+
+    /// Presents the identity in `identity`'s files, read again when they change (rotation
+    /// without a restart): each new connection presents the newest pair that makes a valid
+    /// identity, pooled connections keep the one they shook hands with, and a pair that does not
+    /// (half written, mismatched) keeps the previous one and is logged. Otherwise as
+    /// [`client_identity`](Self::client_identity), which it replaces (the last call wins).
+    ///
+    /// A new pair prepares the client's TLS again at the next connection (the trust roots are
+    /// read again, and the session cache starts empty, so that no connection resumes a session
+    /// made under the old identity).
+    ///
+    /// ```no_run
+    /// use std::time::Duration;
+    /// use smithy_default_tls::{SmithyTlsClient, WatchedIdentity};
+    ///
+    /// let identity = WatchedIdentity::from_pem_files("client.pem", "client.key", Duration::from_secs(1))
+    ///     .expect("usable client identity");
+    /// let client = SmithyTlsClient::builder().watched_client_identity(identity).build().expect("client");
+    /// # let _ = client;
+    /// ```
+    pub fn watched_client_identity(mut self, identity: crate::WatchedIdentity) -> Self {
+        self.client_identity = Some(IdentitySource::Watched(identity));
         self
     }
 
@@ -673,9 +698,9 @@ impl Builder {
             enable_http2: self.enable_http2,
             session_resumption: self.session_resumption,
             ca_bundle: self.ca_bundle,
-            client_identity: self.client_identity,
+            client_identity: None,
         };
-        let tls = LazyTlsBackend::new(settings);
+        let tls = LazyTlsBackend::with_identity(settings, self.client_identity);
         tls.warm_up_in_background();
         let pools = Mutex::new(HashMap::new());
         let inner = ClientInner {

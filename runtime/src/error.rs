@@ -388,6 +388,26 @@ pub enum ClientCertificateProblem {
     /// Any other refusal (`bad_certificate`, `unsupported_certificate`, `certificate_unknown`,
     /// `access_denied`); the source says which.
     Rejected,
+    /// The server asked for a certificate, but the identity's key cannot make any of the
+    /// signatures the server's request names (an ECDSA key for a server that takes only RSA
+    /// signatures, …): rustls and OpenSSL then send no certificate, s2n-tls signs with a scheme
+    /// the server did not name, which a strict server refuses (alert `illegal_parameter`).
+    KeyCannotSign,
+}
+
+/// How this client answered a server's request for a certificate: it tells what a bare refusal
+/// (`handshake_failure`, `certificate_required`) is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(not(any(rustls_backend, openssl_provider, s2n)), allow(dead_code))] // the backends that present an identity
+pub(crate) enum CertificateAnswer {
+    /// The server did not ask for a certificate (or not yet).
+    NotAsked,
+    /// Asked, and the certificate was sent.
+    Sent,
+    /// Asked, and no identity is configured.
+    NoIdentity,
+    /// Asked, and the identity's key signs none of the schemes the request names.
+    KeyCannotSign,
 }
 
 impl fmt::Display for ClientCertificateProblem {
@@ -398,25 +418,33 @@ impl fmt::Display for ClientCertificateProblem {
             ClientCertificateProblem::Expired => "the server found the client certificate expired",
             ClientCertificateProblem::Revoked => "the server found the client certificate revoked",
             ClientCertificateProblem::Rejected => "the server rejected the client certificate",
+            ClientCertificateProblem::KeyCannotSign => {
+                "the client key cannot make any signature the server accepts, so no client certificate was sent"
+            }
         })
     }
 }
 
 impl ClientCertificateProblem {
     /// The problem a TLS alert (its code, RFC 8446 section 6) names, when it names one about the
-    /// client's certificate. `asked_without_identity`: the server asked for a certificate and
-    /// none was sent, which makes a bare `handshake_failure` (TLS 1.2) mean `Required`.
+    /// client's certificate. `answer`: when the server asked and got no certificate, a bare
+    /// `handshake_failure` (TLS 1.2) or `certificate_required` is about that, and why.
     #[cfg_attr(not(any(rustls_backend, openssl_provider, s2n)), allow(dead_code))] // the backends that present an identity
-    pub(crate) fn from_alert(alert: u8, asked_without_identity: bool) -> Option<Self> {
-        Some(match alert {
-            116 => ClientCertificateProblem::Required,
-            40 if asked_without_identity => ClientCertificateProblem::Required,
-            48 => ClientCertificateProblem::UnknownIssuer,
-            45 => ClientCertificateProblem::Expired,
-            44 => ClientCertificateProblem::Revoked,
-            // bad_certificate, unsupported_certificate, certificate_unknown, access_denied
-            42 | 43 | 46 | 49 => ClientCertificateProblem::Rejected,
-            _ => return None,
+    pub(crate) fn from_alert(alert: u8, answer: CertificateAnswer) -> Option<Self> {
+        Some(match (alert, answer) {
+            (116 | 40, CertificateAnswer::KeyCannotSign) => ClientCertificateProblem::KeyCannotSign,
+            (116, _) | (40, CertificateAnswer::NoIdentity) => ClientCertificateProblem::Required,
+            // A library that signs with a scheme the request did not name (s2n-tls signs with its
+            // key's default then) meets a strict server's `illegal_parameter`.
+            (47, CertificateAnswer::Sent) => ClientCertificateProblem::KeyCannotSign,
+            (alert, _) => match alert {
+                48 => ClientCertificateProblem::UnknownIssuer,
+                45 => ClientCertificateProblem::Expired,
+                44 => ClientCertificateProblem::Revoked,
+                // bad_certificate, unsupported_certificate, certificate_unknown, access_denied
+                42 | 43 | 46 | 49 => ClientCertificateProblem::Rejected,
+                _ => return None,
+            },
         })
     }
 }
@@ -728,19 +756,28 @@ mod tests {
 
     #[test]
     fn alerts_name_the_client_certificate_problem() {
+        use CertificateAnswer as A;
         use ClientCertificateProblem as P;
         for (alert, problem) in [(116, P::Required), (48, P::UnknownIssuer), (45, P::Expired), (44, P::Revoked)] {
-            assert_eq!(P::from_alert(alert, false), Some(problem), "{alert}");
+            assert_eq!(P::from_alert(alert, A::Sent), Some(problem), "{alert}");
         }
         for rejected in [42, 43, 46, 49] {
-            assert_eq!(P::from_alert(rejected, false), Some(P::Rejected), "{rejected}");
+            assert_eq!(P::from_alert(rejected, A::Sent), Some(P::Rejected), "{rejected}");
         }
         // handshake_failure is about the certificate only when the server asked and got none.
-        assert_eq!(P::from_alert(40, false), None);
-        assert_eq!(P::from_alert(40, true), Some(P::Required));
+        assert_eq!(P::from_alert(40, A::Sent), None);
+        assert_eq!(P::from_alert(40, A::NoIdentity), Some(P::Required));
+        // Nothing sent because the key signs nothing the server takes: that, not "required".
+        assert_eq!(P::from_alert(40, A::KeyCannotSign), Some(P::KeyCannotSign));
+        assert_eq!(P::from_alert(116, A::KeyCannotSign), Some(P::KeyCannotSign));
+        assert_eq!(P::from_alert(48, A::KeyCannotSign), Some(P::UnknownIssuer));
+        // illegal_parameter after our certificate went out: its signature's scheme.
+        assert_eq!(P::from_alert(47, A::Sent), Some(P::KeyCannotSign));
+        assert_eq!(P::from_alert(47, A::NotAsked), None);
+        assert_eq!(P::from_alert(40, A::NotAsked), None);
         // Alerts about anything else (protocol_version, decode_error) are not.
-        assert_eq!(P::from_alert(70, true), None);
-        assert_eq!(P::from_alert(50, false), None);
+        assert_eq!(P::from_alert(70, A::NoIdentity), None);
+        assert_eq!(P::from_alert(50, A::Sent), None);
     }
 
     #[test]

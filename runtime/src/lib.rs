@@ -80,7 +80,7 @@ pub use error::{
     CertificateProblem, ClientCertificateProblem, ConnectTimeout, Error, HandshakeFailure, KeyLogError, ProxyError,
     ProxyFailure, ProxyResponseError, ProxyUrlError, ReadTimeout, TlsConfigError, TlsHandshakeError, UriError,
 };
-pub use identity::{ClientIdentity, IdentityError, IdentityPart, KeyType};
+pub use identity::{ClientIdentity, IdentityError, IdentityPart, KeyType, WatchedIdentity};
 pub use provider::application::ChosenBy;
 #[cfg(provider = "rustls-custom")]
 pub use provider::custom::set_custom_crypto_provider;

@@ -34,6 +34,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 
 use crate::error::{Error, TlsHandshakeError};
+use crate::identity::IdentitySource;
 use crate::provider::application::ChosenBy;
 use crate::roots::{ExtraRoots, TrustRoots};
 use crate::TlsProvider;
@@ -377,16 +378,56 @@ pub(crate) struct LazyTlsBackend {
     /// The backend for TLS to `https://` proxies: the same provider and roots, HTTP/1.1 only
     /// (the `CONNECT` is HTTP/1.1), no client identity, made on first use.
     for_proxies: OnceLock<Arc<LazyTlsBackend>>,
+    /// Files the client identity is read from (`prepared` presents the pair read first).
+    rotation: Option<Rotation>,
+}
+
+/// A client identity read from files, and the backend prepared with the newest pair.
+#[derive(Debug)]
+struct Rotation {
+    watched: crate::WatchedIdentity,
+    /// The generation `LazyTlsBackend::prepared` presents.
+    first: u64,
+    /// The backend prepared with a later generation, once there is one. An async lock: the
+    /// connections that find a new pair wait for one preparation.
+    newest: tokio::sync::Mutex<Option<(u64, Arc<TlsBackend>)>>,
 }
 
 impl LazyTlsBackend {
     pub(crate) fn new(settings: TlsSettings) -> Arc<Self> {
+        Self::with_identity(settings, None)
+    }
+
+    /// A backend presenting `identity` (replacing `settings.client_identity`).
+    pub(crate) fn with_identity(mut settings: TlsSettings, identity: Option<IdentitySource>) -> Arc<Self> {
+        let rotation = match identity {
+            None => None,
+            Some(IdentitySource::Fixed(identity)) => {
+                settings.client_identity = Some(identity);
+                None
+            }
+            Some(IdentitySource::Watched(watched)) => {
+                let (identity, first) = watched.refresh();
+                settings.client_identity = Some(identity);
+                Some(Rotation { watched, first, newest: tokio::sync::Mutex::new(None) })
+            }
+        };
         Arc::new(LazyTlsBackend {
             settings,
             refusals: Arc::default(),
             prepared: OnceLock::new(),
             for_proxies: OnceLock::new(),
+            rotation,
         })
+    }
+
+    /// Where the client identity comes from, for `Debug`.
+    pub(crate) fn identity_source(&self) -> Option<IdentitySource> {
+        match (&self.rotation, &self.settings.client_identity) {
+            (Some(rotation), _) => Some(IdentitySource::Watched(rotation.watched.clone())),
+            (None, Some(identity)) => Some(IdentitySource::Fixed(identity.clone())),
+            (None, None) => None,
+        }
     }
 
     /// The backend for TLS to `https://` proxies (see `for_proxies`).
@@ -450,8 +491,15 @@ impl LazyTlsBackend {
     }
 
     /// The prepared backend, preparing it on tokio's blocking pool if nobody has yet (inline
-    /// when preparing is quick).
+    /// when preparing is quick). With a watched client identity, the backend for the newest
+    /// pair its files hold (looked at as `WatchedIdentity` says).
     pub(crate) async fn get(self: &Arc<Self>) -> Result<Arc<TlsBackend>, Error> {
+        if let Some(rotation) = &self.rotation {
+            let (identity, generation) = rotation.watched.refresh();
+            if generation != rotation.first {
+                return self.rotated(rotation, identity, generation).await;
+            }
+        }
         if let Some(done) = self.prepared.get() {
             return done.clone();
         }
@@ -467,6 +515,36 @@ impl LazyTlsBackend {
     }
 }
 
+impl LazyTlsBackend {
+    /// The backend presenting `identity`, the watched files' pair `generation`: prepared once
+    /// (on tokio's blocking pool) by the first connection that finds it, a fresh configuration
+    /// whose session cache holds no session of an older identity.
+    async fn rotated(
+        &self,
+        rotation: &Rotation,
+        identity: crate::ClientIdentity,
+        generation: u64,
+    ) -> Result<Arc<TlsBackend>, Error> {
+        let mut newest = rotation.newest.lock().await;
+        if let Some((prepared, backend)) = &*newest {
+            if *prepared >= generation {
+                return Ok(Arc::clone(backend));
+            }
+        }
+        let settings = TlsSettings { client_identity: Some(identity), ..self.settings.clone() };
+        let refusals = Arc::clone(&self.refusals);
+        let prepare = move || {
+            TlsBackend::prepare(&settings)
+                .map(|backend| Arc::new(TlsBackend { refusals: Arc::clone(&refusals), ..backend }))
+        };
+        let started = std::time::Instant::now();
+        let backend = tokio::task::spawn_blocking(prepare.clone()).await.unwrap_or_else(|_| prepare())?;
+        tracing::debug!(provider = %self.settings.provider, generation, elapsed = ?started.elapsed(), "prepared TLS backend for the rotated client identity");
+        *newest = Some((generation, Arc::clone(&backend)));
+        Ok(backend)
+    }
+}
+
 /// Where a connection's stream records a server's refusal of this client's certificate met on a
 /// read (TLS 1.3 sends it after the client's handshake is done). The read's error carries it
 /// too, but hyper keeps only the kind and text of a connection's I/O error (HTTP/2), or none of
@@ -477,6 +555,8 @@ pub(crate) struct ReadRefusal {
     #[cfg_attr(not(any(rustls_backend, openssl_provider, s2n)), allow(dead_code))]
     // the backends that present an identity
     provider: TlsProvider,
+    #[cfg_attr(not(any(rustls_backend, openssl_provider, s2n)), allow(dead_code))]
+    answer: crate::error::CertificateAnswer,
     shared: Arc<RefusalShared>,
 }
 
@@ -488,9 +568,11 @@ struct RefusalShared {
 }
 
 impl ReadRefusal {
+    /// `answer`: how the handshake answered the server's request for a certificate, which tells
+    /// what a bare refusal on a read is about.
     #[cfg(any(rustls_backend, openssl_provider, s2n))]
-    pub(crate) fn new(provider: TlsProvider) -> Self {
-        ReadRefusal { provider, shared: Arc::default() }
+    pub(crate) fn new(provider: TlsProvider, answer: crate::error::CertificateAnswer) -> Self {
+        ReadRefusal { provider, answer, shared: Arc::default() }
     }
 
     /// The refusal, once a read met one.
@@ -505,9 +587,9 @@ impl ReadRefusal {
     pub(crate) fn read_error(
         &self,
         io: io::Error,
-        classify: impl FnOnce(&io::Error) -> Option<crate::ClientCertificateProblem>,
+        classify: impl FnOnce(&io::Error, crate::error::CertificateAnswer) -> Option<crate::ClientCertificateProblem>,
     ) -> io::Error {
-        let Some(problem) = classify(&io) else { return io };
+        let Some(problem) = classify(&io, self.answer) else { return io };
         let kind = io.kind();
         let refused = TlsHandshakeError {
             provider: self.provider,

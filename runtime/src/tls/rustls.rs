@@ -12,7 +12,8 @@ use super::key_log_file::KeyLogFile;
 use super::rustls_roots::root_store;
 use super::{names, MaybeTlsStream, Negotiated, ReadAhead, TlsSettings, Transport};
 use crate::error::{
-    CertificateProblem, ClientCertificateProblem, Error, HandshakeFailure, TlsConfigError, TlsHandshakeError,
+    CertificateAnswer, CertificateProblem, ClientCertificateProblem, Error, HandshakeFailure, TlsConfigError,
+    TlsHandshakeError,
 };
 use crate::TlsProvider;
 
@@ -48,11 +49,27 @@ tokio::task_local! {
     static CLIENT_AUTH: Arc<ClientAuthSeen>;
 }
 
-/// Whether the server asked for a client certificate, and whether one was sent.
+/// Whether the server asked for a client certificate, whether one was sent, and whether the
+/// key could sign a scheme the request named.
 #[derive(Debug, Default)]
 struct ClientAuthSeen {
     asked: AtomicBool,
     sent: AtomicBool,
+    cannot_sign: AtomicBool,
+}
+
+impl ClientAuthSeen {
+    fn answer(&self) -> CertificateAnswer {
+        if !self.asked.load(Ordering::Relaxed) {
+            CertificateAnswer::NotAsked
+        } else if self.sent.load(Ordering::Relaxed) {
+            CertificateAnswer::Sent
+        } else if self.cannot_sign.load(Ordering::Relaxed) {
+            CertificateAnswer::KeyCannotSign
+        } else {
+            CertificateAnswer::NoIdentity
+        }
+    }
 }
 
 /// The client certificate rustls presents when a server asks for one (or none, without an
@@ -72,6 +89,7 @@ impl rustls::client::ResolvesClientCert for ClientCertResolver {
         let _ = CLIENT_AUTH.try_with(|seen| {
             seen.asked.store(true, Ordering::Relaxed);
             seen.sent.store(sent, Ordering::Relaxed);
+            seen.cannot_sign.store(self.0.is_some() && !sent, Ordering::Relaxed);
         });
         self.0.clone()
     }
@@ -205,8 +223,8 @@ impl RustlsBackend {
         let seen = Arc::new(ClientAuthSeen::default());
         let connect = self.connector.connect(name, ReadAhead::new(tcp));
         let connected = CLIENT_AUTH.scope(Arc::clone(&seen), connect).await;
-        let (asked, sent) = (seen.asked.load(Ordering::Relaxed), seen.sent.load(Ordering::Relaxed));
-        let stream = connected.map_err(|io| classify(provider, io, asked && !sent))?;
+        let sent = seen.asked.load(Ordering::Relaxed) && seen.sent.load(Ordering::Relaxed);
+        let stream = connected.map_err(|io| classify(provider, io, seen.answer()))?;
         let (_, conn) = stream.get_ref();
         let info = Negotiated {
             // rustls names every value it can negotiate; `Debug` spells the same name, and an
@@ -225,31 +243,29 @@ impl RustlsBackend {
             fips: conn.fips(),
             client_certificate_sent: sent,
         };
-        Ok((MaybeTlsStream::Rustls(Box::new(stream), super::ReadRefusal::new(provider)), info))
+        Ok((MaybeTlsStream::Rustls(Box::new(stream), super::ReadRefusal::new(provider, seen.answer())), info))
     }
 }
 
 /// The client-certificate problem an error received from the server names, if any.
-/// `asked_without_identity`: the server asked for a certificate and none was sent.
-fn client_certificate_problem(e: &rustls::Error, asked_without_identity: bool) -> Option<ClientCertificateProblem> {
+/// `answer`: how the client answered the server's request for a certificate.
+fn client_certificate_problem(e: &rustls::Error, answer: CertificateAnswer) -> Option<ClientCertificateProblem> {
     match e {
-        rustls::Error::AlertReceived(alert) => {
-            ClientCertificateProblem::from_alert(u8::from(*alert), asked_without_identity)
-        }
+        rustls::Error::AlertReceived(alert) => ClientCertificateProblem::from_alert(u8::from(*alert), answer),
         _ => None,
     }
 }
 
 /// Whether a read's error is a server's refusal of our certificate (TLS 1.3: after the
 /// client's handshake is done), and which.
-pub(crate) fn refusal_on_read(io: &std::io::Error) -> Option<ClientCertificateProblem> {
-    io.get_ref().and_then(|e| e.downcast_ref::<rustls::Error>()).and_then(|e| client_certificate_problem(e, false))
+pub(crate) fn refusal_on_read(io: &std::io::Error, answer: CertificateAnswer) -> Option<ClientCertificateProblem> {
+    io.get_ref().and_then(|e| e.downcast_ref::<rustls::Error>()).and_then(|e| client_certificate_problem(e, answer))
 }
 
-fn classify(provider: TlsProvider, io: std::io::Error, asked_without_identity: bool) -> TlsHandshakeError {
+fn classify(provider: TlsProvider, io: std::io::Error, answer: CertificateAnswer) -> TlsHandshakeError {
     use rustls::CertificateError as C;
     let error = io.get_ref().and_then(|e| e.downcast_ref::<rustls::Error>());
-    if let Some(problem) = error.and_then(|e| client_certificate_problem(e, asked_without_identity)) {
+    if let Some(problem) = error.and_then(|e| client_certificate_problem(e, answer)) {
         return TlsHandshakeError {
             provider,
             kind: HandshakeFailure::ClientCertificate(problem),

@@ -11,7 +11,9 @@
 //! - [`resume`]: `SSL_set_session`, whose precondition (a session of the same context) the
 //!   session cache keeps;
 //! - [`watch_certificate_requests`]: `SSL_CTX_set_cert_cb`, whose callback libssl calls on a
-//!   client when the server asks for a certificate, so that `TlsInfo` can say one was sent.
+//!   client when the server asks for a certificate, so that `TlsInfo` can say one was sent;
+//! - [`chose_a_signature`]: whether this end picked a signature scheme to sign with
+//!   (`SSL_get_signature_nid`, a macro over `SSL_ctrl`).
 #![allow(unsafe_code)]
 
 use std::ffi::{c_int, c_void};
@@ -171,4 +173,19 @@ pub(super) fn watch_certificate_requests(builder: &mut SslContextBuilder) {
     // SAFETY: the context is valid (the builder owns it); the callback is a plain function that
     // touches only the connection it is given and does not unwind, and takes no argument.
     unsafe { SSL_CTX_set_cert_cb(builder.as_ptr(), Some(on_certificate_request), std::ptr::null_mut()) }
+}
+
+/// Whether this end picked a signature scheme to sign its handshake with: on a client asked for
+/// a certificate, whether it sent one (libssl sends none when the key can make no signature the
+/// request names). `SSL_get_signature_nid`: `SSL_ctrl(SSL_CTRL_GET_SIGNATURE_NID)`, 1 when a
+/// scheme was picked (libssl 1.1.1 on).
+pub(super) fn chose_a_signature(ssl: &SslRef) -> bool {
+    const SSL_CTRL_GET_SIGNATURE_NID: c_int = 132;
+    let mut nid: c_int = 0;
+    // SAFETY: `ssl` is a valid connection for the call; the control writes one `int` through the
+    // pointer, which points at `nid`, alive for the call.
+    unsafe {
+        openssl_sys::SSL_ctrl(ssl.as_ptr(), SSL_CTRL_GET_SIGNATURE_NID, 0, (&mut nid as *mut c_int).cast::<c_void>())
+            == 1
+    }
 }

@@ -34,7 +34,8 @@ use tokio_openssl::SslStream;
 use self::sessions::SessionCache;
 use super::{names, MaybeTlsStream, Negotiated, ReadAhead, TlsSettings, Transport};
 use crate::error::{
-    CertificateProblem, ClientCertificateProblem, Error, HandshakeFailure, TlsConfigError, TlsHandshakeError,
+    CertificateAnswer, CertificateProblem, ClientCertificateProblem, Error, HandshakeFailure, TlsConfigError,
+    TlsHandshakeError,
 };
 use crate::roots::PemError;
 use crate::TlsProvider;
@@ -268,8 +269,7 @@ impl OpensslBackend {
         let ssl = self.ssl(server_name, &asked).map_err(setup)?;
         let mut stream = SslStream::new(ssl, ReadAhead::new(tcp)).map_err(setup)?;
         if let Err(e) = Pin::new(&mut stream).connect().await {
-            let asked_without_identity = asked.load(Ordering::Relaxed) && !self.has_identity;
-            return Err(classify(provider, stream.ssl(), e, asked_without_identity));
+            return Err(classify(provider, stream.ssl(), e, self.answer(&asked, stream.ssl())));
         }
         let ssl = stream.ssl();
         let alpn = names::selected_alpn(provider, ssl.selected_alpn_protocol(), &self.offered_alpn)?;
@@ -281,10 +281,22 @@ impl OpensslBackend {
             alpn,
             resumed: ssl.session_reused(),
             fips: self.fips,
-            // libssl sends the configured certificate when asked (it has no other to choose).
-            client_certificate_sent: self.has_identity && asked.load(Ordering::Relaxed),
+            client_certificate_sent: self.answer(&asked, ssl) == CertificateAnswer::Sent,
         };
-        Ok((MaybeTlsStream::OpenSsl(Box::new(OpensslStream::new(stream, super::ReadRefusal::new(provider)))), info))
+        let refusal = super::ReadRefusal::new(provider, self.answer(&asked, ssl));
+        Ok((MaybeTlsStream::OpenSsl(Box::new(OpensslStream::new(stream, refusal))), info))
+    }
+
+    /// How the handshake on `ssl` answered the server's request for a certificate (`asked`:
+    /// whether it made one). libssl sends the configured certificate (it has no other) when the
+    /// key can sign a scheme the request names, and none otherwise.
+    fn answer(&self, asked: &AtomicBool, ssl: &SslRef) -> CertificateAnswer {
+        match (asked.load(Ordering::Relaxed), self.has_identity) {
+            (false, _) => CertificateAnswer::NotAsked,
+            (true, false) => CertificateAnswer::NoIdentity,
+            (true, true) if ffi::chose_a_signature(ssl) => CertificateAnswer::Sent,
+            (true, true) => CertificateAnswer::KeyCannotSign,
+        }
     }
 }
 
@@ -338,30 +350,27 @@ fn received_alert(stack: &ErrorStack) -> Option<u8> {
 }
 
 /// The client-certificate problem libssl's error names, if any (see `received_alert`).
-fn client_certificate_problem(
-    e: &openssl::ssl::Error,
-    asked_without_identity: bool,
-) -> Option<ClientCertificateProblem> {
+fn client_certificate_problem(e: &openssl::ssl::Error, answer: CertificateAnswer) -> Option<ClientCertificateProblem> {
     let alert = e.ssl_error().and_then(received_alert)?;
-    ClientCertificateProblem::from_alert(alert, asked_without_identity)
+    ClientCertificateProblem::from_alert(alert, answer)
 }
 
 /// Whether a read's error is a server's refusal of our certificate (TLS 1.3: after the
 /// client's handshake is done), and which.
-pub(crate) fn refusal_on_read(io: &std::io::Error) -> Option<ClientCertificateProblem> {
+pub(crate) fn refusal_on_read(io: &std::io::Error, answer: CertificateAnswer) -> Option<ClientCertificateProblem> {
     io.get_ref()
         .and_then(|e| e.downcast_ref::<openssl::ssl::Error>())
-        .and_then(|e| client_certificate_problem(e, false))
+        .and_then(|e| client_certificate_problem(e, answer))
 }
 
 fn classify(
     provider: TlsProvider,
     ssl: &SslRef,
     e: openssl::ssl::Error,
-    asked_without_identity: bool,
+    answer: CertificateAnswer,
 ) -> TlsHandshakeError {
     let verify = ssl.verify_result();
-    let kind = if let Some(problem) = client_certificate_problem(&e, asked_without_identity) {
+    let kind = if let Some(problem) = client_certificate_problem(&e, answer) {
         HandshakeFailure::ClientCertificate(problem)
     } else if verify.as_raw() != openssl_sys::X509_V_OK {
         HandshakeFailure::Certificate(certificate_problem(verify.as_raw()))

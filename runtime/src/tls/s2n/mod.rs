@@ -30,7 +30,8 @@ use self::tickets::{TicketGate, TicketSink, TicketStore};
 use super::read_ahead::FirstByte;
 use super::{names, MaybeTlsStream, Negotiated, ReadAhead, TlsSettings, Transport};
 use crate::error::{
-    CertificateProblem, ClientCertificateProblem, Error, HandshakeFailure, TlsConfigError, TlsHandshakeError,
+    CertificateAnswer, CertificateProblem, ClientCertificateProblem, Error, HandshakeFailure, TlsConfigError,
+    TlsHandshakeError,
 };
 use crate::roots::PemError;
 use crate::TlsProvider;
@@ -270,9 +271,9 @@ impl S2nBackend {
             .await
             .map_err(|e| {
                 let alert = u8::try_from(seen.alert.load(Ordering::Relaxed)).ok();
-                let asked_without_identity = seen.asked.load(Ordering::Relaxed) && !self.has_identity;
-                not_tls(self.provider, &first_byte)
-                    .unwrap_or_else(|| classify(self.provider, e, alert, asked_without_identity))
+                not_tls(self.provider, &first_byte).unwrap_or_else(|| {
+                    classify(self.provider, e, alert, self.answer(seen.asked.load(Ordering::Relaxed)))
+                })
             })?;
         // The connection leaves its watch: the stream holds it as s2n-tls's own type.
         let (watch, io) = stream.into_parts();
@@ -297,8 +298,18 @@ impl S2nBackend {
             fips: is_fips(self.provider),
             client_certificate_sent: conn.client_cert_used(),
         };
-        let refusal = super::ReadRefusal::new(self.provider);
+        let refusal = super::ReadRefusal::new(self.provider, self.answer(asked_for_certificate(conn)));
         Ok((MaybeTlsStream::S2n(Box::new(S2nStream::new(stream, refusal))), info))
+    }
+
+    /// How the handshake answered the server's request for a certificate (`asked`: whether it
+    /// made one).
+    fn answer(&self, asked: bool) -> CertificateAnswer {
+        match (asked, self.has_identity) {
+            (false, _) => CertificateAnswer::NotAsked,
+            (true, true) => CertificateAnswer::Sent,
+            (true, false) => CertificateAnswer::NoIdentity,
+        }
     }
 }
 
@@ -334,7 +345,7 @@ fn version_name(version: s2n_tls::enums::Version) -> &'static str {
 /// Applies [`chain`]'s rules to the chain s2n-tls validated. Dropping the stream on refusal
 /// closes the connection before any request byte is written.
 fn check_peer_chain(provider: TlsProvider, conn: &Connection) -> Result<(), TlsHandshakeError> {
-    let classify = |e| classify(provider, e, None, false);
+    let classify = |e| classify(provider, e, None, CertificateAnswer::NotAsked);
     let chain = conn.peer_cert_chain().map_err(classify)?;
     let certs = chain.iter().collect::<Result<Vec<_>, _>>().map_err(classify)?;
     let ders = certs.iter().map(|cert| cert.der()).collect::<Result<Vec<&[u8]>, _>>().map_err(classify)?;
@@ -347,12 +358,16 @@ fn check_peer_chain(provider: TlsProvider, conn: &Connection) -> Result<(), TlsH
 
 /// Whether a read's error on `conn` is a server's refusal of our certificate (TLS 1.3: after
 /// the client's handshake is done), and which: the alert the connection received.
-pub(crate) fn refusal_on_read(io: &std::io::Error, conn: &Connection) -> Option<ClientCertificateProblem> {
+pub(crate) fn refusal_on_read(
+    io: &std::io::Error,
+    answer: CertificateAnswer,
+    conn: &Connection,
+) -> Option<ClientCertificateProblem> {
     let error = io.get_ref().and_then(|e| e.downcast_ref::<s2n_tls::error::Error>())?;
     if error.name() != "S2N_ERR_ALERT" {
         return None;
     }
-    ClientCertificateProblem::from_alert(conn.alert()?, false)
+    ClientCertificateProblem::from_alert(conn.alert()?, answer)
 }
 
 /// Connections whose last received alert is kept when they are dropped: s2n-tls's error names a
@@ -418,23 +433,27 @@ impl Drop for AlertWatch {
         if let Some(alert) = conn.alert() {
             self.seen.alert.store(u16::from(alert), Ordering::Relaxed);
         }
-        // s2n-tls names the handshake by its flags: `CLIENT_AUTH` once a CertificateRequest came.
-        let asked = conn.handshake_type().is_ok_and(|name| name.contains("CLIENT_AUTH"));
-        self.seen.asked.store(asked, Ordering::Relaxed);
+        self.seen.asked.store(asked_for_certificate(conn), Ordering::Relaxed);
     }
 }
 
+/// Whether the server asked for a client certificate: s2n-tls names the handshake by its flags,
+/// `CLIENT_AUTH` once a CertificateRequest came.
+fn asked_for_certificate(conn: &Connection) -> bool {
+    conn.handshake_type().is_ok_and(|name| name.contains("CLIENT_AUTH"))
+}
+
 /// A failed handshake's error; `alert`: the last alert the connection received;
-/// `asked_without_identity`: the server asked for a certificate and we have none.
+/// `answer`: how the client answered the server's request for a certificate.
 fn classify(
     provider: TlsProvider,
     e: s2n_tls::error::Error,
     alert: Option<u8>,
-    asked_without_identity: bool,
+    answer: CertificateAnswer,
 ) -> TlsHandshakeError {
     // The server refused our certificate (TLS 1.2: during the handshake).
     let refused = match e.name() {
-        "S2N_ERR_ALERT" => alert.and_then(|alert| ClientCertificateProblem::from_alert(alert, asked_without_identity)),
+        "S2N_ERR_ALERT" => alert.and_then(|alert| ClientCertificateProblem::from_alert(alert, answer)),
         _ => None,
     };
     if let Some(problem) = refused {

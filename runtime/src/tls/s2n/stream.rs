@@ -129,7 +129,9 @@ impl AsyncRead for S2nStream {
             // A server's refusal of our certificate (TLS 1.3) arrives here, as an alert.
             Poll::Ready(Err(error)) => {
                 let conn: &s2n_tls::connection::Connection = this.inner.as_ref();
-                return Poll::Ready(Err(this.refusal.read_error(error, |io| super::refusal_on_read(io, conn))));
+                return Poll::Ready(Err(this
+                    .refusal
+                    .read_error(error, |io, answer| super::refusal_on_read(io, answer, conn))));
             }
             other => other,
         };
@@ -149,7 +151,8 @@ impl AsyncRead for S2nStream {
                 // An error: reported by the next call, after this data.
                 Poll::Ready(Err(error)) => {
                     let conn: &s2n_tls::connection::Connection = inner.as_ref().get_ref().as_ref();
-                    this.failed = Some(this.refusal.read_error(error, |io| super::refusal_on_read(io, conn)));
+                    this.failed =
+                        Some(this.refusal.read_error(error, |io, answer| super::refusal_on_read(io, answer, conn)));
                     break;
                 }
                 // End of stream, or nothing more yet.

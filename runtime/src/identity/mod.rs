@@ -28,19 +28,18 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use pkcs8::der::asn1::UintRef;
-use pkcs8::der::Decode;
-use pkcs8::ObjectIdentifier;
-use rustls_pki_types::pem::PemObject;
-use rustls_pki_types::{CertificateDer, PrivateKeyDer};
+use rustls_pki_types::CertificateDer;
+#[cfg(rustls)]
+use rustls_pki_types::PrivateKeyDer;
 use zeroize::Zeroizing;
 
-const RSA_ENCRYPTION: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.1.1");
-const EC_PUBLIC_KEY: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.10045.2.1");
-const ED25519: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.3.101.112");
-const SECP256R1: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.10045.3.1.7");
-const SECP384R1: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.3.132.0.34");
-const SECP521R1: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.3.132.0.35");
+mod key_match;
+mod parse;
+mod watched;
+
+#[cfg(openssl_provider)]
+pub(crate) use key_match::openssl_private_key;
+pub use watched::WatchedIdentity;
 
 /// A client certificate chain and its private key, for servers that ask for one (mutual TLS).
 ///
@@ -230,11 +229,11 @@ impl ClientIdentity {
     /// # Errors
     /// An [`IdentityError`] saying what is wrong with which input.
     pub fn from_pem(cert_chain_pem: impl AsRef<[u8]>, key_pem: impl AsRef<[u8]>) -> Result<Self, IdentityError> {
-        let chain = parse_chain(cert_chain_pem.as_ref())?;
-        let (format, key) = parse_key(key_pem.as_ref())?;
-        let key_type = key_type(format, &key)?;
+        let chain = parse::parse_chain(cert_chain_pem.as_ref())?;
+        let (format, key) = parse::parse_key(key_pem.as_ref())?;
+        let key_type = parse::key_type(format, &key)?;
         let identity = ClientIdentity { inner: Arc::new(Inner { chain, key, format, key_type }) };
-        check_match(&identity)?;
+        key_match::check_match(&identity)?;
         Ok(identity)
     }
 
@@ -303,6 +302,14 @@ impl ClientIdentity {
     }
 }
 
+/// Where a client's identity comes from: one pair for the client's life, or files read again
+/// when they change.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum IdentitySource {
+    Fixed(ClientIdentity),
+    Watched(WatchedIdentity),
+}
+
 impl fmt::Debug for ClientIdentity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ClientIdentity")
@@ -342,243 +349,9 @@ fn pem_section(label: &str, der: &[u8]) -> String {
     pem
 }
 
-fn parse_chain(pem: &[u8]) -> Result<Vec<CertificateDer<'static>>, IdentityError> {
-    let malformed = |e| IdentityError::MalformedPem { part: IdentityPart::CertificateChain, source: Arc::new(e) };
-    let chain = CertificateDer::pem_slice_iter(pem).collect::<Result<Vec<_>, _>>().map_err(malformed)?;
-    if chain.is_empty() {
-        return Err(IdentityError::NoCertificate);
-    }
-    Ok(chain)
-}
-
-/// Whether `pem` holds an encrypted key: a PKCS#8 `ENCRYPTED PRIVATE KEY` section, or a legacy
-/// OpenSSL one whose headers say `Proc-Type: 4,ENCRYPTED` (which the PEM parser cannot read).
-fn is_encrypted(pem: &[u8]) -> bool {
-    let contains = |needle: &[u8]| pem.windows(needle.len()).any(|w| w == needle);
-    contains(b"-----BEGIN ENCRYPTED PRIVATE KEY-----") || contains(b"Proc-Type: 4,ENCRYPTED")
-}
-
-fn parse_key(pem: &[u8]) -> Result<(KeyFormat, Zeroizing<Vec<u8>>), IdentityError> {
-    if is_encrypted(pem) {
-        return Err(IdentityError::EncryptedKey);
-    }
-    let mut keys = PrivateKeyDer::pem_slice_iter(pem);
-    // The parser's copies are zeroed when dropped (rustls-pki-types zeroizes on request only).
-    let key = match keys.next() {
-        None => return Err(IdentityError::NoPrivateKey),
-        Some(Err(e)) => {
-            return Err(IdentityError::MalformedPem { part: IdentityPart::PrivateKey, source: Arc::new(e) })
-        }
-        Some(Ok(key)) => Zeroizing::new(key),
-    };
-    let format = match &*key {
-        PrivateKeyDer::Pkcs8(_) => KeyFormat::Pkcs8,
-        PrivateKeyDer::Sec1(_) => KeyFormat::Sec1,
-        PrivateKeyDer::Pkcs1(_) => KeyFormat::Pkcs1,
-        _ => return Err(IdentityError::NoPrivateKey),
-    };
-    if let Some(another) = keys.next() {
-        drop(another.map(Zeroizing::new));
-        return Err(IdentityError::SeveralPrivateKeys);
-    }
-    Ok((format, Zeroizing::new(key.secret_der().to_vec())))
-}
-
-/// The key's type, from its DER structure.
-fn key_type(format: KeyFormat, der: &[u8]) -> Result<KeyType, IdentityError> {
-    match format {
-        KeyFormat::Pkcs1 => rsa_key_type(der),
-        KeyFormat::Sec1 => {
-            let key = sec1::EcPrivateKey::try_from(der).map_err(|_| IdentityError::MalformedKey)?;
-            ec_key_type(key.parameters.and_then(|p| p.named_curve()))
-        }
-        KeyFormat::Pkcs8 => {
-            let info = pkcs8::PrivateKeyInfoRef::try_from(der).map_err(|_| IdentityError::MalformedKey)?;
-            let oid = info.algorithm.oid;
-            if oid == RSA_ENCRYPTION {
-                rsa_key_type(info.private_key.as_bytes())
-            } else if oid == ED25519 {
-                Ok(KeyType::Ed25519)
-            } else if oid == EC_PUBLIC_KEY {
-                let curve = match info.algorithm.parameters {
-                    Some(params) => {
-                        Some(params.decode_as::<ObjectIdentifier>().map_err(|_| IdentityError::MalformedKey)?)
-                    }
-                    // Named in the SEC1 structure inside, if anywhere.
-                    None => sec1::EcPrivateKey::try_from(info.private_key.as_bytes())
-                        .map_err(|_| IdentityError::MalformedKey)?
-                        .parameters
-                        .and_then(|p| p.named_curve()),
-                };
-                ec_key_type(curve)
-            } else {
-                Err(IdentityError::UnsupportedKeyType { algorithm: oid.to_string() })
-            }
-        }
-    }
-}
-
-fn ec_key_type(curve: Option<ObjectIdentifier>) -> Result<KeyType, IdentityError> {
-    match curve {
-        Some(c) if c == SECP256R1 => Ok(KeyType::EcdsaP256),
-        Some(c) if c == SECP384R1 => Ok(KeyType::EcdsaP384),
-        Some(c) if c == SECP521R1 => Ok(KeyType::EcdsaP521),
-        Some(c) => Err(IdentityError::UnsupportedKeyType { algorithm: format!("{EC_PUBLIC_KEY} on curve {c}") }),
-        None => Err(IdentityError::UnsupportedKeyType { algorithm: format!("{EC_PUBLIC_KEY} without a named curve") }),
-    }
-}
-
-/// A PKCS#1 `RSAPrivateKey`: nine integers (two-prime; multi-prime keys, with a tenth field,
-/// are not supported), the second the modulus.
-fn rsa_key_type(der: &[u8]) -> Result<KeyType, IdentityError> {
-    let fields = Vec::<UintRef<'_>>::from_der(der).map_err(|_| IdentityError::MalformedKey)?;
-    let modulus = match fields.as_slice() {
-        [_version, modulus, _e, _d, _p, _q, _dp, _dq, _qinv] => modulus.as_bytes(),
-        _ => return Err(IdentityError::MalformedKey),
-    };
-    let leading = modulus.first().map_or(8, |b| b.leading_zeros());
-    let bits = u32::try_from(modulus.len() * 8).unwrap_or(u32::MAX).saturating_sub(leading);
-    Ok(KeyType::Rsa { bits })
-}
-
-/// Checks that the key is the leaf certificate's, with the first crypto library compiled in
-/// (see the module's documentation).
-#[allow(unreachable_code)] // in builds that compile one of the checks
-fn check_match(identity: &ClientIdentity) -> Result<(), IdentityError> {
-    #[cfg(provider = "rustls-ring")]
-    return check_with_rustls(identity, &rustls::crypto::ring::default_provider());
-    #[cfg(all(not(provider = "rustls-ring"), provider = "rustls-aws-lc"))]
-    return check_with_rustls(identity, &rustls::crypto::aws_lc_rs::default_provider());
-    #[cfg(all(not(provider = "rustls-ring"), not(provider = "rustls-aws-lc"), provider = "rustls-aws-lc-fips"))]
-    return check_with_rustls(identity, &rustls::crypto::default_fips_provider());
-    #[cfg(all(
-        not(any(provider = "rustls-ring", provider = "rustls-aws-lc", provider = "rustls-aws-lc-fips")),
-        openssl_provider
-    ))]
-    return check_with_openssl(identity);
-    #[cfg(all(
-        not(any(provider = "rustls-ring", provider = "rustls-aws-lc", provider = "rustls-aws-lc-fips")),
-        not(openssl_provider),
-        s2n
-    ))]
-    return check_with_aws_lc(identity);
-    #[cfg(all(
-        not(any(provider = "rustls-ring", provider = "rustls-aws-lc", provider = "rustls-aws-lc-fips")),
-        not(openssl_provider),
-        not(s2n),
-        provider = "rustls-custom"
-    ))]
-    if let Ok(provider) = crate::provider::custom::crypto_provider() {
-        return check_with_rustls(identity, &provider);
-    }
-    // Nothing here to check with: the TLS library checks when the client's TLS is prepared.
-    let _ = identity;
-    Ok(())
-}
-
-#[cfg(rustls)]
-fn check_with_rustls(identity: &ClientIdentity, crypto: &rustls::crypto::CryptoProvider) -> Result<(), IdentityError> {
-    let key = crypto
-        .key_provider
-        .load_private_key(identity.private_key_der())
-        .map_err(|e| IdentityError::Rejected(Arc::new(e)))?;
-    let certified = rustls::sign::CertifiedKey::new(identity.inner.chain.clone(), key);
-    match certified.keys_match() {
-        Ok(()) => Ok(()),
-        Err(rustls::Error::InconsistentKeys(rustls::InconsistentKeys::KeyMismatch)) => Err(IdentityError::KeyMismatch),
-        Err(e) => Err(IdentityError::Rejected(Arc::new(e))),
-    }
-}
-
-#[cfg(openssl_provider)]
-#[allow(dead_code)] // used only when no rustls provider of ours is compiled
-fn check_with_openssl(identity: &ClientIdentity) -> Result<(), IdentityError> {
-    let rejected = |e: openssl::error::ErrorStack| IdentityError::Rejected(Arc::new(e));
-    let key = openssl_private_key(identity).map_err(rejected)?;
-    let leaf = openssl::x509::X509::from_der(&identity.inner.chain[0]).map_err(rejected)?;
-    let public = leaf.public_key().map_err(rejected)?;
-    if public.public_eq(&key) {
-        Ok(())
-    } else {
-        Err(IdentityError::KeyMismatch)
-    }
-}
-
-/// The check with aws-lc-rs, s2n-tls's libcrypto: the public key the private key derives,
-/// against the bits of the leaf certificate's SubjectPublicKeyInfo (an EC point, an Ed25519 key,
-/// or a DER `RSAPublicKey`, in both spellings).
-#[cfg(s2n)]
-#[allow(dead_code)] // used only when neither rustls's crypto nor OpenSSL is compiled
-fn check_with_aws_lc(identity: &ClientIdentity) -> Result<(), IdentityError> {
-    use aws_lc_rs::signature::{self, KeyPair as _};
-    use pkcs8::der::Decode as _;
-    let rejected = |e: aws_lc_rs::error::KeyRejected| IdentityError::Rejected(Arc::new(e));
-    let der = &identity.inner.key[..];
-    let ec = |alg| signature::EcdsaKeyPair::from_private_key_der(alg, der).map(|k| k.public_key().as_ref().to_vec());
-    let public = match (identity.inner.key_type, identity.inner.format) {
-        (KeyType::EcdsaP256, _) => ec(&signature::ECDSA_P256_SHA256_ASN1_SIGNING),
-        (KeyType::EcdsaP384, _) => ec(&signature::ECDSA_P384_SHA384_ASN1_SIGNING),
-        (KeyType::EcdsaP521, _) => ec(&signature::ECDSA_P521_SHA512_ASN1_SIGNING),
-        (KeyType::Ed25519, _) => {
-            signature::Ed25519KeyPair::from_pkcs8_maybe_unchecked(der).map(|k| k.public_key().as_ref().to_vec())
-        }
-        (KeyType::Rsa { .. }, KeyFormat::Pkcs1) => {
-            signature::RsaKeyPair::from_der(der).map(|k| k.public_key().as_ref().to_vec())
-        }
-        (KeyType::Rsa { .. }, _) => signature::RsaKeyPair::from_pkcs8(der).map(|k| k.public_key().as_ref().to_vec()),
-    }
-    .map_err(rejected)?;
-    let leaf =
-        x509_cert::Certificate::from_der(&identity.inner.chain[0]).map_err(|e| IdentityError::Rejected(Arc::new(e)))?;
-    match leaf.tbs_certificate().subject_public_key_info().subject_public_key.as_bytes() {
-        Some(bits) if bits == public.as_slice() => Ok(()),
-        _ => Err(IdentityError::KeyMismatch),
-    }
-}
-
-/// The key as OpenSSL's `EVP_PKEY` (OpenSSL's decoder takes all three encodings).
-#[cfg(openssl_provider)]
-pub(crate) fn openssl_private_key(
-    identity: &ClientIdentity,
-) -> Result<openssl::pkey::PKey<openssl::pkey::Private>, openssl::error::ErrorStack> {
-    match identity.inner.format {
-        KeyFormat::Pkcs1 => openssl::rsa::Rsa::private_key_from_der(identity.private_key_bytes())
-            .and_then(openssl::pkey::PKey::from_rsa),
-        KeyFormat::Sec1 => openssl::ec::EcKey::private_key_from_der(identity.private_key_bytes())
-            .and_then(openssl::pkey::PKey::from_ec_key),
-        // OpenSSL's PKCS#8 decoder refuses version 2 (RFC 5958, the public key included, as
-        // ring writes Ed25519 keys): the same key without its public half is version 1.
-        KeyFormat::Pkcs8 => openssl::pkey::PKey::private_key_from_pkcs8(identity.private_key_bytes()).or_else(|e| {
-            match pkcs8_without_public_key(identity.private_key_bytes()) {
-                Some(v1) => openssl::pkey::PKey::private_key_from_pkcs8(&v1),
-                None => Err(e),
-            }
-        }),
-    }
-}
-
-/// A PKCS#8 version 2 key re-encoded as version 1 (without its public key), zeroed on drop;
-/// `None` for a key without a public key, or one that cannot be re-encoded.
-#[cfg(openssl_provider)]
-fn pkcs8_without_public_key(der: &[u8]) -> Option<Zeroizing<Vec<u8>>> {
-    use pkcs8::der::Encode;
-    let mut info = pkcs8::PrivateKeyInfoRef::try_from(der).ok()?;
-    info.public_key.take()?;
-    info.to_der().ok().map(Zeroizing::new)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn encrypted_keys_are_recognised_in_both_forms() {
-        assert!(is_encrypted(b"-----BEGIN ENCRYPTED PRIVATE KEY-----\nMII=\n-----END ENCRYPTED PRIVATE KEY-----\n"));
-        assert!(is_encrypted(
-            b"-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,00\n\nMII=\n"
-        ));
-        assert!(!is_encrypted(b"-----BEGIN PRIVATE KEY-----\nMII=\n-----END PRIVATE KEY-----\n"));
-    }
 
     #[test]
     fn key_types_name_themselves_and_know_fips() {
