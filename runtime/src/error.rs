@@ -390,8 +390,10 @@ pub enum ClientCertificateProblem {
     Rejected,
     /// The server asked for a certificate, but the identity's key cannot make any of the
     /// signatures the server's request names (an ECDSA key for a server that takes only RSA
-    /// signatures, …): rustls and OpenSSL then send no certificate, s2n-tls signs with a scheme
-    /// the server did not name, which a strict server refuses (alert `illegal_parameter`).
+    /// signatures, …). rustls and OpenSSL then send no certificate, and know why; s2n-tls signs
+    /// with its key's scheme anyway, and a server's refusal of that signature
+    /// (`illegal_parameter` or `handshake_failure` after the certificate went out) is reported
+    /// as this.
     KeyCannotSign,
 }
 
@@ -402,8 +404,12 @@ pub enum ClientCertificateProblem {
 pub(crate) enum CertificateAnswer {
     /// The server did not ask for a certificate (or not yet).
     NotAsked,
-    /// Asked, and the certificate was sent.
+    /// Asked, and the certificate was sent, signed with a scheme the request named (rustls and
+    /// OpenSSL send none otherwise).
     Sent,
+    /// Asked, and the certificate was sent, signed with the scheme the library picks for its key
+    /// whether or not the request named it (s2n-tls).
+    SentSchemeUnchecked,
     /// Asked, and no identity is configured.
     NoIdentity,
     /// Asked, and the identity's key signs none of the schemes the request names.
@@ -418,9 +424,7 @@ impl fmt::Display for ClientCertificateProblem {
             ClientCertificateProblem::Expired => "the server found the client certificate expired",
             ClientCertificateProblem::Revoked => "the server found the client certificate revoked",
             ClientCertificateProblem::Rejected => "the server rejected the client certificate",
-            ClientCertificateProblem::KeyCannotSign => {
-                "the client key cannot make any signature the server accepts, so no client certificate was sent"
-            }
+            ClientCertificateProblem::KeyCannotSign => "the client key cannot make any signature the server accepts",
         })
     }
 }
@@ -435,8 +439,9 @@ impl ClientCertificateProblem {
             (116 | 40, CertificateAnswer::KeyCannotSign) => ClientCertificateProblem::KeyCannotSign,
             (116, _) | (40, CertificateAnswer::NoIdentity) => ClientCertificateProblem::Required,
             // A library that signs with a scheme the request did not name (s2n-tls signs with its
-            // key's default then) meets a strict server's `illegal_parameter`.
-            (47, CertificateAnswer::Sent) => ClientCertificateProblem::KeyCannotSign,
+            // key's default then) meets a strict server's refusal of that signature:
+            // `illegal_parameter` (rustls), `handshake_failure` (OpenSSL).
+            (47 | 40, CertificateAnswer::SentSchemeUnchecked) => ClientCertificateProblem::KeyCannotSign,
             (alert, _) => match alert {
                 48 => ClientCertificateProblem::UnknownIssuer,
                 45 => ClientCertificateProblem::Expired,
@@ -771,8 +776,12 @@ mod tests {
         assert_eq!(P::from_alert(40, A::KeyCannotSign), Some(P::KeyCannotSign));
         assert_eq!(P::from_alert(116, A::KeyCannotSign), Some(P::KeyCannotSign));
         assert_eq!(P::from_alert(48, A::KeyCannotSign), Some(P::UnknownIssuer));
-        // illegal_parameter after our certificate went out: its signature's scheme.
-        assert_eq!(P::from_alert(47, A::Sent), Some(P::KeyCannotSign));
+        // illegal_parameter or handshake_failure after a certificate signed without checking
+        // the request's schemes went out: that signature's scheme.
+        assert_eq!(P::from_alert(47, A::SentSchemeUnchecked), Some(P::KeyCannotSign));
+        assert_eq!(P::from_alert(40, A::SentSchemeUnchecked), Some(P::KeyCannotSign));
+        assert_eq!(P::from_alert(47, A::Sent), None);
+        assert_eq!(P::from_alert(40, A::Sent), None);
         assert_eq!(P::from_alert(47, A::NotAsked), None);
         assert_eq!(P::from_alert(40, A::NotAsked), None);
         // Alerts about anything else (protocol_version, decode_error) are not.

@@ -70,7 +70,7 @@ async fn server(server_ca: &TestCa, client_ca: &TestCa) -> HttpsServer {
             let served = served.fetch_add(1, Ordering::SeqCst) + 1;
             async move {
                 let mut response = hyper::Response::new(Full::new(Bytes::from_static(b"ok")));
-                if served % REQUESTS_PER_CONNECTION == 0 {
+                if served.is_multiple_of(REQUESTS_PER_CONNECTION) {
                     response.headers_mut().insert("connection", hyper::header::HeaderValue::from_static("close"));
                 }
                 Ok::<_, std::convert::Infallible>(response)

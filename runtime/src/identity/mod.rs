@@ -2,27 +2,8 @@
 //! checked when it is built so that a broken pair is the caller's error at once, never a failed
 //! handshake later.
 //!
-//! What is checked, in order: the chain holds a certificate; the key is one PEM private key
-//! (PKCS#8, SEC1 or PKCS#1), not encrypted; its type is one every provider signs with
-//! ([`KeyType`]); and it is the private half of the leaf certificate's public key.
-//!
-//! **The key/certificate match** needs public-key arithmetic for some keys (an Ed25519 or EC key
-//! need not carry its public half), so it is done by a crypto library compiled into the build,
-//! the first of: rustls's ring, aws-lc-rs or FIPS provider (rustls's `CertifiedKey::keys_match`,
-//! which compares the SubjectPublicKeyInfo the loaded key derives with the certificate's), the
-//! system's OpenSSL (`EVP_PKEY` comparison of the key with the certificate's public key),
-//! aws-lc-rs as s2n-tls builds it (the public key the private key derives against the bits of
-//! the certificate's SubjectPublicKeyInfo), or, in a `rustls-custom` build, the application's
-//! `CryptoProvider` when one is installed by then. Only a `rustls-custom` build whose provider is
-//! installed later leaves the match to rustls when the client's TLS is prepared (a configuration
-//! error before any handshake). No crypto crate is added to any build for this: each build checks
-//! with the crypto it already has (a FIPS build with its FIPS module).
-//!
-//! **Key material.** The key's DER is held in memory only, zeroed when the last clone of the
-//! identity is dropped (`zeroize`), never logged, and not in `Debug`. Each TLS library takes its
-//! own copy when a client's TLS is prepared and keeps it as long as that client's configuration
-//! lives (rustls: the signing key in its `ClientConfig`; OpenSSL: the `EVP_PKEY` in its
-//! `SSL_CTX`, freed with it).
+//! What is checked and how the key is kept: [`ClientIdentity`]. Rotation from files:
+//! [`WatchedIdentity`].
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -50,6 +31,30 @@ pub use watched::WatchedIdentity;
 /// share one copy of the key); two identities are equal when one is a clone of the other.
 ///
 /// Its `Debug` shows the key's type and the number of certificates, never the key.
+///
+/// What is checked, in order: the chain holds a certificate; the key is one PEM private key
+/// (PKCS#8, SEC1 or PKCS#1), not encrypted; its type is one every provider signs with
+/// ([`KeyType`]); and it is the private half of the leaf certificate's public key.
+///
+/// **The key/certificate match** needs public-key arithmetic for some keys (an Ed25519 or EC key
+/// need not carry its public half), so it is done by a crypto library compiled into the build,
+/// the first of: rustls's ring, aws-lc-rs or FIPS provider (rustls's `CertifiedKey::keys_match`,
+/// which compares the SubjectPublicKeyInfo the loaded key derives with the certificate's), the
+/// system's OpenSSL (`EVP_PKEY` comparison of the key with the certificate's public key),
+/// aws-lc-rs as s2n-tls builds it (the public key the private key derives against the bits of
+/// the certificate's SubjectPublicKeyInfo), or, in a `rustls-custom` build, the application's
+/// `CryptoProvider` when one is installed by then. Only a `rustls-custom` build whose provider is
+/// installed later leaves the match to rustls when the client's TLS is prepared (a configuration
+/// error before any handshake). No crypto crate is added to any build for this: each build checks
+/// with the crypto it already has (a FIPS build with its FIPS module).
+///
+/// **Key material.** The key's DER is held in memory only, zeroed when the last clone of the
+/// identity is dropped (`zeroize`), never logged, and not in `Debug`. Each TLS library takes its
+/// own copy when a client's TLS is prepared and keeps it as long as that client's configuration
+/// lives (rustls: the signing key in its `ClientConfig`; OpenSSL: the `EVP_PKEY` in its
+/// `SSL_CTX`, freed with it; s2n-tls: the chain and key in its `s2n_config`, loaded from PEM text
+/// we zero once loaded, freed with the config). A configuration lives while its client does and,
+/// after a [`WatchedIdentity`] rotation, until the last connection made with it closes.
 #[derive(Clone)]
 pub struct ClientIdentity {
     inner: Arc<Inner>,
@@ -224,7 +229,7 @@ impl std::error::Error for IdentityError {
 impl ClientIdentity {
     /// An identity from a PEM certificate chain (leaf first, then any intermediates) and a PEM
     /// private key (PKCS#8 `PRIVATE KEY`, SEC1 `EC PRIVATE KEY` or PKCS#1 `RSA PRIVATE KEY`),
-    /// checked as the [module](self) says.
+    /// checked as the [type](ClientIdentity) says.
     ///
     /// # Errors
     /// An [`IdentityError`] saying what is wrong with which input.

@@ -1,19 +1,5 @@
 //! [`WatchedIdentity`]: a client identity read from two PEM files and read again when they
 //! change, so that a short-lived certificate is rotated without a restart.
-//!
-//! **How changes are noticed: polling, at connection time.** Each new connection asks for the
-//! current identity; at most once per poll interval that looks at both files' metadata (size,
-//! modification and change times, device and inode), two `stat` calls. When either differs from
-//! the last read, both files are read and checked as [`ClientIdentity::from_pem`] checks them.
-//! No thread and no file-watching crate: a client that makes no connections does no work, the
-//! outcome depends only on the files at the moment a connection starts (which makes it testable
-//! without timing assumptions), and it sees every way files get replaced: rewritten in place,
-//! renamed over, or a symlink swapped (as Kubernetes updates a mounted secret).
-//!
-//! **A pair that does not make an identity** (half written: a new certificate with the old key,
-//! an empty or truncated file, a missing file) keeps the previous identity; the error is logged
-//! once through `tracing` (warn) and kept for [`WatchedIdentity::last_error`], and the pair is
-//! read again when the files change again.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -23,9 +9,23 @@ use std::time::{Duration, Instant};
 use super::{ClientIdentity, IdentityError};
 
 /// A [`ClientIdentity`] read from a PEM certificate-chain file and a PEM key file, and read
-/// again when they change (see the [module](self) for how): new connections present the newest
+/// again when they change (how: below): new connections present the newest
 /// pair that makes a valid identity; pooled connections keep the one they shook hands with until
 /// they close.
+///
+/// **How changes are noticed: polling, at connection time.** Each new connection asks for the
+/// current identity; at most once per poll interval that looks at both files' metadata (size,
+/// modification and change times, device and inode), two `stat` calls. When either differs from
+/// the last read, both files are read and checked as [`ClientIdentity::from_pem`] checks them.
+/// No thread and no file-watching crate: a client that makes no connections does no work, the
+/// outcome depends only on the files at the moment a connection starts (which makes it testable
+/// without timing assumptions), and it sees every way files get replaced: rewritten in place,
+/// renamed over, or a symlink swapped (as Kubernetes updates a mounted secret).
+///
+/// **A pair that does not make an identity** (half written: a new certificate with the old key,
+/// an empty or truncated file, a missing file) keeps the previous identity; the error is logged
+/// once through `tracing` (warn) and kept for [`WatchedIdentity::last_error`], and the pair is
+/// read again when the files change again.
 ///
 /// Hand it to [`Builder::watched_client_identity`](crate::Builder::watched_client_identity).
 /// Clones share one watch; two are equal when one is a clone of the other.

@@ -307,7 +307,8 @@ impl S2nBackend {
     fn answer(&self, asked: bool) -> CertificateAnswer {
         match (asked, self.has_identity) {
             (false, _) => CertificateAnswer::NotAsked,
-            (true, true) => CertificateAnswer::Sent,
+            // s2n-tls signs with its key's scheme whether or not the request named it.
+            (true, true) => CertificateAnswer::SentSchemeUnchecked,
             (true, false) => CertificateAnswer::NoIdentity,
         }
     }
