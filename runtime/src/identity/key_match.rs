@@ -1,17 +1,17 @@
 //! Whether a client identity's key is the private half of its leaf certificate's public key,
 //! checked with a crypto library the build already has (the module above says which).
 
-#[cfg(any(openssl_provider, s2n))]
+#[cfg(any(rustls, openssl_provider, s2n))]
 use std::sync::Arc;
 
-#[cfg(any(openssl_provider, s2n))]
+#[cfg(openssl_provider)]
 use zeroize::Zeroizing;
 
 #[allow(unused_imports)] // which are used depends on the providers compiled
 use super::{ClientIdentity, IdentityError, KeyFormat, KeyType};
 
 /// Checks that the key is the leaf certificate's, with the first crypto library compiled in
-/// (see the module's documentation).
+/// (see [`ClientIdentity`]'s documentation).
 #[allow(unreachable_code)] // in builds that compile one of the checks
 pub(super) fn check_match(identity: &ClientIdentity) -> Result<(), IdentityError> {
     // ring's provider is deprecated in rustls 0.23.48 (no post-quantum key exchange), which
