@@ -10,7 +10,7 @@
 //! 127.0.0.1; a server that cannot start is reported as skipped).
 //!
 //! Sections (pass names as arguments to run a subset): `throughput`, `cold-start`,
-//! `new-connections`, `rss`, `proxy`, `negotiated`, `small-calls` (the server in a process of
+//! `new-connections`, `mutual-tls`, `rss`, `proxy`, `negotiated`, `small-calls` (the server in a process of
 //! its own), `idle` (many pooled connections), `syscalls` (needs strace). Results are printed; a full
 //! run (no section names, no `BENCH_ONLY` / `BENCH_SCENARIOS`) also writes `docs/benchmarks/`
 //! (markdown tables and an SVG chart).

@@ -32,10 +32,15 @@ pub struct BenchServer {
     pub h2: SocketAddr,
     /// Plain HTTP port (no TLS ceiling).
     pub plain: SocketAddr,
+    /// HTTP/1.1-only TLS port that requires a client certificate from its own client CA
+    /// (mutual TLS); [`BenchServer::client_pem`] is one it takes.
+    pub mtls: SocketAddr,
     /// The CA that signed the server certificate, PEM.
     pub ca_pem: String,
-    /// The two TLS servers (h1, h2); stopped when the bench server is dropped.
-    tls: [support::HttpsServer; 2],
+    /// A client identity (ECDSA P-256) the mutual-TLS port takes.
+    pub client_pem: support::ClientPem,
+    /// The three TLS servers (h1, h2, mutual TLS); stopped when the bench server is dropped.
+    tls: [support::HttpsServer; 3],
 }
 
 const BLOCK: usize = 16 << 20;
@@ -123,11 +128,27 @@ impl BenchServer {
         // 127.0.0.1 by the clients' DNS resolver override).
         let identity = ca.leaf(&["localhost", "*.idle.test"]);
         let block = Bytes::from((0..BLOCK).map(|i| (i % 251) as u8).collect::<Vec<u8>>());
+        let client_ca = support::TestCa::new("smithy-tls bench client CA");
+        let client_key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).expect("client key");
+        let client_pem = client_ca.client_leaf("bench client", &client_key);
         let mut tls = Vec::new();
-        for alpn in [support::Alpn::Http1Only, support::Alpn::H2AndHttp1] {
+        for (alpn, mutual) in
+            [(support::Alpn::Http1Only, false), (support::Alpn::H2AndHttp1, false), (support::Alpn::Http1Only, true)]
+        {
             let mut crypto = rustls::crypto::aws_lc_rs::default_provider();
             crypto.cipher_suites = vec![rustls::crypto::aws_lc_rs::cipher_suite::TLS13_AES_128_GCM_SHA256];
-            let mut config = support::server_config(&identity, alpn, Arc::new(crypto));
+            let crypto = Arc::new(crypto);
+            let mut config = if mutual {
+                support::server_config_requiring_client_auth(
+                    &identity,
+                    alpn,
+                    crypto,
+                    &client_ca.pem,
+                    rustls::DEFAULT_VERSIONS,
+                )
+            } else {
+                support::server_config(&identity, alpn, crypto)
+            };
             config.send_tls13_tickets = 2;
             let mut http = support::http_builder();
             if tuned {
@@ -159,15 +180,25 @@ impl BenchServer {
                 });
             }
         });
-        let tls: [support::HttpsServer; 2] = tls.try_into().unwrap_or_else(|_| unreachable!("two ports"));
-        BenchServer { h1: tls[0].addr, h2: tls[1].addr, plain: plain_addr, ca_pem: ca.pem, tls }
+        let tls: [support::HttpsServer; 3] = tls.try_into().unwrap_or_else(|_| unreachable!("three ports"));
+        BenchServer {
+            h1: tls[0].addr,
+            h2: tls[1].addr,
+            mtls: tls[2].addr,
+            plain: plain_addr,
+            ca_pem: ca.pem,
+            client_pem,
+            tls,
+        }
     }
 
-    /// Every handshake the TLS port at `addr` (`h1` or `h2`) completed, in order.
+    /// Every handshake the TLS port at `addr` (`h1`, `h2` or `mtls`) completed, in order.
     pub fn handshakes(&self, addr: SocketAddr) -> Vec<Negotiated> {
         match self.tls.iter().find(|s| s.addr == addr) {
             Some(server) => server.stats.handshakes(),
-            None => panic!("{addr} is not one of the bench server's TLS ports ({}, {})", self.h1, self.h2),
+            None => {
+                panic!("{addr} is not one of the bench server's TLS ports ({}, {}, {})", self.h1, self.h2, self.mtls)
+            }
         }
     }
 }

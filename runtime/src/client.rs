@@ -29,6 +29,7 @@ use hyper_util::rt::{TokioExecutor, TokioTimer};
 use crate::connect::{ConnectionInfo, TlsConnectService};
 use crate::dns::Resolver;
 use crate::error::{ConnectTimeout, Error, HandshakeFailure, ProxyError, ReadTimeout, TlsHandshakeError};
+use crate::identity::IdentitySource;
 use crate::proxy::ProxyConfig;
 use crate::roots::ExtraRoots;
 use crate::tls::{LazyTlsBackend, TlsSettings};
@@ -90,6 +91,7 @@ impl fmt::Debug for SmithyTlsClient {
             .field("extra_roots", &settings.extra_roots.certificates.len())
             .field("http2", &settings.enable_http2)
             .field("session_resumption", &settings.session_resumption)
+            .field("client_identity", &self.inner.tls.identity_source())
             .field("proxy", &self.inner.proxy)
             .finish()
     }
@@ -150,6 +152,7 @@ impl HttpClient for SmithyTlsClient {
         let client = self.pool_for(settings.connect_timeout(), &sleep);
         SharedHttpConnector::new(Connector {
             client,
+            refusals: Arc::clone(self.inner.tls.refusals()),
             proxy: self.inner.proxy.clone(),
             read_timeout: settings.read_timeout(),
             sleep,
@@ -164,6 +167,8 @@ impl HttpClient for SmithyTlsClient {
 /// The connector handed to the orchestrator: one pool plus the read timeout.
 struct Connector {
     client: HyperClient,
+    /// Refusals of our certificate the client's connections met on reads (`RefusalLog`).
+    refusals: Arc<crate::tls::RefusalLog>,
     proxy: ProxyConfig,
     read_timeout: Option<Duration>,
     sleep: SharedAsyncSleep,
@@ -199,6 +204,8 @@ impl HttpConnector for Connector {
             let capture = capture.clone();
             smithy_capture.set_connection_retriever(move || connection_metadata(&capture));
         }
+        let host = request.uri().host().map(str::to_owned);
+        let refusals = Arc::clone(&self.refusals);
         let response = self.client.request(request);
         let read_timeout = self.read_timeout.map(|after| (after, self.sleep.sleep(after)));
         HttpConnectorFuture::new(async move {
@@ -214,7 +221,7 @@ impl HttpConnector for Connector {
             let pool_events = tracing::enabled!(tracing::Level::TRACE);
             let connection =
                 if telemetry.is_some() || pool_events || response.is_err() { connection_of(&capture) } else { None };
-            let used = connection.as_ref().and_then(|(metadata, info)| {
+            let used = connection.as_ref().and_then(|(metadata, info, _)| {
                 info.as_ref().map(|info| (metadata, info.id, Acquired::of(info, started)))
             });
             if let Some((_, id, acquired)) = used.filter(|_| pool_events) {
@@ -226,9 +233,23 @@ impl HttpConnector for Connector {
             if let Some(telemetry) = &telemetry {
                 record_attempt(telemetry, used.map(|(metadata, _, acquired)| (metadata, acquired)), started);
             }
-            let response = response.map_err(|error| match &connection {
-                Some((metadata, _)) => error.with_connection(metadata.clone()),
-                None => error,
+            let response = response.map_err(|error| {
+                // The server refused our certificate after the handshake (TLS 1.3): not retried.
+                // hyper keeps no typed error of the connection, so the refusal is read from the
+                // connection's record, or (when it died before the request went out on it and
+                // none was captured) from the client's, for this host since the call started.
+                let refused = connection
+                    .as_ref()
+                    .and_then(|(_, _, refusal)| refusal.as_ref()?.get().cloned())
+                    .or_else(|| refusals.since(host.as_deref()?, started));
+                let error = match refused {
+                    Some(refused) => ConnectorError::other(Box::new(refused), None),
+                    None => error,
+                };
+                match &connection {
+                    Some((metadata, _, _)) => error.with_connection(metadata.clone()),
+                    None => error,
+                }
             })?;
             let response = response.map(SdkBody::from_body_1_x);
             HttpResponse::try_from(response).map_err(|e| ConnectorError::other(e.into(), None))
@@ -276,17 +297,21 @@ fn record_attempt(
 }
 
 fn connection_metadata(capture: &CaptureConnection) -> Option<ConnectionMetadata> {
-    connection_of(capture).map(|(metadata, _)| metadata)
+    connection_of(capture).map(|(metadata, _, _)| metadata)
 }
 
-/// The captured connection as the orchestrator sees it (metadata, with a poison switch), and
-/// what this crate knows of it, read from the connection once.
-fn connection_of(capture: &CaptureConnection) -> Option<(ConnectionMetadata, Option<ConnectionInfo>)> {
+/// The captured connection as the orchestrator sees it (metadata, with a poison switch), what
+/// this crate knows of it, and where its reads record a refusal of our certificate, read from
+/// the connection once.
+fn connection_of(
+    capture: &CaptureConnection,
+) -> Option<(ConnectionMetadata, Option<ConnectionInfo>, Option<crate::tls::ReadRefusal>)> {
     let guard = capture.connection_metadata();
     let connected = guard.as_ref()?;
     let mut extensions = http::Extensions::new();
     connected.get_extras(&mut extensions);
     let info = extensions.remove::<ConnectionInfo>();
+    let refusal = extensions.remove::<crate::tls::ReadRefusal>();
     let to_poison = capture.clone();
     let proxied = connected.is_proxied() || info.as_ref().is_some_and(|i| i.proxy.is_some());
     let mut builder = ConnectionMetadata::builder().proxied(proxied).poison_fn(move || {
@@ -297,13 +322,19 @@ fn connection_of(capture: &CaptureConnection) -> Option<(ConnectionMetadata, Opt
     });
     builder.set_remote_addr(info.as_ref().and_then(|i| i.remote_addr));
     builder.set_local_addr(info.as_ref().and_then(|i| i.local_addr));
-    Some((builder.build(), info))
+    Some((builder.build(), info, refusal))
 }
 
 fn find_source<'a, T: StdError + 'static>(err: &'a (dyn StdError + 'static)) -> Option<&'a T> {
     let mut next = Some(err);
     while let Some(err) = next {
         if let Some(found) = err.downcast_ref::<T>() {
+            return Some(found);
+        }
+        // An `io::Error`'s `source()` is its inner error's source, skipping the inner error
+        // itself: a read's error carries a `TlsHandshakeError` there (tls/mod.rs, `poll_read`).
+        let inner = err.downcast_ref::<std::io::Error>().and_then(std::io::Error::get_ref);
+        if let Some(found) = inner.and_then(|inner| inner.downcast_ref::<T>()) {
             return Some(found);
         }
         next = err.source();
@@ -335,7 +366,12 @@ fn classify(err: hyper_util::client::legacy::Error) -> ConnectorError {
     if let Some(handshake) = find_source::<TlsHandshakeError>(&err) {
         return match handshake.kind() {
             HandshakeFailure::Io => ConnectorError::io(err.into()),
-            HandshakeFailure::Certificate(_) | HandshakeFailure::Protocol => ConnectorError::other(err.into(), None),
+            HandshakeFailure::Certificate(_) | HandshakeFailure::Protocol | HandshakeFailure::ClientCertificate(_) => {
+                ConnectorError::other(err.into(), None)
+            }
+            // A variant added later: not retried unless it says it is a transport failure.
+            #[allow(unreachable_patterns)]
+            _ => ConnectorError::other(err.into(), None),
         };
     }
     if let Some(hyper_err) = find_source::<hyper::Error>(&err) {
@@ -380,6 +416,7 @@ pub struct Builder {
     pool_max_idle_per_host: usize,
     tcp_keepalive: Option<Duration>,
     max_connections_per_host: Option<usize>,
+    client_identity: Option<IdentitySource>,
 }
 
 impl Default for Builder {
@@ -397,6 +434,7 @@ impl Default for Builder {
             pool_max_idle_per_host: usize::MAX,
             tcp_keepalive: Some(DEFAULT_TCP_KEEPALIVE),
             max_connections_per_host: None,
+            client_identity: None,
         }
     }
 }
@@ -538,6 +576,73 @@ impl Builder {
         self
     }
 
+    /// Presents `identity` (a certificate chain and its key, checked when it was built) to
+    /// servers that ask for a client certificate (mutual TLS); a server that does not ask gets
+    /// none, so the same client serves endpoints with and without mutual TLS.
+    /// [`TlsInfo::client_certificate_sent`](crate::TlsInfo::client_certificate_sent) says when it
+    /// was sent, and a refusal fails the request with
+    /// [`HandshakeFailure::ClientCertificate`](crate::HandshakeFailure::ClientCertificate), never
+    /// retried. Presented by every provider on rustls 0.23, s2n-tls and `openssl` (s2n-tls takes
+    /// no Ed25519 key); the experimental rustls 0.24 backend refuses it for now (a
+    /// [`TlsConfigError::ClientIdentityUnsupported`](crate::TlsConfigError) at the first
+    /// connection).
+    ///
+    /// For every default client of the process (those generated SDK crates install), hand it to
+    /// [`configure_default`](crate::configure_default); for one client, to its builder:
+    ///
+    /// ```
+    /// # #[cfg(all(feature = "rustls-ring", feature = "webpki"))] {
+    /// use smithy_default_tls::{configure_default, ClientIdentity, SmithyTlsClient, TlsProvider, TrustRoots};
+    /// # let ca = rcgen::CertificateParams::new(vec!["client".to_owned()]).unwrap();
+    /// # let key = rcgen::KeyPair::generate().unwrap();
+    /// # let (cert_pem, key_pem) = (ca.self_signed(&key).unwrap().pem(), key.serialize_pem());
+    ///
+    /// // Checked here: a key that does not match, or an encrypted one, is an error now.
+    /// let identity = ClientIdentity::from_pem(cert_pem, key_pem).expect("usable client identity");
+    ///
+    /// // Every default client of the process presents it.
+    /// let for_all = identity.clone();
+    /// configure_default(move |builder| builder.client_identity(for_all.clone())).expect("first call");
+    ///
+    /// // One client of the application's own.
+    /// let client = SmithyTlsClient::builder()
+    ///     .provider(TlsProvider::RustlsRing)
+    ///     .trust_roots(TrustRoots::Webpki)
+    ///     .client_identity(identity)
+    ///     .build()
+    ///     .expect("client");
+    /// # let _ = client;
+    /// # }
+    /// ```
+    pub fn client_identity(mut self, identity: crate::ClientIdentity) -> Self {
+        self.client_identity = Some(IdentitySource::Fixed(identity));
+        self
+    }
+
+    /// Presents the identity in `identity`'s files, read again when they change (rotation
+    /// without a restart): each new connection presents the newest pair that makes a valid
+    /// identity, pooled connections keep the one they shook hands with, and a pair that does not
+    /// (half written, mismatched) keeps the previous one and is logged. Otherwise as
+    /// [`client_identity`](Self::client_identity), which it replaces (the last call wins).
+    ///
+    /// A new pair prepares the client's TLS again at the next connection (the trust roots are
+    /// read again, and the session cache starts empty, so that no connection resumes a session
+    /// made under the old identity).
+    ///
+    /// ```no_run
+    /// use std::time::Duration;
+    /// use smithy_default_tls::{SmithyTlsClient, WatchedIdentity};
+    ///
+    /// let identity = WatchedIdentity::from_pem_files("client.pem", "client.key", Duration::from_secs(1))
+    ///     .expect("usable client identity");
+    /// let client = SmithyTlsClient::builder().watched_client_identity(identity).build().expect("client");
+    /// # let _ = client;
+    /// ```
+    pub fn watched_client_identity(mut self, identity: crate::WatchedIdentity) -> Self {
+        self.client_identity = Some(IdentitySource::Watched(identity));
+        self
+    }
+
     /// How long an idle pooled connection is kept ([`DEFAULT_POOL_IDLE_TIMEOUT`] by default).
     pub fn pool_idle_timeout(mut self, timeout: Duration) -> Self {
         self.pool_idle_timeout = timeout;
@@ -593,8 +698,9 @@ impl Builder {
             enable_http2: self.enable_http2,
             session_resumption: self.session_resumption,
             ca_bundle: self.ca_bundle,
+            client_identity: None,
         };
-        let tls = LazyTlsBackend::new(settings);
+        let tls = LazyTlsBackend::with_identity(settings, self.client_identity);
         tls.warm_up_in_background();
         let pools = Mutex::new(HashMap::new());
         let inner = ClientInner {

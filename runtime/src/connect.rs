@@ -333,6 +333,11 @@ impl Connection for ConnectedStream {
     fn connected(&self) -> Connected {
         let connected = Connected::new().proxy(self.forwarded);
         let connected = if self.h2 { connected.negotiated_h2() } else { connected };
+        // Where a refusal of our certificate met on a read is recorded (see `ReadRefusal`).
+        let connected = match self.io.inner().read_refusal() {
+            Some(refusal) => connected.extra(refusal.clone()),
+            None => connected,
+        };
         match self.info.lock().unwrap_or_else(PoisonError::into_inner).take() {
             Some(info) => connected.extra(*info),
             None => connected,
@@ -416,6 +421,7 @@ mod tests {
             alpn: Some("h2"),
             resumed: false,
             fips: false,
+            client_certificate_sent: false,
         };
         let stream = stream_with(info(Some(tls), None)).await;
         let first = stream.connected();
@@ -441,6 +447,7 @@ mod tests {
             alpn: Some("http/1.1"),
             resumed: true,
             fips: false,
+            client_certificate_sent: false,
         };
         let tunnelled = stream_with(info(Some(tls), Some("proxy.test:3128"))).await.connected();
         assert!(!tunnelled.is_proxied());

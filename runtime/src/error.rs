@@ -190,6 +190,15 @@ pub enum TlsConfigError {
     /// Extra root certificates with platform-verifier roots on Android, where the platform
     /// verifier does not take them.
     ExtraRootsWithPlatformVerifier,
+    /// A FIPS provider with a client identity whose key type FIPS does not approve
+    /// ([`KeyType::is_fips_approved`](crate::KeyType::is_fips_approved)).
+    ClientKeyNotFipsApproved(crate::KeyType),
+    /// A client identity whose key type the provider does not present: s2n-tls takes no Ed25519
+    /// certificates.
+    ClientKeyTypeUnsupported(crate::KeyType),
+    /// A client identity on a backend that does not present one yet: the experimental rustls
+    /// 0.24 backend (`experimental-rustls-024`).
+    ClientIdentityUnsupported,
 }
 
 impl fmt::Display for TlsConfigError {
@@ -202,6 +211,18 @@ impl fmt::Display for TlsConfigError {
             TlsConfigError::ExtraRootsWithPlatformVerifier => {
                 f.write_str("extra root certificates are not supported with platform-verifier roots on Android")
             }
+            TlsConfigError::ClientKeyNotFipsApproved(key_type) => write!(
+                f,
+                "the client identity's {key_type} key is not FIPS-approved: a FIPS provider presents ECDSA \
+                 (P-256, P-384, P-521) or RSA (2048 bits or more) keys only"
+            ),
+            TlsConfigError::ClientKeyTypeUnsupported(key_type) => {
+                write!(f, "this provider does not present a client certificate with an {key_type} key")
+            }
+            TlsConfigError::ClientIdentityUnsupported => f.write_str(
+                "the experimental rustls 0.24 backend does not present a client identity yet: build without \
+                 `experimental-rustls-024` for mutual TLS",
+            ),
         }
     }
 }
@@ -213,7 +234,10 @@ impl StdError for TlsConfigError {
             TlsConfigError::KeyLog(e) => Some(e),
             TlsConfigError::NotFipsMode
             | TlsConfigError::LibcryptoNotFips
-            | TlsConfigError::ExtraRootsWithPlatformVerifier => None,
+            | TlsConfigError::ExtraRootsWithPlatformVerifier
+            | TlsConfigError::ClientKeyNotFipsApproved(_)
+            | TlsConfigError::ClientKeyTypeUnsupported(_)
+            | TlsConfigError::ClientIdentityUnsupported => None,
         }
     }
 }
@@ -339,6 +363,95 @@ pub enum HandshakeFailure {
     Protocol,
     /// The transport failed during the handshake (reset, EOF).
     Io,
+    /// The server refused the client's certificate, or wanted one and got none (mutual TLS).
+    /// In TLS 1.3 the server says so after the client's side of the handshake is done, so this
+    /// can also be the error of the first read on a new connection; it is never retried.
+    ClientCertificate(ClientCertificateProblem),
+}
+
+/// Why a server refused this client's certificate (mutual TLS), as its alert says, in the same
+/// terms for every provider.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ClientCertificateProblem {
+    /// The server requires a client certificate and none was sent: none is configured
+    /// ([`Builder::client_identity`](crate::Builder::client_identity)), or (TLS 1.2) the server
+    /// named CAs none of ours is from (alert `certificate_required`, or `handshake_failure`
+    /// after the server asked for a certificate and got none).
+    Required,
+    /// The server does not trust the certificate's issuer (alert `unknown_ca`).
+    UnknownIssuer,
+    /// The server found the certificate expired (alert `certificate_expired`).
+    Expired,
+    /// The server found the certificate revoked (alert `certificate_revoked`).
+    Revoked,
+    /// Any other refusal (`bad_certificate`, `unsupported_certificate`, `certificate_unknown`,
+    /// `access_denied`); the source says which.
+    Rejected,
+    /// The server asked for a certificate, but the identity's key cannot make any of the
+    /// signatures the server's request names (an ECDSA key for a server that takes only RSA
+    /// signatures, …). rustls and OpenSSL then send no certificate, and know why; s2n-tls signs
+    /// with its key's scheme anyway, and a server's refusal of that signature
+    /// (`illegal_parameter` or `handshake_failure` after the certificate went out) is reported
+    /// as this.
+    KeyCannotSign,
+}
+
+/// How this client answered a server's request for a certificate: it tells what a bare refusal
+/// (`handshake_failure`, `certificate_required`) is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(dead_code)] // each backend builds the variants its library can tell apart; a build may have one
+pub(crate) enum CertificateAnswer {
+    /// The server did not ask for a certificate (or not yet).
+    NotAsked,
+    /// Asked, and the certificate was sent, signed with a scheme the request named (rustls and
+    /// OpenSSL send none otherwise).
+    Sent,
+    /// Asked, and the certificate was sent, signed with the scheme the library picks for its key
+    /// whether or not the request named it (s2n-tls).
+    SentSchemeUnchecked,
+    /// Asked, and no identity is configured.
+    NoIdentity,
+    /// Asked, and the identity's key signs none of the schemes the request names.
+    KeyCannotSign,
+}
+
+impl fmt::Display for ClientCertificateProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ClientCertificateProblem::Required => "the server requires a client certificate and none was sent",
+            ClientCertificateProblem::UnknownIssuer => "the server does not trust the client certificate's issuer",
+            ClientCertificateProblem::Expired => "the server found the client certificate expired",
+            ClientCertificateProblem::Revoked => "the server found the client certificate revoked",
+            ClientCertificateProblem::Rejected => "the server rejected the client certificate",
+            ClientCertificateProblem::KeyCannotSign => "the client key cannot make any signature the server accepts",
+        })
+    }
+}
+
+impl ClientCertificateProblem {
+    /// The problem a TLS alert (its code, RFC 8446 section 6) names, when it names one about the
+    /// client's certificate. `answer`: when the server asked and got no certificate, a bare
+    /// `handshake_failure` (TLS 1.2) or `certificate_required` is about that, and why.
+    #[cfg_attr(not(any(rustls_backend, openssl_provider, s2n)), allow(dead_code))] // the backends that present an identity
+    pub(crate) fn from_alert(alert: u8, answer: CertificateAnswer) -> Option<Self> {
+        Some(match (alert, answer) {
+            (116 | 40, CertificateAnswer::KeyCannotSign) => ClientCertificateProblem::KeyCannotSign,
+            (116, _) | (40, CertificateAnswer::NoIdentity) => ClientCertificateProblem::Required,
+            // A library that signs with a scheme the request did not name (s2n-tls signs with its
+            // key's default then) meets a strict server's refusal of that signature:
+            // `illegal_parameter` (rustls), `handshake_failure` (OpenSSL).
+            (47 | 40, CertificateAnswer::SentSchemeUnchecked) => ClientCertificateProblem::KeyCannotSign,
+            (alert, _) => match alert {
+                48 => ClientCertificateProblem::UnknownIssuer,
+                45 => ClientCertificateProblem::Expired,
+                44 => ClientCertificateProblem::Revoked,
+                // bad_certificate, unsupported_certificate, certificate_unknown, access_denied
+                42 | 43 | 46 | 49 => ClientCertificateProblem::Rejected,
+                _ => return None,
+            },
+        })
+    }
 }
 
 /// Why a server certificate was rejected, in the same terms for every provider.
@@ -395,6 +508,9 @@ impl fmt::Display for TlsHandshakeError {
             }
             HandshakeFailure::Protocol => write!(f, "TLS handshake failed ({})", self.provider),
             HandshakeFailure::Io => write!(f, "connection failed during the TLS handshake ({})", self.provider),
+            HandshakeFailure::ClientCertificate(problem) => {
+                write!(f, "client certificate refused ({}): {problem}", self.provider)
+            }
         }
     }
 }
@@ -641,6 +757,36 @@ mod tests {
         for cause_free in [Error::NoTrustRoots, Error::DefaultAlreadyBuilt, Error::DefaultAlreadyConfigured] {
             assert!(cause_free.source().is_none(), "{cause_free}");
         }
+    }
+
+    #[test]
+    fn alerts_name_the_client_certificate_problem() {
+        use CertificateAnswer as A;
+        use ClientCertificateProblem as P;
+        for (alert, problem) in [(116, P::Required), (48, P::UnknownIssuer), (45, P::Expired), (44, P::Revoked)] {
+            assert_eq!(P::from_alert(alert, A::Sent), Some(problem), "{alert}");
+        }
+        for rejected in [42, 43, 46, 49] {
+            assert_eq!(P::from_alert(rejected, A::Sent), Some(P::Rejected), "{rejected}");
+        }
+        // handshake_failure is about the certificate only when the server asked and got none.
+        assert_eq!(P::from_alert(40, A::Sent), None);
+        assert_eq!(P::from_alert(40, A::NoIdentity), Some(P::Required));
+        // Nothing sent because the key signs nothing the server takes: that, not "required".
+        assert_eq!(P::from_alert(40, A::KeyCannotSign), Some(P::KeyCannotSign));
+        assert_eq!(P::from_alert(116, A::KeyCannotSign), Some(P::KeyCannotSign));
+        assert_eq!(P::from_alert(48, A::KeyCannotSign), Some(P::UnknownIssuer));
+        // illegal_parameter or handshake_failure after a certificate signed without checking
+        // the request's schemes went out: that signature's scheme.
+        assert_eq!(P::from_alert(47, A::SentSchemeUnchecked), Some(P::KeyCannotSign));
+        assert_eq!(P::from_alert(40, A::SentSchemeUnchecked), Some(P::KeyCannotSign));
+        assert_eq!(P::from_alert(47, A::Sent), None);
+        assert_eq!(P::from_alert(40, A::Sent), None);
+        assert_eq!(P::from_alert(47, A::NotAsked), None);
+        assert_eq!(P::from_alert(40, A::NotAsked), None);
+        // Alerts about anything else (protocol_version, decode_error) are not.
+        assert_eq!(P::from_alert(70, A::NoIdentity), None);
+        assert_eq!(P::from_alert(50, A::Sent), None);
     }
 
     #[test]

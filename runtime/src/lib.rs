@@ -66,6 +66,7 @@ mod client;
 mod connect;
 mod dns;
 mod error;
+mod identity;
 mod limits;
 mod provider;
 mod proxy;
@@ -76,9 +77,10 @@ mod tls;
 pub use client::{Builder, SmithyTlsClient, DEFAULT_POOL_IDLE_TIMEOUT, DEFAULT_TCP_KEEPALIVE};
 pub use connect::ConnectionInfo;
 pub use error::{
-    CertificateProblem, ConnectTimeout, Error, HandshakeFailure, KeyLogError, ProxyError, ProxyFailure,
-    ProxyResponseError, ProxyUrlError, ReadTimeout, TlsConfigError, TlsHandshakeError, UriError,
+    CertificateProblem, ClientCertificateProblem, ConnectTimeout, Error, HandshakeFailure, KeyLogError, ProxyError,
+    ProxyFailure, ProxyResponseError, ProxyUrlError, ReadTimeout, TlsConfigError, TlsHandshakeError, UriError,
 };
+pub use identity::{ClientIdentity, IdentityError, IdentityPart, KeyType, WatchedIdentity};
 pub use provider::application::ChosenBy;
 #[cfg(provider = "rustls-custom")]
 pub use provider::custom::set_custom_crypto_provider;

@@ -6,6 +6,11 @@
 //! the ClientHello to show no provider offers RC4, 3DES, DES, export, NULL, anonymous, CBC or
 //! static-RSA suites (the system openssl cannot serve most of those any more).
 //!
+//! Every client carries a client identity (an ECDSA P-256 certificate from a CA no peer trusts),
+//! which only the peers that ask for a certificate see: they ask with an odd list of CA names
+//! or of signature schemes, or require one. (The experimental rustls 0.24 backend presents no
+//! identity yet: its client has none, and those peers expect that.)
+//!
 //! The outcomes form the table in docs/TLS_PEERS.md; this test fails when the table is stale
 //! (`scripts/bless test-all --test hostile_peers`
 //! rewrites it).
@@ -16,7 +21,8 @@ use std::path::Path;
 
 use aws_smithy_runtime_api::client::result::ConnectorError;
 use smithy_default_tls::{
-    CertificateProblem, ConnectionInfo, HandshakeFailure, SmithyTlsClient, TlsHandshakeError, TlsProvider,
+    CertificateProblem, ClientCertificateProblem, ClientIdentity, ConnectionInfo, HandshakeFailure, SmithyTlsClient,
+    TlsHandshakeError, TlsProvider,
 };
 use smithy_tls_test_support as support;
 use support::openssl::{KeySpec, OpensslCa, OpensslServer};
@@ -30,6 +36,8 @@ enum Expect {
     Ok(Version),
     /// The certificate is refused for this reason.
     Certificate(CertificateProblem),
+    /// The server refused our client certificate (or our not sending one) for this reason.
+    ClientCertificate(ClientCertificateProblem),
     /// The handshake is refused (alert, nothing in common, a message that is not TLS).
     Protocol,
     /// The transport broke during the handshake (worth a retry).
@@ -83,6 +91,44 @@ fn rustls_peer(trust: &TestCa, identity: ServerIdentity) -> impl std::future::Fu
 fn openssl_peer(ca: OpensslCa, leaf: support::openssl::OpensslLeaf, chain: bool, args: &[&str]) -> Running {
     let server = if chain { OpensslServer::start_with_chain(&leaf, args) } else { OpensslServer::start(&leaf, args) };
     Running { trust_pem: ca.pem.clone(), url: server.url(), _server: Box::new(server), _ca: Some(ca) }
+}
+
+/// A file removed when dropped.
+struct TempFile(std::path::PathBuf);
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// `openssl s_server` (RSA-2048 leaf) asking for a client certificate (`-verify 1`: optional;
+/// `-Verify 1`: required) and naming, as the CAs it takes, those in a file of `ca_names`
+/// certificates (a CA of their own each), with `args`.
+fn openssl_asking_peer(ask: &str, ca_names: usize, args: &[&str]) -> Running {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let file = TempFile(std::env::temp_dir().join(format!("smithy-tls-ca-names-{}-{n}.pem", std::process::id())));
+    let names: String = (0..ca_names).map(|i| TestCa::new(&format!("hostile peer's client CA {i}")).pem).collect();
+    std::fs::write(&file.0, names).expect("CA names file");
+    let path = file.0.to_str().expect("UTF-8 path").to_owned();
+    let mut all = vec![ask, "1", "-CAfile", &path];
+    all.extend_from_slice(args);
+    let running = openssl_sound_leaf(&all);
+    Running { _server: Box::new((running._server, file)), ..running }
+}
+
+/// Whether `provider`'s backend in this build presents a client identity (the experimental
+/// rustls 0.24 backend refuses one).
+fn presents_identity(provider: TlsProvider) -> bool {
+    !(cfg!(feature = "experimental-rustls-024") && provider == TlsProvider::RustlsAwsLc)
+}
+
+/// The identity every client of the suite presents when asked.
+fn identity() -> ClientIdentity {
+    let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).expect("P-256 key");
+    let pem = TestCa::new("the suite's client CA").client_leaf("client", &key);
+    ClientIdentity::from_pem(&pem.cert, &pem.key).expect("client identity")
 }
 
 async fn raw_peer(script: Script) -> Running {
@@ -199,6 +245,36 @@ fn peers() -> Vec<Peer> {
             start: || Box::pin(async { openssl_sound_leaf(&["-tls1_2"]) }),
         },
         Peer {
+            name: "asks for a client certificate naming 1,000 CAs, not ours (openssl)",
+            // Sent anyway (no provider filters by the names); the peer does not insist.
+            expect: |_| Expect::Ok(Version::Tls13),
+            start: || Box::pin(async { openssl_asking_peer("-verify", 1000, &[]) }),
+        },
+        Peer {
+            name: "asks for a client certificate signed with Ed448 only (openssl)",
+            // rustls and OpenSSL send none, which the peer accepts; s2n-tls signs with ECDSA
+            // anyway, which the peer refuses (illegal_parameter).
+            expect: |p| {
+                if p == TlsProvider::S2nTls && presents_identity(p) {
+                    Expect::ClientCertificate(ClientCertificateProblem::KeyCannotSign)
+                } else {
+                    Expect::Ok(Version::Tls13)
+                }
+            },
+            start: || Box::pin(async { openssl_asking_peer("-verify", 1, &["-client_sigalgs", "ed448"]) }),
+        },
+        Peer {
+            name: "requires a client certificate from a CA that is not ours (openssl)",
+            expect: |p| {
+                Expect::ClientCertificate(if presents_identity(p) {
+                    ClientCertificateProblem::UnknownIssuer
+                } else {
+                    ClientCertificateProblem::Required
+                })
+            },
+            start: || Box::pin(async { openssl_asking_peer("-Verify", 1, &["-verify_return_error"]) }),
+        },
+        Peer {
             name: "HTTP text instead of a ServerHello",
             expect: |_| Expect::Protocol,
             start: || Box::pin(raw_peer(Script::Garbage(b"HTTP/1.1 400 Bad Request\r\n\r\n".to_vec()))),
@@ -234,6 +310,7 @@ fn describe(expect: Expect) -> String {
         Expect::Ok(Version::Tls12) => "ok, TLS 1.2".to_owned(),
         Expect::Ok(Version::Tls13) => "ok, TLS 1.3".to_owned(),
         Expect::Certificate(problem) => format!("refused: certificate {problem}"),
+        Expect::ClientCertificate(problem) => format!("refused: {problem}"),
         Expect::Protocol => "refused: handshake".to_owned(),
         Expect::Transport => "failed: transport (retryable)".to_owned(),
     }
@@ -243,12 +320,9 @@ fn describe(expect: Expect) -> String {
 async fn run(provider: TlsProvider, peer: &Peer) -> Result<(), String> {
     let expect = (peer.expect)(provider);
     let running = (peer.start)().await;
-    let client = SmithyTlsClient::builder()
-        .provider(provider)
-        .extra_root_pem(&running.trust_pem)
-        .expect("CA PEM")
-        .build()
-        .expect("client");
+    let client = SmithyTlsClient::builder().provider(provider).extra_root_pem(&running.trust_pem).expect("CA PEM");
+    let client = if presents_identity(provider) { client.client_identity(identity()) } else { client };
+    let client = client.build().expect("client");
     let result = call(&client, &settings(Some(std::time::Duration::from_secs(10)), None), get(&running.url)).await;
     match (expect, result) {
         (Expect::Ok(version), Ok(response)) => {
@@ -274,6 +348,7 @@ fn check_failure(expect: Expect, err: &ConnectorError) -> Result<(), String> {
     let (kind, retryable) = (handshake.kind(), err.is_io());
     let matches = match expect {
         Expect::Certificate(problem) => kind == HandshakeFailure::Certificate(problem) && !retryable,
+        Expect::ClientCertificate(problem) => kind == HandshakeFailure::ClientCertificate(problem) && !retryable,
         Expect::Protocol => kind == HandshakeFailure::Protocol && !retryable,
         Expect::Transport => kind == HandshakeFailure::Io && retryable,
         Expect::Ok(_) => false,
@@ -286,6 +361,7 @@ fn check_failure(expect: Expect, err: &ConnectorError) -> Result<(), String> {
     }
     let says_why = match expect {
         Expect::Certificate(problem) => chain.contains(&problem.to_string()),
+        Expect::ClientCertificate(problem) => chain.contains(&problem.to_string()),
         _ => chain.contains("TLS handshake"),
     };
     says_why.then_some(()).ok_or_else(|| format!("the message does not say why: {chain}"))

@@ -96,11 +96,16 @@ pub fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
     out
 }
 
-/// Finds a `T` in an error's source chain.
+/// Finds a `T` in an error's source chain, looking inside `io::Error`s too (whose `source()`
+/// skips the error they wrap).
 pub fn find_in_chain<'a, T: std::error::Error + 'static>(err: &'a (dyn std::error::Error + 'static)) -> Option<&'a T> {
     let mut next = Some(err);
     while let Some(e) = next {
         if let Some(found) = e.downcast_ref::<T>() {
+            return Some(found);
+        }
+        let inner = e.downcast_ref::<std::io::Error>().and_then(std::io::Error::get_ref);
+        if let Some(found) = inner.and_then(|inner| inner.downcast_ref::<T>()) {
             return Some(found);
         }
         next = e.source();

@@ -48,6 +48,106 @@ pub fn server_config(identity: &ServerIdentity, alpn: Alpn, crypto: Arc<CryptoPr
     config
 }
 
+/// [`server_config`] that requires a client certificate issued by a CA of `client_ca_pem`
+/// (rustls's webpki client verifier, with `crypto`).
+/// `versions`: the protocol versions it speaks (`rustls::DEFAULT_VERSIONS`, or one).
+pub fn server_config_requiring_client_auth(
+    identity: &ServerIdentity,
+    alpn: Alpn,
+    crypto: Arc<CryptoProvider>,
+    client_ca_pem: &str,
+    versions: &[&'static rustls::SupportedProtocolVersion],
+) -> rustls::ServerConfig {
+    server_config_requiring_client_auth_with_schemes(identity, alpn, crypto, client_ca_pem, versions, None)
+}
+
+/// [`server_config_requiring_client_auth`] whose certificate request names only `schemes` (all
+/// its verifier takes when `None`): a client whose key signs none of them has nothing to send.
+pub fn server_config_requiring_client_auth_with_schemes(
+    identity: &ServerIdentity,
+    alpn: Alpn,
+    crypto: Arc<CryptoProvider>,
+    client_ca_pem: &str,
+    versions: &[&'static rustls::SupportedProtocolVersion],
+    schemes: Option<&[rustls::SignatureScheme]>,
+) -> rustls::ServerConfig {
+    use rustls::pki_types::pem::PemObject;
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in rustls::pki_types::CertificateDer::pem_slice_iter(client_ca_pem.as_bytes()) {
+        roots.add(cert.expect("client CA PEM")).expect("client CA");
+    }
+    let webpki = rustls::server::WebPkiClientVerifier::builder_with_provider(Arc::new(roots), Arc::clone(&crypto))
+        .build()
+        .expect("client verifier");
+    let verifier: Arc<dyn rustls::server::danger::ClientCertVerifier> = match schemes {
+        None => webpki,
+        Some(schemes) => Arc::new(OnlySchemes { inner: webpki, schemes: schemes.to_vec() }),
+    };
+    let mut config = rustls::ServerConfig::builder_with_provider(crypto)
+        .with_protocol_versions(versions)
+        .expect("protocol versions")
+        .with_client_cert_verifier(verifier)
+        .with_single_cert(identity.chain.clone(), identity.private_key())
+        .expect("server certificate");
+    config.alpn_protocols = alpn.protocols();
+    config
+}
+
+/// A client verifier that asks for signatures in `schemes` only, and refuses any other as a
+/// strict server does (rustls's server itself would take any scheme its verifier can check).
+#[derive(Debug)]
+struct OnlySchemes {
+    inner: Arc<dyn rustls::server::danger::ClientCertVerifier>,
+    schemes: Vec<rustls::SignatureScheme>,
+}
+
+impl rustls::server::danger::ClientCertVerifier for OnlySchemes {
+    fn root_hint_subjects(&self) -> &[rustls::DistinguishedName] {
+        self.inner.root_hint_subjects()
+    }
+
+    fn verify_client_cert(
+        &self,
+        end_entity: &rustls::pki_types::CertificateDer<'_>,
+        intermediates: &[rustls::pki_types::CertificateDer<'_>],
+        now: rustls::pki_types::UnixTime,
+    ) -> Result<rustls::server::danger::ClientCertVerified, rustls::Error> {
+        self.inner.verify_client_cert(end_entity, intermediates, now)
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &rustls::pki_types::CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        if !self.schemes.contains(&dss.scheme) {
+            return Err(rustls::Error::PeerMisbehaved(
+                rustls::PeerMisbehaved::SignedHandshakeWithUnadvertisedSigScheme,
+            ));
+        }
+        self.inner.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &rustls::pki_types::CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        if !self.schemes.contains(&dss.scheme) {
+            return Err(rustls::Error::PeerMisbehaved(
+                rustls::PeerMisbehaved::SignedHandshakeWithUnadvertisedSigScheme,
+            ));
+        }
+        self.inner.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+        self.schemes.clone()
+    }
+}
+
 /// What one TLS handshake negotiated, seen from the server.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Negotiated {
@@ -75,11 +175,22 @@ impl Negotiated {
     }
 }
 
+/// When a connection's handshake began, and the certificate its client presented.
+#[derive(Debug, Clone)]
+pub struct ClientHelloSeen {
+    /// When the server had read the client's ClientHello (the client chose what to present
+    /// before sending it).
+    pub at: std::time::Instant,
+    /// The client's leaf certificate (DER), if it presented one.
+    pub client_certificate: Option<Vec<u8>>,
+}
+
 /// What a server saw, for assertions.
 #[derive(Debug, Default)]
 pub struct ServerStats {
     accepted: AtomicUsize,
     handshakes: Mutex<Vec<Negotiated>>,
+    client_hellos: Mutex<Vec<ClientHelloSeen>>,
 }
 
 impl ServerStats {
@@ -91,6 +202,11 @@ impl ServerStats {
     /// Every completed handshake, in order.
     pub fn handshakes(&self) -> Vec<Negotiated> {
         self.handshakes.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Every completed handshake's start and client certificate, in order of completion.
+    pub fn client_hellos(&self) -> Vec<ClientHelloSeen> {
+        self.client_hellos.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     /// The ALPN protocol of each completed handshake.
@@ -137,7 +253,7 @@ impl HttpsServer {
         B::Data: Send,
         B::Error: Into<Box<dyn StdError + Send + Sync>>,
     {
-        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+        let config = Arc::new(config);
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1");
         let addr = listener.local_addr().expect("local addr");
         let stats = Arc::new(ServerStats::default());
@@ -147,12 +263,30 @@ impl HttpsServer {
             while let Ok((tcp, _)) = listener.accept().await {
                 task_stats.accepted.fetch_add(1, Ordering::SeqCst);
                 let _ = tcp.set_nodelay(true);
-                let (acceptor, stats, http) = (acceptor.clone(), Arc::clone(&task_stats), http.clone());
+                let (config, stats, http) = (Arc::clone(&config), Arc::clone(&task_stats), http.clone());
                 let service = make_service();
                 tokio::spawn(async move {
-                    let Ok(tls) = acceptor.accept(tcp).await else { return };
-                    let negotiated = Negotiated::of(tls.get_ref().1);
-                    stats.handshakes.lock().unwrap_or_else(|p| p.into_inner()).push(negotiated);
+                    let acceptor = tokio_rustls::LazyConfigAcceptor::new(rustls::server::Acceptor::default(), tcp);
+                    tokio::pin!(acceptor);
+                    let start = match acceptor.as_mut().await {
+                        Ok(start) => start,
+                        Err(_) => {
+                            if let Some(tcp) = acceptor.take_io() {
+                                linger(tcp).await;
+                            }
+                            return;
+                        }
+                    };
+                    let at = std::time::Instant::now();
+                    let tls = match start.into_stream(config).into_fallible().await {
+                        Ok(tls) => tls,
+                        Err((_, tcp)) => return linger(tcp).await,
+                    };
+                    let conn = tls.get_ref().1;
+                    let client_certificate = conn.peer_certificates().and_then(|c| c.first()).map(|c| c.to_vec());
+                    stats.handshakes.lock().unwrap_or_else(|p| p.into_inner()).push(Negotiated::of(conn));
+                    let hello = ClientHelloSeen { at, client_certificate };
+                    stats.client_hellos.lock().unwrap_or_else(|p| p.into_inner()).push(hello);
                     let _ = http.serve_connection(TokioIo::new(tls), service).await;
                 });
             }
@@ -164,6 +298,27 @@ impl HttpsServer {
     pub fn url(&self, path: &str) -> String {
         format!("https://localhost:{}{}", self.addr.port(), path)
     }
+}
+
+/// Closes a connection whose handshake failed the way a careful server does: the alert rustls
+/// wrote is followed by a FIN, and what the client still sends is read and dropped (at most
+/// 1 MiB, for at most 2 s). Closing with unread data would send a reset instead, which can reach
+/// the client before it reads the alert (a TLS 1.2 client still writing its last flight sees
+/// "connection reset", not the alert, and the test that expects the alert's reason flakes).
+async fn linger(mut tcp: tokio::net::TcpStream) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let _ = tcp.shutdown().await;
+    let drain = async {
+        let mut sink = [0u8; 16 * 1024];
+        let mut left = 1usize << 20;
+        while left > 0 {
+            match tcp.read(&mut sink).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => left = left.saturating_sub(n),
+            }
+        }
+    };
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(2), drain).await;
 }
 
 /// hyper's server builder with its defaults (HTTP/1.1 and h2).

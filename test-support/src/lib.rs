@@ -53,9 +53,15 @@ pub mod test_server;
 #[cfg(feature = "net")]
 pub use self::{
     drive::{call, components, digest_body, error_chain, find_in_chain, get, sdk_retries, settings, try_digest_body},
-    https::{http_builder, server_config, Alpn, HttpsServer, Negotiated, ServerStats},
+    https::{
+        http_builder, server_config, server_config_requiring_client_auth,
+        server_config_requiring_client_auth_with_schemes, Alpn, ClientHelloSeen, HttpsServer, Negotiated, ServerStats,
+    },
     pattern::{pattern_byte, Digest, PatternBody},
-    pki::{ServerIdentity, TestCa},
+    pki::{ClientPem, ServerIdentity, TestCa},
     proxy::{ConnectProxy, ProxiedRequest, ProxyMode},
     test_server::{SilentServer, TestServer},
 };
+/// The rustls the servers are built with (for their protocol versions in tests).
+#[cfg(feature = "net")]
+pub use rustls;

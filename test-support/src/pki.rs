@@ -3,7 +3,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, KeyUsagePurpose};
+use rcgen::{
+    BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair, KeyUsagePurpose,
+};
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 
 /// A certificate authority for tests, and leaf certificates it issues.
@@ -11,6 +13,15 @@ pub struct TestCa {
     /// The CA certificate, PEM.
     pub pem: String,
     issuer: Issuer<'static, KeyPair>,
+}
+
+/// A client identity as PEM text: what `ClientIdentity::from_pem` takes.
+#[derive(Debug, Clone)]
+pub struct ClientPem {
+    /// The certificate, PEM.
+    pub cert: String,
+    /// The private key, PKCS#8 PEM.
+    pub key: String,
 }
 
 /// A server identity: chain and key.
@@ -67,6 +78,29 @@ impl TestCa {
     pub fn expired_leaf(&self, names: &[&str]) -> ServerIdentity {
         let now = time_now();
         self.leaf_valid(names, now - 3 * 365 * 86_400, now - 365 * 86_400)
+    }
+
+    /// A client certificate (extended key usage `clientAuth`) for `key`, valid from yesterday
+    /// for a year: the certificate PEM and the key's PKCS#8 PEM.
+    pub fn client_leaf(&self, name: &str, key: &KeyPair) -> ClientPem {
+        let now = time_now();
+        self.client_leaf_valid(name, key, now - 86_400, now + 365 * 86_400)
+    }
+
+    /// [`client_leaf`](Self::client_leaf), expired a year ago.
+    pub fn expired_client_leaf(&self, name: &str, key: &KeyPair) -> ClientPem {
+        let now = time_now();
+        self.client_leaf_valid(name, key, now - 3 * 365 * 86_400, now - 365 * 86_400)
+    }
+
+    fn client_leaf_valid(&self, name: &str, key: &KeyPair, from_unix: i64, to_unix: i64) -> ClientPem {
+        let mut params = CertificateParams::new(Vec::<String>::new()).expect("client params");
+        params.distinguished_name.push(DnType::CommonName, name);
+        params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
+        params.not_before = rcgen::date_time_ymd(1970, 1, 1) + Duration::from_secs(from_unix as u64);
+        params.not_after = rcgen::date_time_ymd(1970, 1, 1) + Duration::from_secs(to_unix as u64);
+        let cert = params.signed_by(key, &self.issuer).expect("sign client leaf");
+        ClientPem { cert: cert.pem(), key: key.serialize_pem() }
     }
 
     fn leaf_valid(&self, names: &[&str], from_unix: i64, to_unix: i64) -> ServerIdentity {

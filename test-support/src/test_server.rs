@@ -12,7 +12,7 @@ use hyper::service::service_fn;
 use hyper::{Request, Response};
 use tokio::net::TcpListener;
 
-use crate::https::{http_builder, server_config, Alpn, HttpsServer};
+use crate::https::{http_builder, server_config, server_config_requiring_client_auth_with_schemes, Alpn, HttpsServer};
 use crate::{Digest, PatternBody, ServerIdentity};
 
 /// An HTTPS server on 127.0.0.1 (rustls with ring) serving:
@@ -36,6 +36,32 @@ impl TestServer {
     /// Starts the server with `identity`, offering `alpn`.
     pub async fn start(identity: &ServerIdentity, alpn: Alpn) -> TestServer {
         let config = server_config(identity, alpn, Arc::new(rustls::crypto::ring::default_provider()));
+        TestServer(HttpsServer::start(config, http_builder(), || service_fn(handle)).await)
+    }
+
+    /// Starts the server with `identity`, offering `alpn` and `versions`, requiring a client
+    /// certificate from a CA of `client_ca_pem` (mutual TLS).
+    pub async fn start_requiring_client_auth(
+        identity: &ServerIdentity,
+        alpn: Alpn,
+        client_ca_pem: &str,
+        versions: &[&'static rustls::SupportedProtocolVersion],
+    ) -> TestServer {
+        Self::start_requiring_client_auth_with_schemes(identity, alpn, client_ca_pem, versions, None).await
+    }
+
+    /// [`start_requiring_client_auth`](Self::start_requiring_client_auth), asking for signatures
+    /// in `schemes` only (all its verifier takes when `None`).
+    pub async fn start_requiring_client_auth_with_schemes(
+        identity: &ServerIdentity,
+        alpn: Alpn,
+        client_ca_pem: &str,
+        versions: &[&'static rustls::SupportedProtocolVersion],
+        schemes: Option<&[rustls::SignatureScheme]>,
+    ) -> TestServer {
+        let crypto = Arc::new(rustls::crypto::ring::default_provider());
+        let config =
+            server_config_requiring_client_auth_with_schemes(identity, alpn, crypto, client_ca_pem, versions, schemes);
         TestServer(HttpsServer::start(config, http_builder(), || service_fn(handle)).await)
     }
 

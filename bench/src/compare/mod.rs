@@ -81,6 +81,9 @@ fn run_sections(
     if wanted("new-connections") {
         runtime.block_on(connections::new_connections(server, report, upstream));
     }
+    if wanted("mutual-tls") {
+        runtime.block_on(connections::mutual_tls(server, report));
+    }
     if wanted("rss") {
         memory::rss(server, report);
     }

@@ -140,6 +140,12 @@ impl TlsProvider {
     pub(crate) fn is_built_on_aws_lc(self) -> bool {
         self.facts().seeds_aws_lc()
     }
+
+    /// Whether the provider's cryptography is aws-lc's FIPS module (the FIPS providers).
+    #[cfg(rustls_backend)]
+    pub(crate) fn is_fips(self) -> bool {
+        self.facts().fips()
+    }
 }
 
 /// A provider that cannot use the trust roots it was given ([`TlsProvider::validate_roots`]):

@@ -34,6 +34,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 
 use crate::error::{Error, TlsHandshakeError};
+use crate::identity::IdentitySource;
 use crate::provider::application::ChosenBy;
 use crate::roots::{ExtraRoots, TrustRoots};
 use crate::TlsProvider;
@@ -65,6 +66,8 @@ pub(crate) struct TlsSettings {
     pub(crate) ca_bundle: Option<std::path::PathBuf>,
     /// Whether `provider` and `roots` are what the builder asked for or the application's override.
     pub(crate) chosen_by: ChosenBy,
+    /// The certificate and key presented to servers that ask for one (mutual TLS).
+    pub(crate) client_identity: Option<crate::ClientIdentity>,
 }
 
 impl TlsSettings {
@@ -129,6 +132,10 @@ pub struct TlsInfo {
     /// with `TlsProvider::RustlsAwsLcFips`, `TlsProvider::S2nTlsFips`, and `TlsProvider::OpenSsl`
     /// on a system whose OpenSSL is in FIPS mode.
     pub fips: bool,
+    /// Whether this client presented a certificate ([`Builder::client_identity`](crate::Builder::client_identity)):
+    /// only when one is configured and the server asked for one. On a resumed session, whether
+    /// the handshake that made it presented one is not known here: `false`.
+    pub client_certificate_sent: bool,
 }
 
 /// Runs `work` here while `seed` runs on a second thread, and returns what `work` returned once
@@ -184,6 +191,8 @@ pub(crate) struct TlsBackend {
     provider: TlsProvider,
     roots: Option<TrustRoots>,
     chosen_by: ChosenBy,
+    /// The client's log of refusals of our certificate met on reads (`LazyTlsBackend`'s).
+    refusals: Arc<RefusalLog>,
 }
 
 /// What a backend's handshake negotiated; [`TlsBackend::handshake`] makes it a [`TlsInfo`].
@@ -195,6 +204,7 @@ pub(crate) struct Negotiated {
     pub(crate) alpn: Option<&'static str>,
     pub(crate) resumed: bool,
     pub(crate) fips: bool,
+    pub(crate) client_certificate_sent: bool,
 }
 
 /// The library-specific half of a prepared backend.
@@ -241,7 +251,13 @@ impl TlsBackend {
             settings.provider.validate_roots(roots)?;
         }
         let library = Self::library(settings)?;
-        Ok(TlsBackend { library, provider: settings.provider, roots: settings.roots, chosen_by: settings.chosen_by })
+        Ok(TlsBackend {
+            library,
+            provider: settings.provider,
+            roots: settings.roots,
+            chosen_by: settings.chosen_by,
+            refusals: Arc::default(),
+        })
     }
 
     /// The provider's library, prepared.
@@ -302,7 +318,18 @@ impl TlsBackend {
         tcp: Transport,
     ) -> Result<(MaybeTlsStream, TlsInfo), TlsHandshakeError> {
         let (stream, negotiated) = self.library.handshake(server_name, tcp).await?;
-        let Negotiated { protocol_version, cipher_suite, key_exchange_group, alpn, resumed, fips } = negotiated;
+        if let Some(refusal) = stream.read_refusal() {
+            let _ = refusal.shared.log.set((Arc::clone(&self.refusals), server_name.to_owned()));
+        }
+        let Negotiated {
+            protocol_version,
+            cipher_suite,
+            key_exchange_group,
+            alpn,
+            resumed,
+            fips,
+            client_certificate_sent,
+        } = negotiated;
         let info = TlsInfo {
             provider: self.provider,
             roots: self.roots,
@@ -313,6 +340,7 @@ impl TlsBackend {
             alpn,
             resumed,
             fips,
+            client_certificate_sent,
         };
         Ok((stream, info))
     }
@@ -344,22 +372,76 @@ impl Library {
 #[derive(Debug)]
 pub(crate) struct LazyTlsBackend {
     settings: TlsSettings,
+    /// Refusals of our certificate met on reads, by every connection of the client.
+    refusals: Arc<RefusalLog>,
     prepared: OnceLock<Result<Arc<TlsBackend>, Error>>,
     /// The backend for TLS to `https://` proxies: the same provider and roots, HTTP/1.1 only
-    /// (the `CONNECT` is HTTP/1.1), made on first use.
+    /// (the `CONNECT` is HTTP/1.1), no client identity, made on first use.
     for_proxies: OnceLock<Arc<LazyTlsBackend>>,
+    /// Files the client identity is read from (`prepared` presents the pair read first).
+    rotation: Option<Rotation>,
+}
+
+/// A client identity read from files, and the backend prepared with the newest pair.
+#[derive(Debug)]
+struct Rotation {
+    watched: crate::WatchedIdentity,
+    /// The generation `LazyTlsBackend::prepared` presents.
+    first: u64,
+    /// The backend prepared with a later generation, once there is one. An async lock: the
+    /// connections that find a new pair wait for one preparation.
+    newest: tokio::sync::Mutex<Option<(u64, Arc<TlsBackend>)>>,
 }
 
 impl LazyTlsBackend {
     pub(crate) fn new(settings: TlsSettings) -> Arc<Self> {
-        Arc::new(LazyTlsBackend { settings, prepared: OnceLock::new(), for_proxies: OnceLock::new() })
+        Self::with_identity(settings, None)
+    }
+
+    /// A backend presenting `identity` (replacing `settings.client_identity`).
+    pub(crate) fn with_identity(mut settings: TlsSettings, identity: Option<IdentitySource>) -> Arc<Self> {
+        let rotation = match identity {
+            None => None,
+            Some(IdentitySource::Fixed(identity)) => {
+                settings.client_identity = Some(identity);
+                None
+            }
+            Some(IdentitySource::Watched(watched)) => {
+                let (identity, first) = watched.refresh();
+                settings.client_identity = Some(identity);
+                Some(Rotation { watched, first, newest: tokio::sync::Mutex::new(None) })
+            }
+        };
+        Arc::new(LazyTlsBackend {
+            settings,
+            refusals: Arc::default(),
+            prepared: OnceLock::new(),
+            for_proxies: OnceLock::new(),
+            rotation,
+        })
+    }
+
+    /// Where the client identity comes from, for `Debug`.
+    pub(crate) fn identity_source(&self) -> Option<IdentitySource> {
+        match (&self.rotation, &self.settings.client_identity) {
+            (Some(rotation), _) => Some(IdentitySource::Watched(rotation.watched.clone())),
+            (None, Some(identity)) => Some(IdentitySource::Fixed(identity.clone())),
+            (None, None) => None,
+        }
     }
 
     /// The backend for TLS to `https://` proxies (see `for_proxies`).
     pub(crate) fn for_proxies(&self) -> Arc<LazyTlsBackend> {
         Arc::clone(
             self.for_proxies
-                .get_or_init(|| LazyTlsBackend::new(TlsSettings { enable_http2: false, ..self.settings.clone() })),
+                // The client identity is for origins: a proxy that asks for a certificate gets none.
+                .get_or_init(|| {
+                    LazyTlsBackend::new(TlsSettings {
+                        enable_http2: false,
+                        client_identity: None,
+                        ..self.settings.clone()
+                    })
+                }),
         )
     }
 
@@ -367,11 +449,17 @@ impl LazyTlsBackend {
         &self.settings
     }
 
+    /// The refusals of our certificate this client's connections met on reads.
+    pub(crate) fn refusals(&self) -> &Arc<RefusalLog> {
+        &self.refusals
+    }
+
     fn prepare_blocking(&self) -> Result<Arc<TlsBackend>, Error> {
         self.prepared
             .get_or_init(|| {
                 let started = std::time::Instant::now();
-                let backend = TlsBackend::prepare(&self.settings).map(Arc::new);
+                let backend = TlsBackend::prepare(&self.settings)
+                    .map(|backend| Arc::new(TlsBackend { refusals: Arc::clone(&self.refusals), ..backend }));
                 tracing::debug!(provider = %self.settings.provider, elapsed = ?started.elapsed(), ok = backend.is_ok(), "prepared TLS backend");
                 backend
             })
@@ -403,8 +491,15 @@ impl LazyTlsBackend {
     }
 
     /// The prepared backend, preparing it on tokio's blocking pool if nobody has yet (inline
-    /// when preparing is quick).
+    /// when preparing is quick). With a watched client identity, the backend for the newest
+    /// pair its files hold (looked at as `WatchedIdentity` says).
     pub(crate) async fn get(self: &Arc<Self>) -> Result<Arc<TlsBackend>, Error> {
+        if let Some(rotation) = &self.rotation {
+            let (identity, generation) = rotation.watched.refresh();
+            if generation != rotation.first {
+                return self.rotated(rotation, identity, generation).await;
+            }
+        }
         if let Some(done) = self.prepared.get() {
             return done.clone();
         }
@@ -420,15 +515,130 @@ impl LazyTlsBackend {
     }
 }
 
+impl LazyTlsBackend {
+    /// The backend presenting `identity`, the watched files' pair `generation`: prepared once
+    /// (on tokio's blocking pool) by the first connection that finds it, a fresh configuration
+    /// whose session cache holds no session of an older identity.
+    async fn rotated(
+        &self,
+        rotation: &Rotation,
+        identity: crate::ClientIdentity,
+        generation: u64,
+    ) -> Result<Arc<TlsBackend>, Error> {
+        let mut newest = rotation.newest.lock().await;
+        if let Some((prepared, backend)) = &*newest {
+            if *prepared >= generation {
+                return Ok(Arc::clone(backend));
+            }
+        }
+        let settings = TlsSettings { client_identity: Some(identity), ..self.settings.clone() };
+        let refusals = Arc::clone(&self.refusals);
+        let prepare = move || {
+            TlsBackend::prepare(&settings)
+                .map(|backend| Arc::new(TlsBackend { refusals: Arc::clone(&refusals), ..backend }))
+        };
+        let started = std::time::Instant::now();
+        let backend = tokio::task::spawn_blocking(prepare.clone()).await.unwrap_or_else(|_| prepare())?;
+        tracing::debug!(provider = %self.settings.provider, generation, elapsed = ?started.elapsed(), "prepared TLS backend for the rotated client identity");
+        *newest = Some((generation, Arc::clone(&backend)));
+        Ok(backend)
+    }
+}
+
+/// Where a connection's stream records a server's refusal of this client's certificate met on a
+/// read (TLS 1.3 sends it after the client's handshake is done). The read's error carries it
+/// too, but hyper keeps only the kind and text of a connection's I/O error (HTTP/2), or none of
+/// it when the connection dies before the request went out on it ("channel closed"): the client
+/// finds it here, through the connection's extras, or through the client's [`RefusalLog`].
+#[derive(Debug, Clone)]
+pub(crate) struct ReadRefusal {
+    #[cfg_attr(not(any(rustls_backend, openssl_provider, s2n)), allow(dead_code))]
+    // the backends that present an identity
+    provider: TlsProvider,
+    #[cfg_attr(not(any(rustls_backend, openssl_provider, s2n)), allow(dead_code))]
+    answer: crate::error::CertificateAnswer,
+    shared: Arc<RefusalShared>,
+}
+
+#[derive(Debug, Default)]
+struct RefusalShared {
+    refused: OnceLock<TlsHandshakeError>,
+    /// The client's log, and the server's name, to report a refusal to.
+    log: OnceLock<(Arc<RefusalLog>, String)>,
+}
+
+impl ReadRefusal {
+    /// `answer`: how the handshake answered the server's request for a certificate, which tells
+    /// what a bare refusal on a read is about.
+    #[cfg(any(rustls_backend, rustls_in_place, openssl_provider, s2n))]
+    pub(crate) fn new(provider: TlsProvider, answer: crate::error::CertificateAnswer) -> Self {
+        ReadRefusal { provider, answer, shared: Arc::default() }
+    }
+
+    /// The refusal, once a read met one.
+    pub(crate) fn get(&self) -> Option<&TlsHandshakeError> {
+        self.shared.refused.get()
+    }
+
+    /// A read's error: `classify` (the backend's) says whether it is a refusal of our
+    /// certificate, which is then recorded (here and in the client's log) and carried by the
+    /// error returned.
+    #[cfg(any(rustls_backend, rustls_in_place, openssl_provider, s2n))]
+    pub(crate) fn read_error(
+        &self,
+        io: io::Error,
+        classify: impl FnOnce(&io::Error, crate::error::CertificateAnswer) -> Option<crate::ClientCertificateProblem>,
+    ) -> io::Error {
+        let Some(problem) = classify(&io, self.answer) else { return io };
+        let kind = io.kind();
+        let refused = TlsHandshakeError {
+            provider: self.provider,
+            kind: crate::HandshakeFailure::ClientCertificate(problem),
+            source: Arc::new(io),
+        };
+        if self.shared.refused.set(refused.clone()).is_ok() {
+            if let Some((log, server_name)) = self.shared.log.get() {
+                log.record(server_name, refused.clone());
+            }
+        }
+        io::Error::new(kind, refused)
+    }
+}
+
+/// The latest refusal of our certificate that a client's connections met on a read after their
+/// handshake, with the server's name and when: for a request whose connection died before the
+/// request went out on it, which hyper reports without the connection's error.
+#[derive(Debug, Default)]
+pub(crate) struct RefusalLog(std::sync::Mutex<Option<(String, std::time::SystemTime, TlsHandshakeError)>>);
+
+impl RefusalLog {
+    #[cfg_attr(not(any(rustls_backend, openssl_provider, s2n)), allow(dead_code))] // the backends that present an identity
+    fn record(&self, server_name: &str, refused: TlsHandshakeError) {
+        let mut latest = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        *latest = Some((server_name.to_owned(), std::time::SystemTime::now(), refused));
+    }
+
+    /// The refusal a connection to `server_name` met at `since` or later, if any.
+    pub(crate) fn since(&self, server_name: &str, since: std::time::SystemTime) -> Option<TlsHandshakeError> {
+        let latest = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        match &*latest {
+            Some((name, at, refused)) if name == server_name && *at >= since => Some(refused.clone()),
+            _ => None,
+        }
+    }
+}
+
 /// A connected stream: plain for `http://`, or TLS for `https://`, over TCP or (through an
 /// `https://` proxy) over TLS to the proxy.
 #[derive(Debug)]
 pub(crate) enum MaybeTlsStream {
     Plain(Transport),
+    /// The stream, and where its reads record a refusal of our certificate.
     #[cfg(rustls_backend)]
-    Rustls(Box<tokio_rustls::client::TlsStream<ReadAhead<Transport>>>),
+    Rustls(Box<tokio_rustls::client::TlsStream<ReadAhead<Transport>>>, ReadRefusal),
+    /// The stream, and where its reads record a server's demand for a certificate.
     #[cfg(rustls_in_place)]
-    RustlsInPlace(Box<self::rustls_in_place::InPlaceStream<Transport>>),
+    RustlsInPlace(Box<self::rustls_in_place::InPlaceStream<Transport>>, ReadRefusal),
     #[cfg(s2n)]
     S2n(Box<self::s2n::S2nStream>),
     #[cfg(openssl_provider)]
@@ -440,13 +650,30 @@ impl MaybeTlsStream {
         match self {
             MaybeTlsStream::Plain(s) => s.tcp(),
             #[cfg(rustls_backend)]
-            MaybeTlsStream::Rustls(s) => s.get_ref().0.get_ref().tcp(),
+            MaybeTlsStream::Rustls(s, _) => s.get_ref().0.get_ref().tcp(),
             #[cfg(rustls_in_place)]
-            MaybeTlsStream::RustlsInPlace(s) => s.get_ref().0.tcp(),
+            MaybeTlsStream::RustlsInPlace(s, _) => s.get_ref().0.tcp(),
             #[cfg(s2n)]
             MaybeTlsStream::S2n(s) => s.tcp(),
             #[cfg(openssl_provider)]
             MaybeTlsStream::OpenSsl(s) => s.transport().tcp(),
+        }
+    }
+
+    /// Where the stream's reads record a refusal of our certificate (TLS streams of the
+    /// backends that present one).
+    pub(crate) fn read_refusal(&self) -> Option<&ReadRefusal> {
+        match self {
+            #[cfg(rustls_backend)]
+            MaybeTlsStream::Rustls(_, refusal) => Some(refusal),
+            #[cfg(rustls_in_place)]
+            MaybeTlsStream::RustlsInPlace(_, refusal) => Some(refusal),
+            #[cfg(openssl_provider)]
+            MaybeTlsStream::OpenSsl(s) => Some(s.read_refusal()),
+            #[cfg(s2n)]
+            MaybeTlsStream::S2n(s) => Some(s.read_refusal()),
+            #[allow(unreachable_patterns)]
+            _ => None,
         }
     }
 }
@@ -459,12 +686,12 @@ macro_rules! delegate {
                 $e
             }
             #[cfg(rustls_backend)]
-            MaybeTlsStream::Rustls($s) => {
+            MaybeTlsStream::Rustls($s, _) => {
                 let $s = Pin::new(&mut **$s);
                 $e
             }
             #[cfg(rustls_in_place)]
-            MaybeTlsStream::RustlsInPlace($s) => {
+            MaybeTlsStream::RustlsInPlace($s, _) => {
                 let $s = Pin::new(&mut **$s);
                 $e
             }
@@ -483,31 +710,81 @@ macro_rules! delegate {
 }
 
 impl AsyncRead for MaybeTlsStream {
-    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+    #[cfg_attr(not(any(rustls_backend, rustls_in_place)), allow(unused_mut))]
+    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        // In TLS 1.3 a server refuses the client's certificate after the client's handshake is
+        // done: its alert is the first read's error, which carries the same typed error as a
+        // refusal during the handshake (so that it is not retried as a transport failure).
+        #[cfg(rustls_backend)]
+        if let MaybeTlsStream::Rustls(s, refusal) = self.as_mut().get_mut() {
+            return match Pin::new(&mut **s).poll_read(cx, buf) {
+                Poll::Ready(Err(e)) => Poll::Ready(Err(refusal.read_error(e, self::rustls::refusal_on_read))),
+                other => other,
+            };
+        }
+        #[cfg(rustls_in_place)]
+        if let MaybeTlsStream::RustlsInPlace(s, refusal) = self.as_mut().get_mut() {
+            return match Pin::new(&mut **s).poll_read(cx, buf) {
+                Poll::Ready(Err(e)) => Poll::Ready(Err(refusal.read_error(e, self::rustls_in_place::refusal_on_read))),
+                other => other,
+            };
+        }
         delegate!(self, s => s.poll_read(cx, buf))
     }
 }
 
+impl MaybeTlsStream {
+    /// A write's error, or the server's refusal of our certificate when one waits unread: in
+    /// TLS 1.3 the server sends its alert and closes after the client's handshake is done, and
+    /// the client's next write (its first request) can fail on the closed connection before any
+    /// read has seen the alert. On a connection the peer closed or reset (the only write errors
+    /// this looks past) the socket is readable, so the read resolves at once: the alert, or the
+    /// end. Until the reactor has seen that (the read is pending) the write is pending too; it
+    /// fails again when polled again, and the read decides.
+    fn write_error(mut self: Pin<&mut Self>, cx: &mut Context<'_>, error: io::Error) -> Poll<io::Error> {
+        let closed = matches!(
+            error.kind(),
+            io::ErrorKind::BrokenPipe | io::ErrorKind::ConnectionReset | io::ErrorKind::ConnectionAborted
+        );
+        if !closed || self.read_refusal().is_none_or(|r| r.get().is_some()) {
+            return Poll::Ready(error);
+        }
+        let mut scratch = [0u8; 256];
+        let read = self.as_mut().poll_read(cx, &mut ReadBuf::new(&mut scratch));
+        match self.read_refusal().and_then(ReadRefusal::get) {
+            Some(refused) => Poll::Ready(io::Error::new(error.kind(), refused.clone())),
+            None if read.is_pending() => Poll::Pending,
+            None => Poll::Ready(error),
+        }
+    }
+}
+
 impl AsyncWrite for MaybeTlsStream {
-    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        delegate!(self, s => s.poll_write(cx, buf))
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        match delegate!(self.as_mut(), s => s.poll_write(cx, buf)) {
+            Poll::Ready(Err(e)) => self.write_error(cx, e).map(Err),
+            other => other,
+        }
     }
 
     fn poll_write_vectored(
-        self: Pin<&mut Self>,
+        mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        delegate!(self, s => s.poll_write_vectored(cx, bufs))
+        match delegate!(self.as_mut(), s => s.poll_write_vectored(cx, bufs)) {
+            Poll::Ready(Err(e)) => self.write_error(cx, e).map(Err),
+            other => other,
+        }
     }
 
     fn is_write_vectored(&self) -> bool {
         match self {
             MaybeTlsStream::Plain(s) => s.is_write_vectored(),
             #[cfg(rustls_backend)]
-            MaybeTlsStream::Rustls(s) => s.is_write_vectored(),
+            MaybeTlsStream::Rustls(s, _) => s.is_write_vectored(),
             #[cfg(rustls_in_place)]
-            MaybeTlsStream::RustlsInPlace(s) => s.is_write_vectored(),
+            MaybeTlsStream::RustlsInPlace(s, _) => s.is_write_vectored(),
             #[cfg(s2n)]
             MaybeTlsStream::S2n(s) => s.is_write_vectored(),
             #[cfg(openssl_provider)]
@@ -515,8 +792,11 @@ impl AsyncWrite for MaybeTlsStream {
         }
     }
 
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        delegate!(self, s => s.poll_flush(cx))
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match delegate!(self.as_mut(), s => s.poll_flush(cx)) {
+            Poll::Ready(Err(e)) => self.write_error(cx, e).map(Err),
+            other => other,
+        }
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -537,6 +817,7 @@ mod tests {
             session_resumption: true,
             ca_bundle: None,
             chosen_by: ChosenBy::Builder,
+            client_identity: None,
         })
     }
 

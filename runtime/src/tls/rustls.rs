@@ -1,5 +1,6 @@
 //! The rustls 0.23 backend, with the aws-lc-rs or ring crypto provider.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use rustls::client::ClientConfig;
@@ -10,7 +11,10 @@ use tokio_rustls::TlsConnector;
 use super::key_log_file::KeyLogFile;
 use super::rustls_roots::root_store;
 use super::{names, MaybeTlsStream, Negotiated, ReadAhead, TlsSettings, Transport};
-use crate::error::{CertificateProblem, Error, HandshakeFailure, TlsConfigError, TlsHandshakeError};
+use crate::error::{
+    CertificateAnswer, CertificateProblem, ClientCertificateProblem, Error, HandshakeFailure, TlsConfigError,
+    TlsHandshakeError,
+};
 use crate::TlsProvider;
 
 /// TLS 1.3 first, then TLS 1.2. Nothing older is ever offered.
@@ -36,6 +40,84 @@ impl rustls::KeyLog for FileKeyLog {
     fn log(&self, label: &str, client_random: &[u8], secret: &[u8]) {
         self.0.append_secret(label, client_random, secret);
     }
+}
+
+tokio::task_local! {
+    /// What the connection being set up in this task saw of client authentication: set around
+    /// each handshake, written by [`ClientCertResolver`], which rustls calls (inside that
+    /// handshake's poll) when the server asks for a certificate.
+    static CLIENT_AUTH: Arc<ClientAuthSeen>;
+}
+
+/// Whether the server asked for a client certificate, whether one was sent, and whether the
+/// key could sign a scheme the request named.
+#[derive(Debug, Default)]
+struct ClientAuthSeen {
+    asked: AtomicBool,
+    sent: AtomicBool,
+    cannot_sign: AtomicBool,
+}
+
+impl ClientAuthSeen {
+    fn answer(&self) -> CertificateAnswer {
+        if !self.asked.load(Ordering::Relaxed) {
+            CertificateAnswer::NotAsked
+        } else if self.sent.load(Ordering::Relaxed) {
+            CertificateAnswer::Sent
+        } else if self.cannot_sign.load(Ordering::Relaxed) {
+            CertificateAnswer::KeyCannotSign
+        } else {
+            CertificateAnswer::NoIdentity
+        }
+    }
+}
+
+/// The client certificate rustls presents when a server asks for one (or none, without an
+/// identity), recording that it was asked ([`CLIENT_AUTH`]). rustls's own resolver for
+/// `with_client_auth_cert` does the same minus the record.
+#[derive(Debug)]
+struct ClientCertResolver(Option<Arc<rustls::sign::CertifiedKey>>);
+
+impl rustls::client::ResolvesClientCert for ClientCertResolver {
+    fn resolve(
+        &self,
+        _root_hint_subjects: &[&[u8]],
+        sigschemes: &[rustls::SignatureScheme],
+    ) -> Option<Arc<rustls::sign::CertifiedKey>> {
+        // rustls sends the certificate only when the key can sign one of the server's schemes.
+        let sent = self.0.as_ref().is_some_and(|certified| certified.key.choose_scheme(sigschemes).is_some());
+        let _ = CLIENT_AUTH.try_with(|seen| {
+            seen.asked.store(true, Ordering::Relaxed);
+            seen.sent.store(sent, Ordering::Relaxed);
+            seen.cannot_sign.store(self.0.is_some() && !sent, Ordering::Relaxed);
+        });
+        self.0.clone()
+    }
+
+    fn has_certs(&self) -> bool {
+        self.0.is_some()
+    }
+}
+
+/// The client identity as rustls signs with it, loaded with `crypto`'s key provider.
+fn certified_key(
+    settings: &TlsSettings,
+    crypto: &CryptoProvider,
+) -> Result<Option<Arc<rustls::sign::CertifiedKey>>, Error> {
+    let provider = settings.provider;
+    let Some(identity) = &settings.client_identity else { return Ok(None) };
+    // FIPS: only the key types FIPS approves, said before rustls's own (less specific) check.
+    if provider.is_fips() && !identity.key_type().is_fips_approved() {
+        return Err(Error::TlsConfig {
+            provider,
+            reason: TlsConfigError::ClientKeyNotFipsApproved(identity.key_type()),
+        });
+    }
+    let key = crypto
+        .key_provider
+        .load_private_key(identity.private_key_der())
+        .map_err(|e| Error::TlsConfig { provider, reason: TlsConfigError::Library(Arc::new(e)) })?;
+    Ok(Some(Arc::new(rustls::sign::CertifiedKey::new(identity.certificate_chain().to_vec(), key))))
 }
 
 /// The operating system's verifier, with the extra certificates trusted as well. Built once per
@@ -85,7 +167,8 @@ impl RustlsBackend {
             seed();
             Self::config_builder(settings, &crypto)
         }?;
-        let mut config = builder.with_no_client_auth();
+        let resolver = ClientCertResolver(certified_key(settings, &crypto)?);
+        let mut config = builder.with_client_cert_resolver(Arc::new(resolver));
         config.alpn_protocols = settings.alpn();
         if let Some(path) = super::key_log_file() {
             let file = KeyLogFile::for_path(&path)
@@ -137,7 +220,11 @@ impl RustlsBackend {
     ) -> Result<(MaybeTlsStream, Negotiated), TlsHandshakeError> {
         let provider = self.provider;
         let name = names::server_name(provider, server_name)?;
-        let stream = self.connector.connect(name, ReadAhead::new(tcp)).await.map_err(|io| classify(provider, io))?;
+        let seen = Arc::new(ClientAuthSeen::default());
+        let connect = self.connector.connect(name, ReadAhead::new(tcp));
+        let connected = CLIENT_AUTH.scope(Arc::clone(&seen), connect).await;
+        let sent = seen.asked.load(Ordering::Relaxed) && seen.sent.load(Ordering::Relaxed);
+        let stream = connected.map_err(|io| classify(provider, io, seen.answer()))?;
         let (_, conn) = stream.get_ref();
         let info = Negotiated {
             // rustls names every value it can negotiate; `Debug` spells the same name, and an
@@ -154,14 +241,38 @@ impl RustlsBackend {
             alpn: conn.alpn_protocol().and_then(names::alpn),
             resumed: matches!(conn.handshake_kind(), Some(rustls::HandshakeKind::Resumed)),
             fips: conn.fips(),
+            client_certificate_sent: sent,
         };
-        Ok((MaybeTlsStream::Rustls(Box::new(stream)), info))
+        Ok((MaybeTlsStream::Rustls(Box::new(stream), super::ReadRefusal::new(provider, seen.answer())), info))
     }
 }
 
-fn classify(provider: TlsProvider, io: std::io::Error) -> TlsHandshakeError {
+/// The client-certificate problem an error received from the server names, if any.
+/// `answer`: how the client answered the server's request for a certificate.
+fn client_certificate_problem(e: &rustls::Error, answer: CertificateAnswer) -> Option<ClientCertificateProblem> {
+    match e {
+        rustls::Error::AlertReceived(alert) => ClientCertificateProblem::from_alert(u8::from(*alert), answer),
+        _ => None,
+    }
+}
+
+/// Whether a read's error is a server's refusal of our certificate (TLS 1.3: after the
+/// client's handshake is done), and which.
+pub(crate) fn refusal_on_read(io: &std::io::Error, answer: CertificateAnswer) -> Option<ClientCertificateProblem> {
+    io.get_ref().and_then(|e| e.downcast_ref::<rustls::Error>()).and_then(|e| client_certificate_problem(e, answer))
+}
+
+fn classify(provider: TlsProvider, io: std::io::Error, answer: CertificateAnswer) -> TlsHandshakeError {
     use rustls::CertificateError as C;
-    let kind = match io.get_ref().and_then(|e| e.downcast_ref::<rustls::Error>()) {
+    let error = io.get_ref().and_then(|e| e.downcast_ref::<rustls::Error>());
+    if let Some(problem) = error.and_then(|e| client_certificate_problem(e, answer)) {
+        return TlsHandshakeError {
+            provider,
+            kind: HandshakeFailure::ClientCertificate(problem),
+            source: Arc::new(io),
+        };
+    }
+    let kind = match error {
         Some(rustls::Error::InvalidCertificate(problem)) => HandshakeFailure::Certificate(match problem {
             C::UnknownIssuer => CertificateProblem::UnknownIssuer,
             C::NotValidForName | C::NotValidForNameContext { .. } => CertificateProblem::NameMismatch,

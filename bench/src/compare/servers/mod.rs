@@ -15,7 +15,7 @@ mod ours;
 
 use std::net::SocketAddr;
 
-pub(crate) use ours::{serve_child, ServerProcess};
+pub(crate) use ours::{serve_child, CountedPort, ServerProcess};
 
 /// A server the clients are measured against: where it listens and what it costs.
 pub(crate) trait Server {

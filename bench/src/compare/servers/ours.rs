@@ -29,8 +29,44 @@ pub(crate) struct ServerProcess {
     pub(crate) h2: SocketAddr,
     /// Plain HTTP port.
     pub(crate) plain: SocketAddr,
+    /// HTTP/1.1-only TLS port requiring a client certificate ([`ServerProcess::client_pem`]).
+    pub(crate) mtls: SocketAddr,
     /// The CA that signed the server certificate, PEM.
     pub(crate) ca_pem: String,
+    /// A client identity the mutual-TLS port takes.
+    pub(crate) client_pem: crate::support::ClientPem,
+}
+
+/// The TLS ports whose handshakes the server process counts on request.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum CountedPort {
+    /// The HTTP/1.1-only port.
+    H1,
+    /// The mutual-TLS port.
+    MutualTls,
+}
+
+impl CountedPort {
+    fn name(self) -> &'static str {
+        match self {
+            CountedPort::H1 => "H1",
+            CountedPort::MutualTls => "MTLS",
+        }
+    }
+}
+
+/// The lines the server process prints up to the next `END` line, joined.
+fn section(lines: &mut impl Iterator<Item = std::io::Result<String>>) -> String {
+    let mut text = String::new();
+    for line in lines.by_ref() {
+        let line = line.expect("server output");
+        if line == "END" {
+            break;
+        }
+        text.push_str(&line);
+        text.push('\n');
+    }
+    text
 }
 
 impl ServerProcess {
@@ -49,27 +85,26 @@ impl ServerProcess {
         let mut lines = std::io::BufReader::new(child.stdout.take().expect("stdout")).lines();
         let first = lines.next().and_then(Result::ok).expect("the server process prints its ports");
         let [h1, h2, plain] = listening(&first).unwrap_or_else(|e| panic!("{e}"));
-        let mut ca_pem = String::new();
-        for line in lines.by_ref() {
-            let line = line.expect("server output");
-            if line == "END" {
-                break;
-            }
-            ca_pem.push_str(&line);
-            ca_pem.push('\n');
-        }
+        let mtls = first
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix("mtls="))
+            .and_then(|a| a.parse().ok())
+            .unwrap_or_else(|| panic!("no mtls=<address> in the server's first line {first:?}"));
+        let ca_pem = section(&mut lines);
+        let client_pem = crate::support::ClientPem { cert: section(&mut lines), key: section(&mut lines) };
         let stdin = child.stdin.take().expect("stdin");
         let name = if tuned { "ours" } else { "hyper-default" };
-        ServerProcess { name, child, control: std::sync::Mutex::new((stdin, lines)), h1, h2, plain, ca_pem }
+        let control = std::sync::Mutex::new((stdin, lines));
+        ServerProcess { name, child, control, h1, h2, plain, mtls, ca_pem, client_pem }
     }
 
-    /// How many handshakes the server completed on its HTTP/1.1 port so far, and how many of
-    /// them resumed a session.
-    pub(crate) fn h1_handshakes(&self) -> (usize, usize) {
+    /// How many handshakes the server completed on `port` so far, and how many of them resumed
+    /// a session.
+    pub(crate) fn handshakes(&self, port: CountedPort) -> (usize, usize) {
         use std::io::Write as _;
         let mut control = self.control.lock().expect("server control");
         let (stdin, lines) = &mut *control;
-        writeln!(stdin, "HANDSHAKES H1").and_then(|()| stdin.flush()).expect("ask the server process");
+        writeln!(stdin, "HANDSHAKES {}", port.name()).and_then(|()| stdin.flush()).expect("ask the server process");
         let answer = lines.next().and_then(Result::ok).expect("the server process answers");
         let number = |key: &str| field(&answer, key) as usize;
         (number("total="), number("resumed="))
@@ -120,22 +155,31 @@ impl Drop for ServerProcess {
 }
 
 /// Child-process mode (`--serve tuned` or `--serve default`): the benchmark server, h2 tuned or
-/// with hyper's defaults, until standard input closes. A line
-/// `HANDSHAKES H1` on standard input is answered with the HTTP/1.1 port's handshake counts, a
-/// line `CPU` with the CPU seconds the process has used.
+/// with hyper's defaults, until standard input closes. It prints its ports, then the server CA,
+/// the client certificate and the client key the mutual-TLS port takes, each ended by `END`. A
+/// line `HANDSHAKES H1` (or `HANDSHAKES MTLS`) on standard input is answered with that port's
+/// handshake counts, a line `CPU` with the CPU seconds the process has used.
 pub(crate) fn serve_child(tuned: bool) {
     let runtime = runtime();
     let server = runtime.block_on(BenchServer::start_with(tuned));
-    println!("SERVE h1={} h2={} plain={}", server.h1, server.h2, server.plain);
-    println!("{}", server.ca_pem.trim_end());
-    println!("END");
+    println!("SERVE h1={} h2={} plain={} mtls={}", server.h1, server.h2, server.plain, server.mtls);
+    for text in [&server.ca_pem, &server.client_pem.cert, &server.client_pem.key] {
+        println!("{}", text.trim_end());
+        println!("END");
+    }
     for line in std::io::stdin().lines() {
         let Ok(line) = line else { break };
+        let port = match line.trim() {
+            "HANDSHAKES H1" => Some(server.h1),
+            "HANDSHAKES MTLS" => Some(server.mtls),
+            _ => None,
+        };
+        if let Some(port) = port {
+            let seen = server.handshakes(port);
+            println!("HANDSHAKES total={} resumed={}", seen.len(), seen.iter().filter(|h| h.resumed).count());
+            continue;
+        }
         match line.trim() {
-            "HANDSHAKES H1" => {
-                let seen = server.handshakes(server.h1);
-                println!("HANDSHAKES total={} resumed={}", seen.len(), seen.iter().filter(|h| h.resumed).count());
-            }
             "CPU" => println!("CPU seconds={:.6}", Usage::now().cpu_seconds),
             other => panic!("the server process does not know {other:?}"),
         }

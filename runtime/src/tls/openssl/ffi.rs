@@ -9,13 +9,20 @@
 //! - [`group_name`]: the negotiated key exchange group (`SSL_get0_group_name` on 3.2+,
 //!   `SSL_get_negotiated_group` on 3.0 and 3.1; unknown before 3.0);
 //! - [`resume`]: `SSL_set_session`, whose precondition (a session of the same context) the
-//!   session cache keeps.
+//!   session cache keeps;
+//! - [`watch_certificate_requests`]: `SSL_CTX_set_cert_cb`, whose callback libssl calls on a
+//!   client when the server asks for a certificate, so that `TlsInfo` can say one was sent;
+//! - [`chose_a_signature`]: whether this end picked a signature scheme to sign with
+//!   (`SSL_get_signature_nid`, a macro over `SSL_ctrl`).
 #![allow(unsafe_code)]
 
-use std::ffi::c_int;
+use std::ffi::{c_int, c_void};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use foreign_types_shared::ForeignTypeRef as _;
-use openssl::ssl::{SslCipherRef, SslContextBuilder, SslRef, SslSessionRef};
+use openssl::ex_data::Index;
+use openssl::ssl::{Ssl, SslCipherRef, SslContextBuilder, SslRef, SslSessionRef};
 
 extern "C" {
     // In libssl since 1.1.0 (openssl-sys, which links it, does not declare it).
@@ -23,6 +30,12 @@ extern "C" {
     // A function since 1.1.0 (never a macro), which openssl-sys 0.9.118 declares too; the safe
     // `SslContextRef::security_level` (openssl 0.10.82) needs a built context, not a builder.
     fn SSL_CTX_get_security_level(ctx: *const openssl_sys::SSL_CTX) -> c_int;
+    // In libssl since 1.0.2.
+    fn SSL_CTX_set_cert_cb(
+        ctx: *mut openssl_sys::SSL_CTX,
+        cb: Option<unsafe extern "C" fn(*mut openssl_sys::SSL, *mut c_void) -> c_int>,
+        arg: *mut c_void,
+    );
 }
 
 /// A cipher of a context's list: its IANA code point and OpenSSL's name.
@@ -131,4 +144,48 @@ pub(super) fn resume(ssl: &mut SslRef, session: &SslSessionRef) {
     // SAFETY: the session belongs to `ssl`'s context (the caller's guarantee above); OpenSSL
     // takes its own reference to it.
     let _ = unsafe { ssl.set_session(session) };
+}
+
+/// The per-connection flag [`watch_certificate_requests`]'s callback sets: the server asked for
+/// a client certificate.
+pub(super) fn certificate_requested_index() -> Result<Index<Ssl, Arc<AtomicBool>>, openssl::error::ErrorStack> {
+    static INDEX: OnceLock<Result<Index<Ssl, Arc<AtomicBool>>, openssl::error::ErrorStack>> = OnceLock::new();
+    INDEX.get_or_init(Ssl::new_ex_index).clone()
+}
+
+/// libssl's certificate callback: on a client, called when the server's CertificateRequest is
+/// processed, before the client's certificate goes out. Records it; changes nothing (returns 1,
+/// carry on with the configured certificate).
+unsafe extern "C" fn on_certificate_request(ssl: *mut openssl_sys::SSL, _arg: *mut c_void) -> c_int {
+    // SAFETY: libssl passes the connection the callback runs for, valid for the call.
+    let ssl = unsafe { SslRef::from_ptr(ssl) };
+    if let Ok(index) = certificate_requested_index() {
+        if let Some(flag) = ssl.ex_data(index) {
+            flag.store(true, Ordering::Relaxed);
+        }
+    }
+    1
+}
+
+/// Has libssl tell each connection of `builder`'s context (through its
+/// [`certificate_requested_index`] flag) when the server asks for a client certificate.
+pub(super) fn watch_certificate_requests(builder: &mut SslContextBuilder) {
+    // SAFETY: the context is valid (the builder owns it); the callback is a plain function that
+    // touches only the connection it is given and does not unwind, and takes no argument.
+    unsafe { SSL_CTX_set_cert_cb(builder.as_ptr(), Some(on_certificate_request), std::ptr::null_mut()) }
+}
+
+/// Whether this end picked a signature scheme to sign its handshake with: on a client asked for
+/// a certificate, whether it sent one (libssl sends none when the key can make no signature the
+/// request names). `SSL_get_signature_nid`: `SSL_ctrl(SSL_CTRL_GET_SIGNATURE_NID)`, 1 when a
+/// scheme was picked (libssl 1.1.1 on).
+pub(super) fn chose_a_signature(ssl: &SslRef) -> bool {
+    const SSL_CTRL_GET_SIGNATURE_NID: c_int = 132;
+    let mut nid: c_int = 0;
+    // SAFETY: `ssl` is a valid connection for the call; the control writes one `int` through the
+    // pointer, which points at `nid`, alive for the call.
+    unsafe {
+        openssl_sys::SSL_ctrl(ssl.as_ptr(), SSL_CTRL_GET_SIGNATURE_NID, 0, (&mut nid as *mut c_int).cast::<c_void>())
+            == 1
+    }
 }

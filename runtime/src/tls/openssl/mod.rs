@@ -20,6 +20,7 @@ mod sessions;
 mod stream;
 
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use openssl::error::ErrorStack;
@@ -32,7 +33,10 @@ use tokio_openssl::SslStream;
 
 use self::sessions::SessionCache;
 use super::{names, MaybeTlsStream, Negotiated, ReadAhead, TlsSettings, Transport};
-use crate::error::{CertificateProblem, Error, HandshakeFailure, TlsConfigError, TlsHandshakeError};
+use crate::error::{
+    CertificateAnswer, CertificateProblem, ClientCertificateProblem, Error, HandshakeFailure, TlsConfigError,
+    TlsHandshakeError,
+};
 use crate::roots::PemError;
 use crate::TlsProvider;
 
@@ -46,6 +50,8 @@ pub(crate) struct OpensslBackend {
     offered_alpn: Vec<Vec<u8>>,
     /// Whether the process's OpenSSL is in FIPS mode (a process-wide setting, read once).
     fips: bool,
+    /// Whether a client identity is configured (presented when a server asks).
+    has_identity: bool,
 }
 
 impl std::fmt::Debug for OpensslBackend {
@@ -151,6 +157,33 @@ fn trust_roots(builder: &mut SslContextBuilder, settings: &TlsSettings) -> Resul
     Ok(())
 }
 
+/// The client identity, presented when a server asks: the leaf, the rest of the chain, the
+/// key (OpenSSL keeps its own copies, in the context, freed with it). FIPS mode (the system's
+/// OpenSSL in it) takes FIPS-approved key types only.
+fn client_identity(builder: &mut SslContextBuilder, settings: &TlsSettings, fips: bool) -> Result<(), Error> {
+    let provider = settings.provider;
+    let Some(identity) = &settings.client_identity else { return Ok(()) };
+    if fips && !identity.key_type().is_fips_approved() {
+        return Err(Error::TlsConfig {
+            provider,
+            reason: TlsConfigError::ClientKeyNotFipsApproved(identity.key_type()),
+        });
+    }
+    let config_error = config_error(provider);
+    let mut chain = identity.certificate_chain().iter();
+    if let Some(leaf) = chain.next() {
+        let leaf = X509::from_der(leaf).map_err(config_error)?;
+        builder.set_certificate(&leaf).map_err(config_error)?;
+    }
+    for cert in chain {
+        builder.add_extra_chain_cert(X509::from_der(cert).map_err(config_error)?).map_err(config_error)?;
+    }
+    let key = crate::identity::openssl_private_key(identity).map_err(config_error)?;
+    builder.set_private_key(&key).map_err(config_error)?;
+    builder.check_private_key().map_err(config_error)?;
+    Ok(())
+}
+
 /// With `resumption`, the client-side session cache the context's connections fill (sessions
 /// go to it, none to OpenSSL's own store, a server's lookup table of no use to a client);
 /// without, no caching at all.
@@ -184,18 +217,24 @@ impl OpensslBackend {
                 .map_err(|e| Error::TlsConfig { provider, reason: TlsConfigError::KeyLog(e) })?;
         }
         let sessions = session_cache(&mut builder, settings.session_resumption).map_err(config_error)?;
+        let fips = ffi::fips_enabled();
+        client_identity(&mut builder, settings, fips)?;
+        ffi::watch_certificate_requests(&mut builder);
         Ok(OpensslBackend {
             provider,
             context: builder.build(),
             sessions,
             offered_alpn: settings.alpn(),
-            fips: ffi::fips_enabled(),
+            fips,
+            has_identity: settings.client_identity.is_some(),
         })
     }
 
-    /// One connection's `Ssl`: SNI, the name or address to verify, and a session to resume.
-    fn ssl(&self, server_name: &str) -> Result<Ssl, ErrorStack> {
+    /// One connection's `Ssl`: SNI, the name or address to verify, a session to resume, and
+    /// the flag set when the server asks for a certificate.
+    fn ssl(&self, server_name: &str, asked: &Arc<AtomicBool>) -> Result<Ssl, ErrorStack> {
         let mut ssl = Ssl::new(&self.context)?;
+        ssl.set_ex_data(ffi::certificate_requested_index()?, Arc::clone(asked));
         let unbracketed = server_name.strip_prefix('[').and_then(|s| s.strip_suffix(']')).unwrap_or(server_name);
         if let Ok(ip) = unbracketed.parse::<std::net::IpAddr>() {
             // No SNI for an address (RFC 6066); the certificate must name the address.
@@ -226,10 +265,11 @@ impl OpensslBackend {
             kind: HandshakeFailure::Protocol,
             source: Arc::new(OpensslError(e.to_string(), None)),
         };
-        let ssl = self.ssl(server_name).map_err(setup)?;
+        let asked = Arc::new(AtomicBool::new(false));
+        let ssl = self.ssl(server_name, &asked).map_err(setup)?;
         let mut stream = SslStream::new(ssl, ReadAhead::new(tcp)).map_err(setup)?;
         if let Err(e) = Pin::new(&mut stream).connect().await {
-            return Err(classify(provider, stream.ssl(), e));
+            return Err(classify(provider, stream.ssl(), e, self.answer(&asked, stream.ssl())));
         }
         let ssl = stream.ssl();
         let alpn = names::selected_alpn(provider, ssl.selected_alpn_protocol(), &self.offered_alpn)?;
@@ -241,8 +281,22 @@ impl OpensslBackend {
             alpn,
             resumed: ssl.session_reused(),
             fips: self.fips,
+            client_certificate_sent: self.answer(&asked, ssl) == CertificateAnswer::Sent,
         };
-        Ok((MaybeTlsStream::OpenSsl(Box::new(OpensslStream::new(stream))), info))
+        let refusal = super::ReadRefusal::new(provider, self.answer(&asked, ssl));
+        Ok((MaybeTlsStream::OpenSsl(Box::new(OpensslStream::new(stream, refusal))), info))
+    }
+
+    /// How the handshake on `ssl` answered the server's request for a certificate (`asked`:
+    /// whether it made one). libssl sends the configured certificate (it has no other) when the
+    /// key can sign a scheme the request names, and none otherwise.
+    fn answer(&self, asked: &AtomicBool, ssl: &SslRef) -> CertificateAnswer {
+        match (asked.load(Ordering::Relaxed), self.has_identity) {
+            (false, _) => CertificateAnswer::NotAsked,
+            (true, false) => CertificateAnswer::NoIdentity,
+            (true, true) if ffi::chose_a_signature(ssl) => CertificateAnswer::Sent,
+            (true, true) => CertificateAnswer::KeyCannotSign,
+        }
     }
 }
 
@@ -286,9 +340,39 @@ fn is_unexpected_eof(stack: &ErrorStack) -> bool {
     }
 }
 
-fn classify(provider: TlsProvider, ssl: &SslRef, e: openssl::ssl::Error) -> TlsHandshakeError {
+/// The TLS alert the server sent, from libssl's error stack: its reason codes for a received
+/// alert are 1000 plus the alert's code (`SSL_AD_REASON_OFFSET`).
+fn received_alert(stack: &ErrorStack) -> Option<u8> {
+    stack.errors().iter().find_map(|e| {
+        let reason = openssl_sys::ERR_GET_REASON(e.code());
+        u8::try_from(reason - 1000).ok().filter(|_| reason > 1000)
+    })
+}
+
+/// The client-certificate problem libssl's error names, if any (see `received_alert`).
+fn client_certificate_problem(e: &openssl::ssl::Error, answer: CertificateAnswer) -> Option<ClientCertificateProblem> {
+    let alert = e.ssl_error().and_then(received_alert)?;
+    ClientCertificateProblem::from_alert(alert, answer)
+}
+
+/// Whether a read's error is a server's refusal of our certificate (TLS 1.3: after the
+/// client's handshake is done), and which.
+pub(crate) fn refusal_on_read(io: &std::io::Error, answer: CertificateAnswer) -> Option<ClientCertificateProblem> {
+    io.get_ref()
+        .and_then(|e| e.downcast_ref::<openssl::ssl::Error>())
+        .and_then(|e| client_certificate_problem(e, answer))
+}
+
+fn classify(
+    provider: TlsProvider,
+    ssl: &SslRef,
+    e: openssl::ssl::Error,
+    answer: CertificateAnswer,
+) -> TlsHandshakeError {
     let verify = ssl.verify_result();
-    let kind = if verify.as_raw() != openssl_sys::X509_V_OK {
+    let kind = if let Some(problem) = client_certificate_problem(&e, answer) {
+        HandshakeFailure::ClientCertificate(problem)
+    } else if verify.as_raw() != openssl_sys::X509_V_OK {
         HandshakeFailure::Certificate(certificate_problem(verify.as_raw()))
     } else if e.code() == ErrorCode::SYSCALL || e.code() == ErrorCode::ZERO_RETURN || e.io_error().is_some() {
         // A reset, or the peer closing before the handshake finished.

@@ -12,7 +12,7 @@ use std::task::{Context, Poll};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio_openssl::SslStream;
 
-use super::super::{ReadAhead, Transport};
+use super::super::{ReadAhead, ReadRefusal, Transport};
 
 /// A TLS connection through libssl.
 #[derive(Debug)]
@@ -21,12 +21,19 @@ pub(crate) struct OpensslStream {
     /// An error met after a read had already gathered data, returned at the next read. libssl
     /// does not repeat a transport error: a reset, once reported, reads as a clean end of file.
     failed: Option<io::Error>,
+    /// Where reads record a server's refusal of our certificate.
+    refusal: ReadRefusal,
 }
 
 impl OpensslStream {
     /// The stream after its handshake.
-    pub(crate) fn new(stream: SslStream<ReadAhead<Transport>>) -> Self {
-        OpensslStream { stream, failed: None }
+    pub(crate) fn new(stream: SslStream<ReadAhead<Transport>>, refusal: ReadRefusal) -> Self {
+        OpensslStream { stream, failed: None, refusal }
+    }
+
+    /// Where reads record a server's refusal of our certificate.
+    pub(crate) fn read_refusal(&self) -> &ReadRefusal {
+        &self.refusal
     }
 
     /// The transport under TLS.
@@ -52,10 +59,14 @@ impl AsyncRead for OpensslStream {
                 Poll::Ready(Ok(())) => {}
                 // What was read before the error is returned first, the error at the next read.
                 Poll::Ready(Err(error)) if buf.filled().len() > start => {
-                    this.failed = Some(error);
+                    this.failed = Some(this.refusal.read_error(error, super::refusal_on_read));
                     return Poll::Ready(Ok(()));
                 }
                 Poll::Pending if buf.filled().len() > start => return Poll::Ready(Ok(())),
+                // A server's refusal of our certificate (TLS 1.3) arrives here, as an alert.
+                Poll::Ready(Err(error)) => {
+                    return Poll::Ready(Err(this.refusal.read_error(error, super::refusal_on_read)))
+                }
                 other => return other,
             }
         }

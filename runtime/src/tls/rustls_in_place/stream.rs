@@ -504,12 +504,13 @@ mod tests {
             session_resumption: true,
             ca_bundle: None,
             chosen_by: crate::ChosenBy::Builder,
+            client_identity: None,
         })
         .expect("prepare");
         let tcp = TcpStream::connect(addr).await.expect("connect");
         let (stream, info) = backend.handshake("localhost", Transport::Tcp(tcp)).await.expect("client handshake");
         assert_eq!(info.protocol_version, "TLSv1_3");
-        let MaybeTlsStream::RustlsInPlace(stream) = stream else { panic!("not the in-place stream") };
+        let MaybeTlsStream::RustlsInPlace(stream, _) = stream else { panic!("not the in-place stream") };
         (*stream, server)
     }
 

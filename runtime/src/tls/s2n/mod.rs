@@ -19,6 +19,7 @@ mod tickets;
 
 pub(crate) use self::stream::S2nStream;
 
+use std::sync::atomic::{AtomicBool, AtomicU16, Ordering};
 use std::sync::Arc;
 
 use s2n_tls::connection::{Connection, ModifiedBuilder};
@@ -28,7 +29,10 @@ use s2n_tls::security::Policy;
 use self::tickets::{TicketGate, TicketSink, TicketStore};
 use super::read_ahead::FirstByte;
 use super::{names, MaybeTlsStream, Negotiated, ReadAhead, TlsSettings, Transport};
-use crate::error::{CertificateProblem, Error, HandshakeFailure, TlsConfigError, TlsHandshakeError};
+use crate::error::{
+    CertificateAnswer, CertificateProblem, ClientCertificateProblem, Error, HandshakeFailure, TlsConfigError,
+    TlsHandshakeError,
+};
 use crate::roots::PemError;
 use crate::TlsProvider;
 
@@ -46,6 +50,8 @@ pub(crate) struct S2nBackend {
     tickets: Arc<TicketStore>,
     /// The ALPN protocols offered: s2n-tls takes whatever the server selects, offered or not.
     offered_alpn: Vec<Vec<u8>>,
+    /// Whether a client identity is configured (presented when a server asks).
+    has_identity: bool,
 }
 
 impl std::fmt::Debug for S2nBackend {
@@ -209,13 +215,35 @@ impl S2nBackend {
         // stalls the SDK's retries, so the delay is off.
         builder.set_max_blinding_delay(0).map_err(config_error)?;
         builder.set_send_buffer_size(128 << 10).map_err(config_error)?;
+        // The client identity, presented when a server asks (s2n-tls clients answer a
+        // CertificateRequest by default: with this chain, or an empty one without). s2n-tls
+        // keeps its own copy of the key in the config, freed with it.
+        if let Some(identity) = &settings.client_identity {
+            if is_fips(provider) && !identity.key_type().is_fips_approved() {
+                let reason = TlsConfigError::ClientKeyNotFipsApproved(identity.key_type());
+                return Err(Error::TlsConfig { provider, reason });
+            }
+            // s2n-tls reads no Ed25519 certificate (S2N_ERR_DECODE_CERTIFICATE): said plainly.
+            if identity.key_type() == crate::KeyType::Ed25519 {
+                let reason = TlsConfigError::ClientKeyTypeUnsupported(identity.key_type());
+                return Err(Error::TlsConfig { provider, reason });
+            }
+            let (chain, key) = identity.pem();
+            builder.load_pem(chain.as_bytes(), key.as_bytes()).map_err(config_error)?;
+        }
         let tickets = Arc::new(TicketStore::default());
         if settings.session_resumption {
             builder.enable_session_tickets(true).map_err(config_error)?;
             builder.set_session_ticket_callback(TicketSink).map_err(config_error)?;
         }
         let config = builder.build().map_err(config_error)?;
-        Ok(S2nBackend { provider, config, tickets, offered_alpn: settings.alpn() })
+        Ok(S2nBackend {
+            provider,
+            config,
+            tickets,
+            offered_alpn: settings.alpn(),
+            has_identity: settings.client_identity.is_some(),
+        })
     }
 
     pub(crate) async fn handshake(
@@ -235,12 +263,21 @@ impl S2nBackend {
             }
             Ok(conn)
         });
-        let connector = s2n_tls_tokio::TlsConnector::new(builder);
+        let seen = Arc::new(Seen::default());
+        let connector = s2n_tls_tokio::TlsConnector::new(WatchAlerts { builder, seen: Arc::clone(&seen) });
         let first_byte = FirstByte::new();
         let stream = connector
             .connect(server_name, ReadAhead::noting_first_byte(tcp, first_byte.clone()))
             .await
-            .map_err(|e| not_tls(self.provider, &first_byte).unwrap_or_else(|| classify(self.provider, e)))?;
+            .map_err(|e| {
+                let alert = u8::try_from(seen.alert.load(Ordering::Relaxed)).ok();
+                not_tls(self.provider, &first_byte).unwrap_or_else(|| {
+                    classify(self.provider, e, alert, self.answer(seen.asked.load(Ordering::Relaxed)))
+                })
+            })?;
+        // The connection leaves its watch: the stream holds it as s2n-tls's own type.
+        let (watch, io) = stream.into_parts();
+        let stream = s2n_tls_tokio::TlsStream::from_parts(watch.into_connection(), io);
         let conn: &Connection = stream.as_ref();
         // A resumed session has no chain to check: its ticket came from a connection that passed.
         if !conn.resumed() {
@@ -259,8 +296,21 @@ impl S2nBackend {
             // FIPS mode: the FIPS provider, whose libcrypto was checked to be in it when the
             // backend was prepared, with its FIPS security policy. The regular provider never is.
             fips: is_fips(self.provider),
+            client_certificate_sent: conn.client_cert_used(),
         };
-        Ok((MaybeTlsStream::S2n(Box::new(S2nStream::new(stream))), info))
+        let refusal = super::ReadRefusal::new(self.provider, self.answer(asked_for_certificate(conn)));
+        Ok((MaybeTlsStream::S2n(Box::new(S2nStream::new(stream, refusal))), info))
+    }
+
+    /// How the handshake answered the server's request for a certificate (`asked`: whether it
+    /// made one).
+    fn answer(&self, asked: bool) -> CertificateAnswer {
+        match (asked, self.has_identity) {
+            (false, _) => CertificateAnswer::NotAsked,
+            // s2n-tls signs with its key's scheme whether or not the request named it.
+            (true, true) => CertificateAnswer::SentSchemeUnchecked,
+            (true, false) => CertificateAnswer::NoIdentity,
+        }
     }
 }
 
@@ -296,7 +346,7 @@ fn version_name(version: s2n_tls::enums::Version) -> &'static str {
 /// Applies [`chain`]'s rules to the chain s2n-tls validated. Dropping the stream on refusal
 /// closes the connection before any request byte is written.
 fn check_peer_chain(provider: TlsProvider, conn: &Connection) -> Result<(), TlsHandshakeError> {
-    let classify = |e| classify(provider, e);
+    let classify = |e| classify(provider, e, None, CertificateAnswer::NotAsked);
     let chain = conn.peer_cert_chain().map_err(classify)?;
     let certs = chain.iter().collect::<Result<Vec<_>, _>>().map_err(classify)?;
     let ders = certs.iter().map(|cert| cert.der()).collect::<Result<Vec<&[u8]>, _>>().map_err(classify)?;
@@ -307,7 +357,110 @@ fn check_peer_chain(provider: TlsProvider, conn: &Connection) -> Result<(), TlsH
     })
 }
 
-fn classify(provider: TlsProvider, e: s2n_tls::error::Error) -> TlsHandshakeError {
+/// Whether a read's error on `conn` is a server's refusal of our certificate (TLS 1.3: after
+/// the client's handshake is done), and which: the alert the connection received.
+pub(crate) fn refusal_on_read(
+    io: &std::io::Error,
+    answer: CertificateAnswer,
+    conn: &Connection,
+) -> Option<ClientCertificateProblem> {
+    let error = io.get_ref().and_then(|e| e.downcast_ref::<s2n_tls::error::Error>())?;
+    if error.name() != "S2N_ERR_ALERT" {
+        return None;
+    }
+    ClientCertificateProblem::from_alert(conn.alert()?, answer)
+}
+
+/// Connections whose last received alert is kept when they are dropped: s2n-tls's error names a
+/// received alert (`S2N_ERR_ALERT`) but not which, and the connection that knows is dropped by
+/// the time a failed handshake returns.
+#[derive(Clone)]
+struct WatchAlerts<B> {
+    builder: B,
+    seen: Arc<Seen>,
+}
+
+/// What a dropped connection had seen: the last alert it received (`u16::MAX`: none; alerts
+/// are 0-255), and whether the server asked for a client certificate.
+#[derive(Debug)]
+struct Seen {
+    alert: AtomicU16,
+    asked: AtomicBool,
+}
+
+impl Default for Seen {
+    fn default() -> Self {
+        Seen { alert: AtomicU16::new(u16::MAX), asked: AtomicBool::new(false) }
+    }
+}
+
+impl<B: s2n_tls::connection::Builder<Output = Connection>> s2n_tls::connection::Builder for WatchAlerts<B> {
+    type Output = AlertWatch;
+
+    fn build_connection(&self, mode: s2n_tls::enums::Mode) -> Result<AlertWatch, s2n_tls::error::Error> {
+        let conn = self.builder.build_connection(mode)?;
+        Ok(AlertWatch { conn: Some(conn), seen: Arc::clone(&self.seen) })
+    }
+}
+
+/// A connection that records its last received alert when dropped (see [`WatchAlerts`]).
+struct AlertWatch {
+    /// Always `Some` until `into_connection` takes it.
+    conn: Option<Connection>,
+    seen: Arc<Seen>,
+}
+
+impl AlertWatch {
+    fn into_connection(mut self) -> Connection {
+        self.conn.take().expect("the connection is taken once, here")
+    }
+}
+
+impl AsRef<Connection> for AlertWatch {
+    fn as_ref(&self) -> &Connection {
+        self.conn.as_ref().expect("the connection is taken only by into_connection")
+    }
+}
+
+impl AsMut<Connection> for AlertWatch {
+    fn as_mut(&mut self) -> &mut Connection {
+        self.conn.as_mut().expect("the connection is taken only by into_connection")
+    }
+}
+
+impl Drop for AlertWatch {
+    fn drop(&mut self) {
+        let Some(conn) = &self.conn else { return };
+        if let Some(alert) = conn.alert() {
+            self.seen.alert.store(u16::from(alert), Ordering::Relaxed);
+        }
+        self.seen.asked.store(asked_for_certificate(conn), Ordering::Relaxed);
+    }
+}
+
+/// Whether the server asked for a client certificate: s2n-tls names the handshake by its flags,
+/// `CLIENT_AUTH` once a CertificateRequest came.
+fn asked_for_certificate(conn: &Connection) -> bool {
+    conn.handshake_type().is_ok_and(|name| name.contains("CLIENT_AUTH"))
+}
+
+/// A failed handshake's error; `alert`: the last alert the connection received;
+/// `answer`: how the client answered the server's request for a certificate.
+fn classify(
+    provider: TlsProvider,
+    e: s2n_tls::error::Error,
+    alert: Option<u8>,
+    answer: CertificateAnswer,
+) -> TlsHandshakeError {
+    // The server refused our certificate (TLS 1.2: during the handshake).
+    let refused = match e.name() {
+        "S2N_ERR_ALERT" => alert.and_then(|alert| ClientCertificateProblem::from_alert(alert, answer)),
+        _ => None,
+    };
+    if let Some(problem) = refused {
+        let source = Arc::new(S2nError(format!("{} ({})", e.message(), e.name()), e));
+        return TlsHandshakeError { provider, kind: HandshakeFailure::ClientCertificate(problem), source };
+    }
     let kind = match e.name() {
         "S2N_ERR_CERT_UNTRUSTED" => HandshakeFailure::Certificate(CertificateProblem::UnknownIssuer),
         "S2N_ERR_CERT_INVALID_HOSTNAME" => HandshakeFailure::Certificate(CertificateProblem::NameMismatch),

@@ -10,7 +10,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tokio::time::{Instant, Sleep};
 
-use crate::tls::{ReadAhead, Transport};
+use crate::tls::{ReadAhead, ReadRefusal, Transport};
 
 /// How long a connection must have had nothing to read before s2n-tls's record buffers are
 /// given back. Releasing them at every empty read (between each request and its response)
@@ -31,6 +31,8 @@ pub(crate) struct S2nStream {
     /// An error met after a read had already gathered data, returned at the next read (a
     /// transport reset is reported once; the socket then reads as a clean end of file).
     failed: Option<io::Error>,
+    /// Where reads record a server's refusal of our certificate.
+    refusal: ReadRefusal,
 }
 
 /// When a stream that found nothing to read gives its buffers back: a timer that runs out
@@ -61,8 +63,13 @@ impl S2nStream {
         self.inner.get_ref().get_ref().tcp()
     }
 
-    pub(super) fn new(inner: s2n_tls_tokio::TlsStream<ReadAhead<Transport>>) -> Self {
-        S2nStream { inner, idle: IdleRelease::default(), failed: None }
+    pub(super) fn new(inner: s2n_tls_tokio::TlsStream<ReadAhead<Transport>>, refusal: ReadRefusal) -> Self {
+        S2nStream { inner, idle: IdleRelease::default(), failed: None, refusal }
+    }
+
+    /// Where reads record a server's refusal of our certificate.
+    pub(crate) fn read_refusal(&self) -> &ReadRefusal {
+        &self.refusal
     }
 
     /// A read found nothing: release s2n-tls's buffers once no read has returned data for a
@@ -118,7 +125,17 @@ impl AsyncRead for S2nStream {
             return Poll::Ready(Err(error));
         }
         let start = buf.filled().len();
-        if Pin::new(&mut this.inner).poll_read(cx, buf)?.is_pending() {
+        let first = match Pin::new(&mut this.inner).poll_read(cx, buf) {
+            // A server's refusal of our certificate (TLS 1.3) arrives here, as an alert.
+            Poll::Ready(Err(error)) => {
+                let conn: &s2n_tls::connection::Connection = this.inner.as_ref();
+                return Poll::Ready(Err(this
+                    .refusal
+                    .read_error(error, |io, answer| super::refusal_on_read(io, answer, conn))));
+            }
+            other => other,
+        };
+        if first.is_pending() {
             this.note_empty_read(cx);
             return Poll::Pending;
         }
@@ -133,7 +150,9 @@ impl AsyncRead for S2nStream {
                 Poll::Ready(Ok(())) if buf.filled().len() > before => continue,
                 // An error: reported by the next call, after this data.
                 Poll::Ready(Err(error)) => {
-                    this.failed = Some(error);
+                    let conn: &s2n_tls::connection::Connection = inner.as_ref().get_ref().as_ref();
+                    this.failed =
+                        Some(this.refusal.read_error(error, |io, answer| super::refusal_on_read(io, answer, conn)));
                     break;
                 }
                 // End of stream, or nothing more yet.

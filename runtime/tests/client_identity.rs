@@ -1,0 +1,403 @@
+//! Mutual TLS: a client identity presented to servers that ask for one, on every provider
+//! compiled in (as the conformance suite runs per provider, these tests loop over
+//! `TlsProvider::ALL`; `rustls-custom` needs the application's crypto and is left to its own
+//! binary). The servers: rustls with a client verifier (test-support's `TestServer`), and
+//! `openssl s_server -Verify 1`. Also: what `ClientIdentity` refuses when it is built.
+
+use std::process::Command;
+use std::time::Duration;
+
+use aws_smithy_runtime_api::client::result::ConnectorError;
+use rcgen::KeyPair;
+use smithy_default_tls::{
+    ClientCertificateProblem, ClientIdentity, ConnectionInfo, HandshakeFailure, IdentityError, KeyType,
+    SmithyTlsClient, TlsHandshakeError, TlsProvider,
+};
+use smithy_tls_test_support::openssl::{KeySpec, OpensslCa, OpensslServer};
+use smithy_tls_test_support::rustls;
+use smithy_tls_test_support::*;
+
+/// The providers under test: every one compiled in but `rustls-custom`, and `rustls-aws-lc`
+/// when it runs on the experimental rustls 0.24 backend (which refuses an identity: below).
+fn providers() -> impl Iterator<Item = TlsProvider> {
+    TlsProvider::ALL
+        .iter()
+        .copied()
+        .filter(|p| p.name() != "rustls-custom")
+        .filter(|p| !(cfg!(feature = "experimental-rustls-024") && p.name() == "rustls-aws-lc"))
+}
+
+/// The experimental rustls 0.24 backend refuses an identity at the first connection, saying so.
+#[cfg(feature = "experimental-rustls-024")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_rustls_024_backend_refuses_an_identity_plainly() {
+    let (server_ca, client_ca) = (TestCa::new("server CA"), TestCa::new("client CA"));
+    let identity = identity_for(&client_ca, &KeyPair::generate().expect("key"));
+    let server = TestServer::start(&server_ca.leaf(&["localhost"]), Alpn::H2AndHttp1).await;
+    let provider = TlsProvider::RustlsAwsLc;
+    let client = SmithyTlsClient::builder()
+        .provider(provider)
+        .extra_root_pem(&server_ca.pem)
+        .expect("CA PEM")
+        .client_identity(identity)
+        .build()
+        .expect("client");
+    let err = call(&client, &no_timeouts(), get(&server.url("/"))).await.expect_err("refused");
+    assert!(
+        matches!(
+            find_in_chain::<smithy_default_tls::Error>(&err),
+            Some(smithy_default_tls::Error::TlsConfig {
+                reason: smithy_default_tls::TlsConfigError::ClientIdentityUnsupported,
+                ..
+            })
+        ),
+        "{}",
+        error_chain(&err)
+    );
+}
+
+fn client(provider: TlsProvider, ca_pem: &str, identity: Option<&ClientIdentity>) -> SmithyTlsClient {
+    let builder = SmithyTlsClient::builder().provider(provider).extra_root_pem(ca_pem).expect("CA PEM");
+    let builder = match identity {
+        Some(identity) => builder.client_identity(identity.clone()),
+        None => builder,
+    };
+    builder.build().expect("client")
+}
+
+fn no_timeouts() -> aws_smithy_runtime_api::client::http::HttpConnectorSettings {
+    settings(None, None)
+}
+
+/// The key types every provider here signs with (Ed25519: not the FIPS providers).
+fn key_pairs(provider: TlsProvider) -> Vec<(&'static str, KeyPair)> {
+    let mut keys = vec![
+        ("ECDSA P-256", KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).expect("P-256")),
+        ("RSA 2048", rsa_key_pair()),
+    ];
+    if !provider.name().ends_with("-fips") && !is_s2n(provider) {
+        keys.push(("Ed25519", KeyPair::generate_for(&rcgen::PKCS_ED25519).expect("Ed25519")));
+    }
+    keys
+}
+
+fn is_s2n(provider: TlsProvider) -> bool {
+    provider.name().starts_with("s2n-tls")
+}
+
+/// s2n-tls takes no Ed25519 certificate, and a FIPS provider no Ed25519 key (FIPS does not
+/// approve it): each says so when the client is prepared, before any handshake.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ed25519_is_refused_plainly_by_s2n_tls_and_the_fips_providers() {
+    let (server_ca, client_ca) = (TestCa::new("server CA"), TestCa::new("client CA"));
+    let identity = identity_for(&client_ca, &KeyPair::generate_for(&rcgen::PKCS_ED25519).expect("Ed25519"));
+    let server = TestServer::start(&server_ca.leaf(&["localhost"]), Alpn::H2AndHttp1).await;
+    let refusing = providers().filter(|&p| is_s2n(p) || p.name().ends_with("-fips")).collect::<Vec<_>>();
+    assert!(
+        !refusing.is_empty()
+            || !cfg!(any(feature = "s2n-tls", feature = "s2n-tls-fips", feature = "rustls-aws-lc-fips"))
+    );
+    for provider in refusing {
+        let err = call(&client(provider, &server_ca.pem, Some(&identity)), &no_timeouts(), get(&server.url("/")))
+            .await
+            .expect_err("refused");
+        let refused = find_in_chain::<smithy_default_tls::Error>(&err);
+        let fips = provider.name().ends_with("-fips");
+        assert!(
+            matches!(
+                refused,
+                Some(smithy_default_tls::Error::TlsConfig {
+                    reason: smithy_default_tls::TlsConfigError::ClientKeyNotFipsApproved(KeyType::Ed25519),
+                    ..
+                }) if fips
+            ) || matches!(
+                refused,
+                Some(smithy_default_tls::Error::TlsConfig {
+                    reason: smithy_default_tls::TlsConfigError::ClientKeyTypeUnsupported(KeyType::Ed25519),
+                    ..
+                }) if !fips
+            ),
+            "{provider}: {}",
+            error_chain(&err)
+        );
+    }
+}
+
+/// An RSA-2048 key (rcgen on ring cannot generate one): made by the `openssl` program.
+fn rsa_key_pair() -> KeyPair {
+    let pem = openssl_stdout(&["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"], None);
+    KeyPair::from_pem(&pem).expect("RSA key")
+}
+
+/// Runs `openssl` with `args` (and `stdin`), returning what it printed.
+fn openssl_stdout(args: &[&str], stdin: Option<&str>) -> String {
+    use std::io::Write;
+    let mut child = Command::new("openssl")
+        .args(args)
+        .env_remove("OPENSSL_CONF")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run openssl (apt-get install openssl)");
+    let mut input = child.stdin.take().expect("stdin");
+    input.write_all(stdin.unwrap_or("").as_bytes()).expect("write stdin");
+    drop(input);
+    let output = child.wait_with_output().expect("openssl output");
+    assert!(output.status.success(), "openssl {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).expect("UTF-8")
+}
+
+fn identity_for(ca: &TestCa, key: &KeyPair) -> ClientIdentity {
+    let pem = ca.client_leaf("client", key);
+    ClientIdentity::from_pem(&pem.cert, &pem.key).expect("client identity")
+}
+
+static TLS13: &[&rustls::SupportedProtocolVersion] = &[&rustls::version::TLS13];
+static TLS12: &[&rustls::SupportedProtocolVersion] = &[&rustls::version::TLS12];
+
+fn tls13_and_12() -> [(&'static str, &'static [&'static rustls::SupportedProtocolVersion]); 2] {
+    [("TLS 1.3", TLS13), ("TLS 1.2", TLS12)]
+}
+
+/// The client-certificate problem of a failed request, and that it is not retried.
+fn client_certificate_problem(err: &ConnectorError, case: &str) -> Option<ClientCertificateProblem> {
+    assert!(!sdk_retries(err), "{case}: a refused client certificate is never retried: {}", error_chain(err));
+    match find_in_chain::<TlsHandshakeError>(err)?.kind() {
+        HandshakeFailure::ClientCertificate(problem) => Some(problem),
+        _ => None,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_asks_accepts_each_key_type_on_both_versions() {
+    let (server_ca, client_ca) = (TestCa::new("server CA"), TestCa::new("client CA"));
+    for provider in providers() {
+        for (key_name, key) in key_pairs(provider) {
+            let identity = identity_for(&client_ca, &key);
+            for (version, versions) in tls13_and_12() {
+                let leaf = server_ca.leaf(&["localhost"]);
+                let server =
+                    TestServer::start_requiring_client_auth(&leaf, Alpn::H2AndHttp1, &client_ca.pem, versions).await;
+                let client = client(provider, &server_ca.pem, Some(&identity));
+                let result = call(&client, &no_timeouts(), get(&server.url("/"))).await;
+                let case = format!("{provider} {key_name} {version}");
+                let response = result.unwrap_or_else(|e| panic!("{case}: {}", error_chain(&e)));
+                assert_eq!(response.status().as_u16(), 200, "{case}");
+                let tls = response.extension::<ConnectionInfo>().and_then(|i| i.tls).expect("TLS info");
+                assert!(tls.client_certificate_sent, "{case}: {tls:?}");
+            }
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_does_not_ask_gets_no_certificate() {
+    let (server_ca, client_ca) = (TestCa::new("server CA"), TestCa::new("client CA"));
+    let identity = identity_for(&client_ca, &KeyPair::generate().expect("key"));
+    let server = TestServer::start(&server_ca.leaf(&["localhost"]), Alpn::H2AndHttp1).await;
+    for provider in providers() {
+        let client = client(provider, &server_ca.pem, Some(&identity));
+        let response = call(&client, &no_timeouts(), get(&server.url("/"))).await.expect("GET");
+        let tls = response.extension::<ConnectionInfo>().and_then(|i| i.tls).expect("TLS info");
+        assert!(!tls.client_certificate_sent, "{provider}: {tls:?}");
+    }
+}
+
+/// Each refusal on both versions: in TLS 1.2 during the handshake; in TLS 1.3 the server's alert
+/// comes after the client's handshake, as the first read's error, with the same variant.
+async fn assert_refused(identity: Option<&ClientIdentity>, client_ca: &TestCa, expected: ClientCertificateProblem) {
+    assert_refused_asking_for(identity, client_ca, None, expected).await;
+}
+
+/// [`assert_refused`] by a server whose certificate request names only `schemes`.
+async fn assert_refused_asking_for(
+    identity: Option<&ClientIdentity>,
+    client_ca: &TestCa,
+    schemes: Option<&[rustls::SignatureScheme]>,
+    expected: ClientCertificateProblem,
+) {
+    let server_ca = TestCa::new("server CA");
+    for provider in providers() {
+        for (version, versions) in tls13_and_12() {
+            let leaf = server_ca.leaf(&["localhost"]);
+            let server = TestServer::start_requiring_client_auth_with_schemes(
+                &leaf,
+                Alpn::H2AndHttp1,
+                &client_ca.pem,
+                versions,
+                schemes,
+            )
+            .await;
+            let client = client(provider, &server_ca.pem, identity);
+            let result = call(&client, &no_timeouts(), get(&server.url("/"))).await;
+            let err = result.map(|r| r.status()).expect_err(&format!("{provider} {version}: refused"));
+            let case = format!("{provider} {version}: {}", error_chain(&err));
+            assert_eq!(client_certificate_problem(&err, &case), Some(expected), "{case}");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_certificate_from_a_ca_the_server_does_not_trust_is_refused_as_unknown_issuer() {
+    let (trusted, other) = (TestCa::new("client CA"), TestCa::new("another CA"));
+    let identity = identity_for(&other, &KeyPair::generate().expect("key"));
+    assert_refused(Some(&identity), &trusted, ClientCertificateProblem::UnknownIssuer).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_expired_certificate_is_refused_as_expired() {
+    let ca = TestCa::new("client CA");
+    let key = KeyPair::generate().expect("key");
+    let pem = ca.expired_client_leaf("client", &key);
+    let identity = ClientIdentity::from_pem(&pem.cert, &pem.key).expect("an expired certificate is still an identity");
+    assert_refused(Some(&identity), &ca, ClientCertificateProblem::Expired).await;
+}
+
+/// A server that takes only RSA signatures, and an ECDSA identity: nothing can be sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_that_cannot_sign_any_scheme_the_server_takes_says_so() {
+    use rustls::SignatureScheme as S;
+    let ca = TestCa::new("client CA");
+    let identity = identity_for(&ca, &KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).expect("P-256"));
+    let rsa_only = [S::RSA_PSS_SHA256, S::RSA_PSS_SHA384, S::RSA_PKCS1_SHA256];
+    assert_refused_asking_for(Some(&identity), &ca, Some(&rsa_only), ClientCertificateProblem::KeyCannotSign).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_identity_for_a_server_that_requires_one_is_required() {
+    let ca = TestCa::new("client CA");
+    assert_refused(None, &ca, ClientCertificateProblem::Required).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn openssl_s_server_with_verify_accepts_the_identity_and_requires_one() {
+    let server_ca = OpensslCa::new();
+    let leaf = server_ca.leaf("localhost", KeySpec::EcP256, "sha256");
+    let client_ca = TestCa::new("client CA");
+    let ca_file = std::env::temp_dir().join(format!("smithy-tls-client-ca-{}.pem", std::process::id()));
+    std::fs::write(&ca_file, &client_ca.pem).expect("client CA file");
+    let ca_path = ca_file.to_str().expect("UTF-8 path");
+    let identity = identity_for(&client_ca, &KeyPair::generate().expect("key"));
+    for provider in providers() {
+        for version in ["-tls1_3", "-tls1_2"] {
+            let server =
+                OpensslServer::start(&leaf, &["-Verify", "1", "-verify_return_error", "-CAfile", ca_path, version]);
+            let with = client(provider, &server_ca.pem, Some(&identity));
+            let timeouts = settings(Some(Duration::from_secs(10)), Some(Duration::from_secs(10)));
+            let response = call(&with, &timeouts, get(&server.url())).await;
+            let response = response.unwrap_or_else(|e| panic!("{provider} {version}: {}", error_chain(&e)));
+            assert_eq!(response.status().as_u16(), 200);
+            let tls = response.extension::<ConnectionInfo>().and_then(|i| i.tls).expect("TLS info");
+            assert!(tls.client_certificate_sent, "{provider} {version}: {tls:?}");
+
+            // s_server serves one connection at a time, and the first client's is still open.
+            let server =
+                OpensslServer::start(&leaf, &["-Verify", "1", "-verify_return_error", "-CAfile", ca_path, version]);
+            let without = client(provider, &server_ca.pem, None);
+            let timeouts = settings(Some(Duration::from_secs(10)), Some(Duration::from_secs(10)));
+            let err = call(&without, &timeouts, get(&server.url())).await.expect_err("no identity");
+            let case = format!("{provider} {version}: {}", error_chain(&err));
+            assert_eq!(client_certificate_problem(&err, &case), Some(ClientCertificateProblem::Required), "{case}");
+        }
+    }
+    let _ = std::fs::remove_file(&ca_file);
+}
+
+// Construction: what `ClientIdentity` refuses, and what it takes.
+
+#[test]
+fn each_key_encoding_is_taken_and_typed() {
+    let ca = TestCa::new("client CA");
+    let p256 = KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).expect("P-256");
+    let pem = ca.client_leaf("client", &p256);
+    let pkcs8 = ClientIdentity::from_pem(&pem.cert, &pem.key).expect("PKCS#8");
+    assert_eq!(pkcs8.key_type(), KeyType::EcdsaP256);
+    let sec1 = openssl_stdout(&["ec"], Some(&pem.key));
+    assert!(sec1.contains("BEGIN EC PRIVATE KEY"), "{sec1}");
+    assert_eq!(ClientIdentity::from_pem(&pem.cert, &sec1).expect("SEC1").key_type(), KeyType::EcdsaP256);
+
+    let rsa = rsa_key_pair();
+    let pem = ca.client_leaf("client", &rsa);
+    assert_eq!(ClientIdentity::from_pem(&pem.cert, &pem.key).expect("PKCS#8").key_type(), KeyType::Rsa { bits: 2048 });
+    let pkcs1 = openssl_stdout(&["rsa", "-traditional"], Some(&pem.key));
+    assert!(pkcs1.contains("BEGIN RSA PRIVATE KEY"), "{pkcs1}");
+    assert_eq!(ClientIdentity::from_pem(&pem.cert, &pkcs1).expect("PKCS#1").key_type(), KeyType::Rsa { bits: 2048 });
+
+    let ed = KeyPair::generate_for(&rcgen::PKCS_ED25519).expect("Ed25519");
+    let pem = ca.client_leaf("client", &ed);
+    assert_eq!(ClientIdentity::from_pem(&pem.cert, &pem.key).expect("Ed25519").key_type(), KeyType::Ed25519);
+}
+
+#[test]
+fn a_key_that_is_not_the_certificates_is_refused() {
+    let ca = TestCa::new("client CA");
+    let pem = ca.client_leaf("client", &KeyPair::generate().expect("key"));
+    let other = KeyPair::generate().expect("other key").serialize_pem();
+    let err = ClientIdentity::from_pem(&pem.cert, &other).expect_err("mismatch");
+    assert!(matches!(err, IdentityError::KeyMismatch), "{err:?}");
+    // Of another type too.
+    let ed = KeyPair::generate_for(&rcgen::PKCS_ED25519).expect("Ed25519").serialize_pem();
+    let err = ClientIdentity::from_pem(&pem.cert, &ed).expect_err("mismatch");
+    assert!(matches!(err, IdentityError::KeyMismatch | IdentityError::Rejected(_)), "{err:?}");
+}
+
+#[test]
+fn an_encrypted_key_is_refused_as_encrypted() {
+    let ca = TestCa::new("client CA");
+    let pem = ca.client_leaf("client", &KeyPair::generate().expect("key"));
+    let encrypted =
+        openssl_stdout(&["pkcs8", "-topk8", "-v2", "aes-256-cbc", "-passout", "pass:secret"], Some(&pem.key));
+    assert!(encrypted.contains("BEGIN ENCRYPTED PRIVATE KEY"), "{encrypted}");
+    let err = ClientIdentity::from_pem(&pem.cert, &encrypted).expect_err("encrypted");
+    assert!(matches!(err, IdentityError::EncryptedKey), "{err:?}");
+    let legacy = "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,0011\n\nAAAA\n\
+                  -----END RSA PRIVATE KEY-----\n";
+    let err = ClientIdentity::from_pem(&pem.cert, legacy).expect_err("legacy encrypted");
+    assert!(matches!(err, IdentityError::EncryptedKey), "{err:?}");
+}
+
+#[test]
+fn garbage_and_missing_parts_are_typed() {
+    let ca = TestCa::new("client CA");
+    let pem = ca.client_leaf("client", &KeyPair::generate().expect("key"));
+    let err = ClientIdentity::from_pem("not PEM at all", &pem.key).expect_err("no certificate");
+    assert!(matches!(err, IdentityError::NoCertificate), "{err:?}");
+    let err = ClientIdentity::from_pem(&pem.cert, "garbage").expect_err("no key");
+    assert!(matches!(err, IdentityError::NoPrivateKey), "{err:?}");
+    let bad =
+        "-----BEGIN PRIVATE KEY-----\nMIIBVgIBADANBgkqhkiG9w0BAQEFAASCAUAwggE8AgEAAkEA\n-----END PRIVATE KEY-----\n";
+    let err = ClientIdentity::from_pem(&pem.cert, bad).expect_err("truncated DER");
+    assert!(matches!(err, IdentityError::MalformedKey), "{err:?}");
+    let unterminated = "-----BEGIN CERTIFICATE-----\nMIIB\n";
+    let err = ClientIdentity::from_pem(unterminated, &pem.key).expect_err("unterminated");
+    assert!(matches!(err, IdentityError::MalformedPem { .. }), "{err:?}");
+    let two = format!("{}{}", pem.key, pem.key);
+    let err = ClientIdentity::from_pem(&pem.cert, &two).expect_err("two keys");
+    assert!(matches!(err, IdentityError::SeveralPrivateKeys), "{err:?}");
+    let p384 = KeyPair::generate_for(&rcgen::PKCS_ECDSA_P384_SHA384).expect("P-384");
+    let x25519 = openssl_stdout(&["genpkey", "-algorithm", "X25519"], None);
+    let err = ClientIdentity::from_pem(ca.client_leaf("client", &p384).cert, &x25519).expect_err("X25519");
+    assert!(matches!(err, IdentityError::UnsupportedKeyType { .. }), "{err:?}");
+    let err = ClientIdentity::from_pem_files("/no/such/cert.pem", "/no/such/key.pem").expect_err("no files");
+    assert!(matches!(err, IdentityError::Unreadable { .. }), "{err:?}");
+}
+
+#[test]
+fn debug_shows_no_key_material() {
+    let ca = TestCa::new("client CA");
+    let key = KeyPair::generate().expect("key");
+    let pem = ca.client_leaf("client", &key);
+    let identity = ClientIdentity::from_pem(&pem.cert, &pem.key).expect("identity");
+    let debug = format!("{identity:?}");
+    assert_eq!(debug, "ClientIdentity { certificates: 1, key_type: EcdsaP256, .. }");
+    let der = key.serialize_der();
+    let client = SmithyTlsClient::builder().client_identity(identity).build().expect("client");
+    let debug = format!("{client:?}");
+    assert!(debug.contains("ClientIdentity { certificates: 1"), "{debug}");
+    // No run of the key's secret bytes, in any spelling a formatter would use.
+    let secret = &der[der.len() - 16..];
+    for spelled in [format!("{secret:?}"), secret.iter().map(|b| format!("{b:02x}")).collect::<String>()] {
+        assert!(!debug.contains(&spelled[1..spelled.len() - 1]), "{debug}");
+    }
+}
