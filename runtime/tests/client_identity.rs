@@ -85,24 +85,37 @@ fn is_s2n(provider: TlsProvider) -> bool {
     provider.name().starts_with("s2n-tls")
 }
 
-/// s2n-tls takes no Ed25519 certificate, and says so when the client is prepared.
+/// s2n-tls takes no Ed25519 certificate, and a FIPS provider no Ed25519 key (FIPS does not
+/// approve it): each says so when the client is prepared, before any handshake.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn s2n_tls_refuses_an_ed25519_identity_plainly() {
+async fn ed25519_is_refused_plainly_by_s2n_tls_and_the_fips_providers() {
     let (server_ca, client_ca) = (TestCa::new("server CA"), TestCa::new("client CA"));
     let identity = identity_for(&client_ca, &KeyPair::generate_for(&rcgen::PKCS_ED25519).expect("Ed25519"));
     let server = TestServer::start(&server_ca.leaf(&["localhost"]), Alpn::H2AndHttp1).await;
-    for provider in providers().filter(|&p| is_s2n(p)) {
+    let refusing = providers().filter(|&p| is_s2n(p) || p.name().ends_with("-fips")).collect::<Vec<_>>();
+    assert!(
+        !refusing.is_empty()
+            || !cfg!(any(feature = "s2n-tls", feature = "s2n-tls-fips", feature = "rustls-aws-lc-fips"))
+    );
+    for provider in refusing {
         let err = call(&client(provider, &server_ca.pem, Some(&identity)), &no_timeouts(), get(&server.url("/")))
             .await
             .expect_err("refused");
         let refused = find_in_chain::<smithy_default_tls::Error>(&err);
+        let fips = provider.name().ends_with("-fips");
         assert!(
             matches!(
                 refused,
                 Some(smithy_default_tls::Error::TlsConfig {
+                    reason: smithy_default_tls::TlsConfigError::ClientKeyNotFipsApproved(KeyType::Ed25519),
+                    ..
+                }) if fips
+            ) || matches!(
+                refused,
+                Some(smithy_default_tls::Error::TlsConfig {
                     reason: smithy_default_tls::TlsConfigError::ClientKeyTypeUnsupported(KeyType::Ed25519),
                     ..
-                })
+                }) if !fips
             ),
             "{provider}: {}",
             error_chain(&err)

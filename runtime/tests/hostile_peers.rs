@@ -8,7 +8,8 @@
 //!
 //! Every client carries a client identity (an ECDSA P-256 certificate from a CA no peer trusts),
 //! which only the peers that ask for a certificate see: they ask with an odd list of CA names
-//! or of signature schemes, or require one.
+//! or of signature schemes, or require one. (The experimental rustls 0.24 backend presents no
+//! identity yet: its client has none, and those peers expect that.)
 //!
 //! The outcomes form the table in docs/TLS_PEERS.md; this test fails when the table is stale
 //! (`scripts/bless test-all --test hostile_peers`
@@ -115,6 +116,12 @@ fn openssl_asking_peer(ask: &str, ca_names: usize, args: &[&str]) -> Running {
     all.extend_from_slice(args);
     let running = openssl_sound_leaf(&all);
     Running { _server: Box::new((running._server, file)), ..running }
+}
+
+/// Whether `provider`'s backend in this build presents a client identity (the experimental
+/// rustls 0.24 backend refuses one).
+fn presents_identity(provider: TlsProvider) -> bool {
+    !(cfg!(feature = "experimental-rustls-024") && provider == TlsProvider::RustlsAwsLc)
 }
 
 /// The identity every client of the suite presents when asked.
@@ -248,7 +255,7 @@ fn peers() -> Vec<Peer> {
             // rustls and OpenSSL send none, which the peer accepts; s2n-tls signs with ECDSA
             // anyway, which the peer refuses (illegal_parameter).
             expect: |p| {
-                if p == TlsProvider::S2nTls {
+                if p == TlsProvider::S2nTls && presents_identity(p) {
                     Expect::ClientCertificate(ClientCertificateProblem::KeyCannotSign)
                 } else {
                     Expect::Ok(Version::Tls13)
@@ -258,7 +265,13 @@ fn peers() -> Vec<Peer> {
         },
         Peer {
             name: "requires a client certificate from a CA that is not ours (openssl)",
-            expect: |_| Expect::ClientCertificate(ClientCertificateProblem::UnknownIssuer),
+            expect: |p| {
+                Expect::ClientCertificate(if presents_identity(p) {
+                    ClientCertificateProblem::UnknownIssuer
+                } else {
+                    ClientCertificateProblem::Required
+                })
+            },
             start: || Box::pin(async { openssl_asking_peer("-Verify", 1, &["-verify_return_error"]) }),
         },
         Peer {
@@ -307,13 +320,9 @@ fn describe(expect: Expect) -> String {
 async fn run(provider: TlsProvider, peer: &Peer) -> Result<(), String> {
     let expect = (peer.expect)(provider);
     let running = (peer.start)().await;
-    let client = SmithyTlsClient::builder()
-        .provider(provider)
-        .extra_root_pem(&running.trust_pem)
-        .expect("CA PEM")
-        .client_identity(identity())
-        .build()
-        .expect("client");
+    let client = SmithyTlsClient::builder().provider(provider).extra_root_pem(&running.trust_pem).expect("CA PEM");
+    let client = if presents_identity(provider) { client.client_identity(identity()) } else { client };
+    let client = client.build().expect("client");
     let result = call(&client, &settings(Some(std::time::Duration::from_secs(10)), None), get(&running.url)).await;
     match (expect, result) {
         (Expect::Ok(version), Ok(response)) => {

@@ -570,7 +570,7 @@ struct RefusalShared {
 impl ReadRefusal {
     /// `answer`: how the handshake answered the server's request for a certificate, which tells
     /// what a bare refusal on a read is about.
-    #[cfg(any(rustls_backend, openssl_provider, s2n))]
+    #[cfg(any(rustls_backend, rustls_in_place, openssl_provider, s2n))]
     pub(crate) fn new(provider: TlsProvider, answer: crate::error::CertificateAnswer) -> Self {
         ReadRefusal { provider, answer, shared: Arc::default() }
     }
@@ -583,7 +583,7 @@ impl ReadRefusal {
     /// A read's error: `classify` (the backend's) says whether it is a refusal of our
     /// certificate, which is then recorded (here and in the client's log) and carried by the
     /// error returned.
-    #[cfg(any(rustls_backend, openssl_provider, s2n))]
+    #[cfg(any(rustls_backend, rustls_in_place, openssl_provider, s2n))]
     pub(crate) fn read_error(
         &self,
         io: io::Error,
@@ -636,8 +636,9 @@ pub(crate) enum MaybeTlsStream {
     /// The stream, and where its reads record a refusal of our certificate.
     #[cfg(rustls_backend)]
     Rustls(Box<tokio_rustls::client::TlsStream<ReadAhead<Transport>>>, ReadRefusal),
+    /// The stream, and where its reads record a server's demand for a certificate.
     #[cfg(rustls_in_place)]
-    RustlsInPlace(Box<self::rustls_in_place::InPlaceStream<Transport>>),
+    RustlsInPlace(Box<self::rustls_in_place::InPlaceStream<Transport>>, ReadRefusal),
     #[cfg(s2n)]
     S2n(Box<self::s2n::S2nStream>),
     #[cfg(openssl_provider)]
@@ -651,7 +652,7 @@ impl MaybeTlsStream {
             #[cfg(rustls_backend)]
             MaybeTlsStream::Rustls(s, _) => s.get_ref().0.get_ref().tcp(),
             #[cfg(rustls_in_place)]
-            MaybeTlsStream::RustlsInPlace(s) => s.get_ref().0.tcp(),
+            MaybeTlsStream::RustlsInPlace(s, _) => s.get_ref().0.tcp(),
             #[cfg(s2n)]
             MaybeTlsStream::S2n(s) => s.tcp(),
             #[cfg(openssl_provider)]
@@ -665,6 +666,8 @@ impl MaybeTlsStream {
         match self {
             #[cfg(rustls_backend)]
             MaybeTlsStream::Rustls(_, refusal) => Some(refusal),
+            #[cfg(rustls_in_place)]
+            MaybeTlsStream::RustlsInPlace(_, refusal) => Some(refusal),
             #[cfg(openssl_provider)]
             MaybeTlsStream::OpenSsl(s) => Some(s.read_refusal()),
             #[cfg(s2n)]
@@ -688,7 +691,7 @@ macro_rules! delegate {
                 $e
             }
             #[cfg(rustls_in_place)]
-            MaybeTlsStream::RustlsInPlace($s) => {
+            MaybeTlsStream::RustlsInPlace($s, _) => {
                 let $s = Pin::new(&mut **$s);
                 $e
             }
@@ -707,7 +710,7 @@ macro_rules! delegate {
 }
 
 impl AsyncRead for MaybeTlsStream {
-    #[cfg_attr(not(rustls_backend), allow(unused_mut))]
+    #[cfg_attr(not(any(rustls_backend, rustls_in_place)), allow(unused_mut))]
     fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
         // In TLS 1.3 a server refuses the client's certificate after the client's handshake is
         // done: its alert is the first read's error, which carries the same typed error as a
@@ -716,6 +719,13 @@ impl AsyncRead for MaybeTlsStream {
         if let MaybeTlsStream::Rustls(s, refusal) = self.as_mut().get_mut() {
             return match Pin::new(&mut **s).poll_read(cx, buf) {
                 Poll::Ready(Err(e)) => Poll::Ready(Err(refusal.read_error(e, self::rustls::refusal_on_read))),
+                other => other,
+            };
+        }
+        #[cfg(rustls_in_place)]
+        if let MaybeTlsStream::RustlsInPlace(s, refusal) = self.as_mut().get_mut() {
+            return match Pin::new(&mut **s).poll_read(cx, buf) {
+                Poll::Ready(Err(e)) => Poll::Ready(Err(refusal.read_error(e, self::rustls_in_place::refusal_on_read))),
                 other => other,
             };
         }
@@ -774,7 +784,7 @@ impl AsyncWrite for MaybeTlsStream {
             #[cfg(rustls_backend)]
             MaybeTlsStream::Rustls(s, _) => s.is_write_vectored(),
             #[cfg(rustls_in_place)]
-            MaybeTlsStream::RustlsInPlace(s) => s.is_write_vectored(),
+            MaybeTlsStream::RustlsInPlace(s, _) => s.is_write_vectored(),
             #[cfg(s2n)]
             MaybeTlsStream::S2n(s) => s.is_write_vectored(),
             #[cfg(openssl_provider)]

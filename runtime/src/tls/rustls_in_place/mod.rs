@@ -18,7 +18,10 @@ use rustls_pki_types::FipsStatus;
 
 use super::key_log_file::KeyLogFile;
 use super::{names, MaybeTlsStream, Negotiated, TlsSettings, Transport};
-use crate::error::{CertificateProblem, Error, HandshakeFailure, TlsConfigError, TlsHandshakeError};
+use crate::error::{
+    CertificateAnswer, CertificateProblem, ClientCertificateProblem, Error, HandshakeFailure, TlsConfigError,
+    TlsHandshakeError,
+};
 use crate::TlsProvider;
 use stream::HandshakeError;
 pub(crate) use stream::InPlaceStream;
@@ -118,8 +121,24 @@ impl InPlaceBackend {
             // A client identity is refused when preparing (not wired yet).
             client_certificate_sent: false,
         };
-        Ok((MaybeTlsStream::RustlsInPlace(Box::new(stream)), info))
+        // It presents no identity: a server's refusal on a read can only be its demand for one.
+        let refusal = super::ReadRefusal::new(self.provider, CertificateAnswer::NotAsked);
+        Ok((MaybeTlsStream::RustlsInPlace(Box::new(stream), refusal), info))
     }
+}
+
+/// The client-certificate problem an alert received from the server names, if any.
+fn client_certificate_problem(e: &rustls_024::Error, answer: CertificateAnswer) -> Option<ClientCertificateProblem> {
+    match e {
+        rustls_024::Error::AlertReceived(alert) => ClientCertificateProblem::from_alert(alert.0, answer),
+        _ => None,
+    }
+}
+
+/// Whether a read's error is a server's refusal (TLS 1.3: after the client's handshake is
+/// done; here, its demand for a certificate this backend does not present), and which.
+pub(crate) fn refusal_on_read(io: &std::io::Error, answer: CertificateAnswer) -> Option<ClientCertificateProblem> {
+    io.get_ref().and_then(|e| e.downcast_ref::<rustls_024::Error>()).and_then(|e| client_certificate_problem(e, answer))
 }
 
 fn classify(provider: TlsProvider, error: HandshakeError) -> TlsHandshakeError {
@@ -127,6 +146,10 @@ fn classify(provider: TlsProvider, error: HandshakeError) -> TlsHandshakeError {
     match error {
         HandshakeError::Io(io) => TlsHandshakeError { provider, kind: HandshakeFailure::Io, source: Arc::new(io) },
         HandshakeError::Tls(e) => {
+            if let Some(problem) = client_certificate_problem(&e, CertificateAnswer::NotAsked) {
+                let kind = HandshakeFailure::ClientCertificate(problem);
+                return TlsHandshakeError { provider, kind, source: Arc::new(e) };
+            }
             let kind = match &e {
                 rustls_024::Error::InvalidCertificate(problem) => HandshakeFailure::Certificate(match problem {
                     C::UnknownIssuer => CertificateProblem::UnknownIssuer,

@@ -510,7 +510,7 @@ mod tests {
         let tcp = TcpStream::connect(addr).await.expect("connect");
         let (stream, info) = backend.handshake("localhost", Transport::Tcp(tcp)).await.expect("client handshake");
         assert_eq!(info.protocol_version, "TLSv1_3");
-        let MaybeTlsStream::RustlsInPlace(stream) = stream else { panic!("not the in-place stream") };
+        let MaybeTlsStream::RustlsInPlace(stream, _) = stream else { panic!("not the in-place stream") };
         (*stream, server)
     }
 
