@@ -24,11 +24,18 @@ pub(crate) struct Report {
     /// (server, row such as `down h2 single`, per provider ours / upstream round by round), in
     /// the order the sections measured them.
     ratios: Vec<(String, String, [Vec<f64>; 3])>,
-    /// (server, row, per product: ours with the preset's Linux provider / upstream's default,
-    /// round by round), in the order the sections measured them.
-    products: Vec<(String, String, Vec<(Product, Vec<f64>)>)>,
+    /// The product tables' rows, in the order the sections measured them.
+    products: Vec<ProductRow>,
     /// The servers that could not run, and why.
     pub(crate) skipped: Vec<String>,
+}
+
+/// One row of a server's product table: per product, ours with the preset's Linux provider /
+/// upstream's default, round by round.
+struct ProductRow {
+    server: String,
+    row: String,
+    per_product: Vec<(Product, Vec<f64>)>,
 }
 
 /// One target of the list as the targets chart shows it: a ratio per provider from this
@@ -56,30 +63,28 @@ impl Report {
     /// Adds one row to `server`'s product table: per product, ours with its provider /
     /// upstream's default, one per counted round.
     pub(crate) fn record_products(&mut self, server: &str, row: &str, per_round: Vec<(Product, Vec<f64>)>) {
-        self.products.push((server.to_owned(), row.to_owned(), per_round));
+        self.products.push(ProductRow { server: server.to_owned(), row: row.to_owned(), per_product: per_round });
     }
 
     /// The product tables: what each preset gives Linux against what upstream gives everyone,
     /// per server (median (min–max) over rounds); empty when no section measured any.
     pub(crate) fn product_summary(&self) -> String {
         let mut md = String::new();
-        let Some((_, _, first)) = self.products.first() else { return md };
-        let presets: Vec<String> = first.iter().map(|(p, _)| format!("{} ({})", p.preset, p.provider)).collect();
+        let Some(first) = self.products.first() else { return md };
+        let presets: Vec<String> =
+            first.per_product.iter().map(|(p, _)| format!("{} ({})", p.preset, p.provider)).collect();
         let _ = write!(
             md,
             "\n## What a Linux user gets: each preset's {LINUX} provider / upstream's default ({UPSTREAM_DEFAULT}), per server\n\nMedian (min–max) of the per-round ratios (clients interleaved within a round); above 1: ours faster. `8MiB one at a time` is the SDK's own loop of ranged GETs, `8x8MiB` a transfer manager's 8 in parallel.\n"
         );
-        let mut servers: Vec<&str> =
-            NAMES.iter().copied().filter(|n| self.products.iter().any(|(s, _, _)| s == n)).collect();
-        servers.dedup();
-        for server in servers {
+        for server in NAMES.iter().copied().filter(|n| self.products.iter().any(|r| r.server == *n)) {
             let _ = write!(
                 md,
                 "\n### Server: {server}\n\n| scenario | {} |\n|---|{}\n",
                 presets.join(" | "),
                 "---|".repeat(presets.len())
             );
-            for (_, row, per_product) in self.products.iter().filter(|(s, _, _)| s == server) {
+            for ProductRow { row, per_product, .. } in self.products.iter().filter(|r| r.server == server) {
                 let cells: Vec<String> = per_product
                     .iter()
                     .map(|(_, v)| if v.is_empty() { "-".to_owned() } else { median_range(v) })
