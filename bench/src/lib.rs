@@ -277,12 +277,28 @@ pub fn quantile(values: &[f64], q: f64) -> f64 {
     sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
-/// Downloads `total` bytes from `base` (`scheme://host:port`): one GET when `parallel` is 1,
-/// else ranged GETs of `part` bytes with `parallel` in flight. Returns the elapsed time.
-pub async fn download(client: &SharedHttpClient, base: &str, total: u64, parallel: usize, part: u64) -> Duration {
+/// How a transfer moves its bytes: one request for all of them, or ranged parts of `part` bytes
+/// with `parallel` at a time (as an S3 transfer manager does; `parallel: 1` is one part after
+/// the other, as the SDK's own GetObject loop over ranges).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// One request.
+    Whole,
+    /// Ranged requests of `part` bytes, `parallel` in flight.
+    Parts {
+        /// Requests in flight.
+        parallel: usize,
+        /// Bytes per request.
+        part: u64,
+    },
+}
+
+/// Downloads `total` bytes from `base` (`scheme://host:port`) in `shape`: one GET, or ranged
+/// GETs. Returns the elapsed time.
+pub async fn download(client: &SharedHttpClient, base: &str, total: u64, shape: Shape) -> Duration {
     let url = format!("{base}/obj/{total}");
     let started = Instant::now();
-    if parallel <= 1 {
+    let Shape::Parts { parallel, part } = shape else {
         // One buffer for the process, kept across runs: like a real downloader's reused buffer,
         // and it keeps first-touch page faults out of every run after the first.
         static SINK: Mutex<Vec<u8>> = Mutex::new(Vec::new());
@@ -294,7 +310,7 @@ pub async fn download(client: &SharedHttpClient, base: &str, total: u64, paralle
         *SINK.lock().expect("lock") = sink;
         assert_eq!(got, total);
         return elapsed;
-    }
+    };
     let client = client.clone();
     let got = in_parts(
         total,
@@ -353,17 +369,17 @@ where
 }
 
 /// Uploads `total` bytes to `base` (`scheme://host:port`) the way S3 PutObject / UploadPart do:
-/// one PUT when `parallel` is 1, else PUTs of `part` bytes with `parallel` in flight. Each
+/// one PUT ([`Shape::Whole`]), or PUTs of `part` bytes with `parallel` in flight. Each
 /// body streams slices of one shared block (no copies on the sender's side), with its
 /// content-length set. Returns the elapsed time.
-pub async fn upload(client: &SharedHttpClient, base: &str, total: u64, parallel: usize, part: u64) -> Duration {
+pub async fn upload(client: &SharedHttpClient, base: &str, total: u64, shape: Shape) -> Duration {
     let block = upload_block();
     let url = format!("{base}/obj/0");
     let started = Instant::now();
-    if parallel <= 1 {
+    let Shape::Parts { parallel, part } = shape else {
         put(client, &url, block, total).await;
         return started.elapsed();
-    }
+    };
     let client = client.clone();
     let sent = in_parts(
         total,

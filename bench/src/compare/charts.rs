@@ -183,7 +183,7 @@ pub(crate) fn throughput(report: &Report) -> String {
 
     let groups: Vec<(Direction, &str)> = [Direction::Download, Direction::Upload]
         .into_iter()
-        .flat_map(|d| SCENARIOS.iter().map(move |(s, _, _)| (d, *s)))
+        .flat_map(|d| SCENARIOS.iter().map(move |s| (d, s.name)))
         .collect();
     let colors = [
         RGBColor(0x1f, 0x77, 0xb4),

@@ -12,7 +12,7 @@ use super::contenders::{BuildUpstream, Contender};
 use super::runtime;
 use super::servers::{serve_child, serve_named};
 use super::throughput::{gbps, Direction, PART};
-use crate::{download, env_number, fetch, heap_in_use, peak_rss_kib, rss_kib, Usage};
+use crate::{download, env_number, fetch, heap_in_use, peak_rss_kib, rss_kib, Shape, Usage};
 
 /// Runs the child-process mode `args` name, if they name one (`--serve`, or a flag, a client
 /// label and for some a number); whether they did.
@@ -68,7 +68,7 @@ fn rss_child(label: &str, upstream: BuildUpstream) {
     let total = env_number("BENCH_MIB", 1024) << 20;
     let runtime = runtime();
     let client = contender.build(&ca, upstream);
-    runtime.block_on(download(&client, &base, total, 8, PART));
+    runtime.block_on(download(&client, &base, total, Shape::Parts { parallel: 8, part: PART }));
     println!("RSS peak_kib={}", peak_rss_kib().unwrap_or(0));
 }
 
@@ -131,7 +131,8 @@ fn transfer_child(direction: Direction, label: &str, parallel: &str, upstream: B
     let parallel: usize = parallel.parse().expect("parallel");
     let runtime = runtime();
     let client = contender.build(&ca, upstream);
-    let elapsed = runtime.block_on(direction.transfer(&client, &base, total, parallel, PART));
+    let shape = if parallel <= 1 { Shape::Whole } else { Shape::Parts { parallel, part: PART } };
+    let elapsed = runtime.block_on(direction.transfer(&client, &base, total, shape));
     let tag = direction.name().to_uppercase();
     println!("{tag} secs={:.3} gbps={:.2}", elapsed.as_secs_f64(), gbps(total, elapsed));
 }

@@ -15,6 +15,7 @@ mod curl;
 mod entropy;
 mod floor;
 mod memory;
+mod product;
 mod proxy;
 mod report;
 mod servers;

@@ -11,7 +11,7 @@ use super::report::Report;
 use super::servers::ServerProcess;
 use super::throughput::gbps;
 use crate::support::{ConnectProxy, ProxyMode};
-use crate::{download, env_number, median, median_range};
+use crate::{download, env_number, median, median_range, Shape};
 
 /// What going through an HTTP CONNECT proxy (the test-support proxy, in this process) costs a
 /// download: ours direct vs ours through the proxy, h1 single stream, per provider, interleaved.
@@ -37,7 +37,7 @@ pub(crate) async fn proxied(server: &ServerProcess, report: &mut Report) {
     let mut rates: BTreeMap<(String, bool), Vec<f64>> = BTreeMap::new();
     for run in 0..=runs {
         for (provider, through, client) in &clients {
-            let rate = gbps(total, download(client, &base, total, 1, total).await);
+            let rate = gbps(total, download(client, &base, total, Shape::Whole).await);
             if run > 0 {
                 rates.entry((provider.clone(), *through)).or_default().push(rate);
             }

@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 
 use super::charts;
 use super::contenders::PROVIDERS;
+use super::product::{Product, LINUX, UPSTREAM_DEFAULT};
 use super::servers::NAMES;
 use super::throughput::Direction;
 use crate::median_range;
@@ -23,8 +24,18 @@ pub(crate) struct Report {
     /// (server, row such as `down h2 single`, per provider ours / upstream round by round), in
     /// the order the sections measured them.
     ratios: Vec<(String, String, [Vec<f64>; 3])>,
+    /// The product tables' rows, in the order the sections measured them.
+    products: Vec<ProductRow>,
     /// The servers that could not run, and why.
     pub(crate) skipped: Vec<String>,
+}
+
+/// One row of a server's product table: per product, ours with the preset's Linux provider /
+/// upstream's default, round by round.
+struct ProductRow {
+    server: String,
+    row: String,
+    per_product: Vec<(Product, Vec<f64>)>,
 }
 
 /// One target of the list as the targets chart shows it: a ratio per provider from this
@@ -47,6 +58,41 @@ impl Report {
     /// one per counted round (empty where the run did not measure it).
     pub(crate) fn record_ratios(&mut self, server: &str, row: &str, per_round: impl Fn(&'static str) -> Vec<f64>) {
         self.ratios.push((server.to_owned(), row.to_owned(), PROVIDERS.map(per_round)));
+    }
+
+    /// Adds one row to `server`'s product table: per product, ours with its provider /
+    /// upstream's default, one per counted round.
+    pub(crate) fn record_products(&mut self, server: &str, row: &str, per_round: Vec<(Product, Vec<f64>)>) {
+        self.products.push(ProductRow { server: server.to_owned(), row: row.to_owned(), per_product: per_round });
+    }
+
+    /// The product tables: what each preset gives Linux against what upstream gives everyone,
+    /// per server (median (min–max) over rounds); empty when no section measured any.
+    pub(crate) fn product_summary(&self) -> String {
+        let mut md = String::new();
+        let Some(first) = self.products.first() else { return md };
+        let presets: Vec<String> =
+            first.per_product.iter().map(|(p, _)| format!("{} ({})", p.preset, p.provider)).collect();
+        let _ = write!(
+            md,
+            "\n## What a Linux user gets: each preset's {LINUX} provider / upstream's default ({UPSTREAM_DEFAULT}), per server\n\nMedian (min–max) of the per-round ratios (clients interleaved within a round); above 1: ours faster. `8MiB one at a time` is the SDK's own loop of ranged GETs, `8x8MiB` a transfer manager's 8 in parallel.\n"
+        );
+        for server in NAMES.iter().copied().filter(|n| self.products.iter().any(|r| r.server == *n)) {
+            let _ = write!(
+                md,
+                "\n### Server: {server}\n\n| scenario | {} |\n|---|{}\n",
+                presets.join(" | "),
+                "---|".repeat(presets.len())
+            );
+            for ProductRow { row, per_product, .. } in self.products.iter().filter(|r| r.server == server) {
+                let cells: Vec<String> = per_product
+                    .iter()
+                    .map(|(_, v)| if v.is_empty() { "-".to_owned() } else { median_range(v) })
+                    .collect();
+                let _ = writeln!(md, "| {row} | {} |", cells.join(" | "));
+            }
+        }
+        md
     }
 
     /// The per-server tables of ratios (ours / upstream, median (min–max) over rounds), and
@@ -88,7 +134,7 @@ impl Report {
         let header = format!("# Benchmark results\n\nMachine: {machine}; client and server share it, each in a process of its own. Produced by `cargo bench -p smithy-tls-bench --bench compare`; see ../BENCHMARKS.md.\n");
         let dir = output_dir(full);
         std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("mkdir {}: {e}", dir.display()));
-        let summary = self.ratio_summary();
+        let summary = format!("{}{}", self.product_summary(), self.ratio_summary());
         print!("{summary}");
         std::fs::write(dir.join("results.md"), format!("{header}{summary}{}", self.markdown))
             .expect("write results.md");

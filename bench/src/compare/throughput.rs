@@ -12,9 +12,10 @@ use super::contenders::{
     env_selects, rotated, selected_throughput_contenders, BuildUpstream, Contender, OURS_ONLY, PROVIDERS,
 };
 use super::curl::Curl;
+use super::product::{products, UPSTREAM_DEFAULT};
 use super::report::Report;
 use super::servers::Server;
-use crate::{download, env_number, median, median_range, upload, Usage};
+use crate::{download, env_number, median, median_range, upload, Shape, Usage};
 
 /// Bits per second, in billions, of `bytes` moved in `elapsed`.
 pub(crate) fn gbps(bytes: u64, elapsed: Duration) -> f64 {
@@ -39,32 +40,42 @@ impl Direction {
         }
     }
 
-    /// Moves `total` bytes this way between `client` and `base`, `parallel` streams of `part`
-    /// bytes (one stream: one request); how long it took.
-    pub(crate) async fn transfer(
-        self,
-        client: &SharedHttpClient,
-        base: &str,
-        total: u64,
-        parallel: usize,
-        part: u64,
-    ) -> Duration {
+    /// Moves `total` bytes this way between `client` and `base`, in `shape`; how long it took.
+    pub(crate) async fn transfer(self, client: &SharedHttpClient, base: &str, total: u64, shape: Shape) -> Duration {
         match self {
-            Direction::Download => download(client, base, total, parallel, part).await,
-            Direction::Upload => upload(client, base, total, parallel, part).await,
+            Direction::Download => download(client, base, total, shape).await,
+            Direction::Upload => upload(client, base, total, shape).await,
         }
     }
 }
 
-/// The throughput scenarios: (name, over h2, streams in parallel).
-pub(crate) const SCENARIOS: [(&str, bool, usize); 4] =
-    [("h1 single", false, 1), ("h1 8x8MiB", false, 8), ("h2 single", true, 1), ("h2 8x8MiB", true, 8)];
+/// One throughput scenario: its name in the tables, whether it runs over h2, and how the bytes
+/// move.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Scenario {
+    pub(crate) name: &'static str,
+    pub(crate) h2: bool,
+    pub(crate) shape: Shape,
+}
 
-/// Bytes per part when a transfer moves parts in parallel.
+/// Bytes per part when a transfer moves parts.
 pub(crate) const PART: u64 = 8 << 20;
 
-/// The head of every per-scenario table.
-const HEADER: &str = "| client | h1 single | h1 8x8MiB | h2 single | h2 8x8MiB |\n|---|---|---|---|---|\n";
+/// The throughput scenarios: one stream, 8 MiB parts 8 at a time (an S3 transfer manager), and
+/// on HTTP/1.1 also 8 MiB parts one after the other (the SDK's own loop of ranged GETs).
+pub(crate) const SCENARIOS: [Scenario; 5] = [
+    Scenario { name: "h1 single", h2: false, shape: Shape::Whole },
+    Scenario { name: "h1 8x8MiB", h2: false, shape: Shape::Parts { parallel: 8, part: PART } },
+    Scenario { name: "h1 8MiB one at a time", h2: false, shape: Shape::Parts { parallel: 1, part: PART } },
+    Scenario { name: "h2 single", h2: true, shape: Shape::Whole },
+    Scenario { name: "h2 8x8MiB", h2: true, shape: Shape::Parts { parallel: 8, part: PART } },
+];
+
+/// The head of a per-scenario table: `first` names the rows, a column per scenario, then `more`.
+fn header(first: &str, more: &[&str]) -> String {
+    let names: Vec<&str> = SCENARIOS.iter().map(|s| s.name).chain(more.iter().copied()).collect();
+    format!("| {first} | {} |\n|---|{}\n", names.join(" | "), "---|".repeat(names.len()))
+}
 
 /// Per (scenario, contender label): one figure per counted run.
 type PerRun = BTreeMap<(String, String), Vec<f64>>;
@@ -155,7 +166,7 @@ async fn measure(
 ) -> Samples {
     let (what, total) = (runs.direction.name(), runs.total);
     let mut samples = Samples::default();
-    for (scenario, h2, parallel) in SCENARIOS {
+    for Scenario { name: scenario, h2, shape } in SCENARIOS {
         // BENCH_SCENARIOS="h1 single,h2" runs only the scenarios whose name contains one of these.
         if !env_selects("BENCH_SCENARIOS", scenario) {
             continue;
@@ -167,7 +178,7 @@ async fn measure(
             for (contender, client) in rotated(clients, run as usize) {
                 let base = base_url(server, *contender, h2);
                 let (before, server_before) = (Usage::now(), server.cpu_seconds());
-                let elapsed = runs.direction.transfer(client, &base, total, parallel, PART).await;
+                let elapsed = runs.direction.transfer(client, &base, total, shape).await;
                 let (used, server_used) = (Usage::now().since(before), server.cpu_seconds() - server_before);
                 let gib = total as f64 / (1u64 << 30) as f64;
                 let cpu_per_gib = used.cpu_seconds / gib;
@@ -214,20 +225,25 @@ fn base_url(server: &dyn Server, contender: Contender, h2: bool) -> String {
     }
 }
 
-/// Ours / upstream per provider and scenario, round by round (clients interleave within a
-/// round), into the report's per-server summary.
+/// Ours / upstream per provider and scenario, and each preset's Linux provider / upstream's
+/// default, round by round (clients interleave within a round), into the report's per-server
+/// summaries.
 fn record_ratios(report: &mut Report, server: &str, direction: Direction, samples: &Samples) {
     let short = match direction {
         Direction::Download => "down",
         Direction::Upload => "up",
     };
-    for (scenario, _, _) in SCENARIOS {
+    for Scenario { name: scenario, .. } in SCENARIOS {
         let row = format!("{short} {scenario}");
-        report.record_ratios(server, &row, |p| {
-            let get = |c: Contender| samples.rates.get(&(scenario.to_owned(), c.label())).cloned().unwrap_or_default();
-            let (ours, theirs) = (get(Contender::Ours(p)), get(Contender::Upstream(p)));
-            ours.iter().zip(&theirs).map(|(a, b)| a / b).collect()
-        });
+        let get = |c: Contender| samples.rates.get(&(scenario.to_owned(), c.label())).cloned().unwrap_or_default();
+        let per_round = |ours: Vec<f64>, theirs: Vec<f64>| ours.iter().zip(&theirs).map(|(a, b)| a / b).collect();
+        report.record_ratios(server, &row, |p| per_round(get(Contender::Ours(p)), get(Contender::Upstream(p))));
+        let upstream_default = get(Contender::Upstream(UPSTREAM_DEFAULT));
+        let products = products()
+            .into_iter()
+            .map(|product| (product, per_round(get(Contender::Ours(product.provider)), upstream_default.clone())))
+            .collect();
+        report.record_products(server, &row, products);
     }
 }
 
@@ -236,14 +252,15 @@ fn record_ratios(report: &mut Report, server: &str, direction: Direction, sample
 fn rate_table(runs: &Runs, server: &str, contenders: &[Contender], samples: &Samples, report: &mut Report) -> String {
     let (what, direction) = (runs.direction.name(), runs.direction);
     let mut md = format!(
-        "\n## Throughput, {what}, server {server} ({} MiB per run, server in its own process; median (min–max) Gb/s of {} runs)\n\n{HEADER}",
+        "\n## Throughput, {what}, server {server} ({} MiB per run, server in its own process; median (min–max) Gb/s of {} runs)\n\n{}",
         runs.total >> 20,
-        runs.count
+        runs.count,
+        header("client", &[])
     );
     for contender in contenders {
         let cells: Vec<String> = SCENARIOS
             .iter()
-            .map(|(s, _, _)| {
+            .map(|Scenario { name: s, .. }| {
                 let Some(rates) = samples.rates.get(&(s.to_string(), contender.label())) else {
                     return "-".to_owned();
                 };
@@ -263,7 +280,7 @@ fn per_scenario(md: &mut String, contenders: &[Contender], samples: &PerRun, dec
     for contender in contenders {
         let cells: Vec<String> = SCENARIOS
             .iter()
-            .map(|(s, _, _)| {
+            .map(|Scenario { name: s, .. }| {
                 samples
                     .get(&(s.to_string(), contender.label()))
                     .map_or("-".to_owned(), |v| format!("{:.decimals$}", median(v)))
@@ -275,17 +292,23 @@ fn per_scenario(md: &mut String, contenders: &[Contender], samples: &PerRun, dec
 
 /// What each client's transfers cost: its CPU, the server's CPU serving it, and page faults.
 fn cost_tables(md: &mut String, what: &str, contenders: &[Contender], samples: &Samples) {
-    let _ = write!(md, "\n### Client CPU seconds per GiB, {what} (median; lower is better)\n\n{HEADER}");
+    let _ =
+        write!(md, "\n### Client CPU seconds per GiB, {what} (median; lower is better)\n\n{}", header("client", &[]));
     per_scenario(md, contenders, &samples.cpu, 2);
     // The server shares the two cores: what it spends on each client's transfer is what no
     // client-side saving can take back.
-    let _ = write!(md, "\n### Server CPU seconds per GiB, {what}, serving each client (median; the same server code for all)\n\n{HEADER}");
+    let _ = write!(
+        md,
+        "\n### Server CPU seconds per GiB, {what}, serving each client (median; the same server code for all)\n\n{}",
+        header("client", &[])
+    );
     per_scenario(md, contenders, &samples.server_cpu, 2);
     // Fresh pages the kernel had to hand out: the allocator giving memory back and taking it
     // again (glibc trimming the top of its heap) shows here, as system CPU time above.
     let _ = write!(
         md,
-        "\n### Client page faults per MiB, {what} (median; fresh pages the kernel handed out during a run)\n\n{HEADER}"
+        "\n### Client page faults per MiB, {what} (median; fresh pages the kernel handed out during a run)\n\n{}",
+        header("client", &[])
     );
     per_scenario(md, contenders, &samples.faults, 1);
 }
@@ -293,11 +316,11 @@ fn cost_tables(md: &mut String, what: &str, contenders: &[Contender], samples: &
 /// Each provider of [`OURS_ONLY`] against ours and upstream's rustls-aws-lc.
 fn ours_only_table(md: &mut String, what: &str, samples: &Samples) {
     let t = |scenario: &str, label: &str| samples.rate(scenario, label);
-    let _ = write!(md, "\n### Providers without an upstream counterpart, {what}: median Gb/s / ours rustls-aws-lc (/ upstream rustls-aws-lc)\n\n| provider | h1 single | h1 8x8MiB | h2 single | h2 8x8MiB |\n|---|---|---|---|---|\n");
+    let _ = write!(md, "\n### Providers without an upstream counterpart, {what}: median Gb/s / ours rustls-aws-lc (/ upstream rustls-aws-lc)\n\n{}", header("provider", &[]));
     for p in OURS_ONLY {
         let cells: Vec<String> = SCENARIOS
             .iter()
-            .map(|(s, _, _)| {
+            .map(|Scenario { name: s, .. }| {
                 let ours = t(s, &Contender::Ours(p).label());
                 let (base, upstream) = (
                     t(s, &Contender::Ours("rustls-aws-lc").label()),
@@ -313,14 +336,20 @@ fn ours_only_table(md: &mut String, what: &str, samples: &Samples) {
 /// Ours / upstream per provider and scenario (Gb/s, and CPU per GiB), and our h2 / our h1.
 fn ratio_table(md: &mut String, what: &str, samples: &Samples) {
     let t = |scenario: &str, label: &str| samples.rate(scenario, label);
-    let _ = write!(md, "\n### Ratios ours / upstream, {what} (median Gb/s; CPU per GiB in brackets, lower is better)\n\n| provider | h1 single | h1 8x8MiB | h2 single | h2 8x8MiB | our h2 / our h1 (single, 8x) |\n|---|---|---|---|---|---|\n");
+    let _ = write!(
+        md,
+        "\n### Ratios ours / upstream, {what} (median Gb/s; CPU per GiB in brackets, lower is better)\n\n{}",
+        header("provider", &["our h2 / our h1 (single, 8x)"])
+    );
     let c = |scenario: &str, label: &str| median_of(&samples.cpu, scenario, label);
     for p in PROVIDERS {
         let ours = Contender::Ours(p).label();
         let theirs = Contender::Upstream(p).label();
         let ratios: Vec<String> = SCENARIOS
             .iter()
-            .map(|(s, _, _)| format!("{:.2} ({:.2})", t(s, &ours) / t(s, &theirs), c(s, &ours) / c(s, &theirs)))
+            .map(|Scenario { name: s, .. }| {
+                format!("{:.2} ({:.2})", t(s, &ours) / t(s, &theirs), c(s, &ours) / c(s, &theirs))
+            })
             .collect();
         let h2_vs_h1 = format!(
             "{:.2}, {:.2}",
@@ -370,12 +399,16 @@ fn needed_table(md: &mut String, direction: Direction, samples: &Samples) {
 /// largest "ours / upstream" ratio any TLS client could reach in this run.
 fn ceiling_table(md: &mut String, what: &str, samples: &Samples) {
     let plain = Contender::Plain.label();
-    let _ = write!(md, "\n### Ceiling, {what}: plain HTTP / upstream (the most any TLS client could gain here)\n\n| provider | h1 single | h1 8x8MiB | h2 single | h2 8x8MiB |\n|---|---|---|---|---|\n");
+    let _ = write!(
+        md,
+        "\n### Ceiling, {what}: plain HTTP / upstream (the most any TLS client could gain here)\n\n{}",
+        header("provider", &[])
+    );
     for p in PROVIDERS {
         let theirs = Contender::Upstream(p).label();
         let ceilings: Vec<String> = SCENARIOS
             .iter()
-            .map(|(s, _, _)| format!("{:.2}", samples.rate(s, &plain) / samples.rate(s, &theirs)))
+            .map(|Scenario { name: s, .. }| format!("{:.2}", samples.rate(s, &plain) / samples.rate(s, &theirs)))
             .collect();
         let _ = writeln!(md, "| {p} | {} |", ceilings.join(" | "));
     }
