@@ -489,17 +489,18 @@ pub fn env_number(name: &str, default: u64) -> u64 {
 /// Runs this executable again with `args` and `envs` (a benchmark's measurement in a process of
 /// its own) and returns what it printed; panics with its stderr when it fails.
 pub fn child(args: &[&str], envs: &[(&str, String)]) -> String {
-    child_of(&std::env::current_exe().expect("current exe"), args, envs)
+    child_of(&std::env::current_exe().expect("current exe"), args, envs, &[])
 }
 
 /// Runs the benchmark executable `exe` (this one, or the same benchmark built otherwise) with
-/// `args` and `envs`, and returns its standard output; panics when it fails.
-pub fn child_of(exe: &std::path::Path, args: &[&str], envs: &[(&str, String)]) -> String {
-    let out = std::process::Command::new(exe)
-        .args(args)
-        .envs(envs.iter().map(|(k, v)| (*k, v)))
-        .output()
-        .expect("spawn child");
+/// `args`, `envs` set and the variables `unset` removed, and returns its standard output; panics
+/// when it fails.
+pub fn child_of(exe: &std::path::Path, args: &[&str], envs: &[(&str, String)], unset: &[&str]) -> String {
+    let mut command = std::process::Command::new(exe);
+    for name in unset {
+        command.env_remove(name);
+    }
+    let out = command.args(args).envs(envs.iter().map(|(k, v)| (*k, v))).output().expect("spawn child");
     assert!(out.status.success(), "child {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8_lossy(&out.stdout).into_owned()
 }

@@ -28,7 +28,7 @@ fn cold_start_with_gap(server: &ServerProcess, report: &mut Report, gap_ms: u64)
     for run in 0..runs {
         for c in rotated(&contenders, run as usize) {
             let started = Instant::now();
-            let (construct, first) = cold_sample(&this, *c, server, gap_ms);
+            let (construct, first) = cold_sample(&this, *c, server, gap_ms, None);
             let wall = started.elapsed().as_secs_f64() * 1e3;
             samples.entry(c.label()).or_default().push((construct, first, wall));
         }
@@ -69,18 +69,29 @@ fn cold_start_with_gap(server: &ServerProcess, report: &mut Report, gap_ms: u64)
     report.publish(&md);
 }
 
+/// The variables that point OpenSSL-style libraries at the system trust store. cargo sets both
+/// for every process it runs when they are unset (its TLS library's probe), so this benchmark,
+/// run by cargo, inherits them where a deployed application usually has neither; and s2n-tls's
+/// `s2n_init` reads the whole of `SSL_CERT_FILE` into its built-in default config.
+pub(crate) const STORE_VARIABLES: [&str; 2] = ["SSL_CERT_FILE", "SSL_CERT_DIR"];
+
 /// One fresh process of the benchmark executable `exe` (this one, or the same benchmark built
 /// otherwise) that builds `contender`'s client, waits `gap_ms` and makes one request to `server`:
-/// construction and first request, in milliseconds.
-pub(crate) fn cold_sample(exe: &Path, contender: Contender, server: &ServerProcess, gap_ms: u64) -> (f64, f64) {
-    let out = child_of(
-        exe,
-        &["--cold-start", &contender.label()],
-        &[
-            ("BENCH_CA", server.ca_pem.clone()),
-            ("BENCH_URL", format!("https://localhost:{}/obj/1024", server.h1.port())),
-            ("BENCH_COLD_GAP_MS", gap_ms.to_string()),
-        ],
-    );
+/// construction and first request, in milliseconds. The process runs without
+/// [`STORE_VARIABLES`], or with `SSL_CERT_FILE` alone set to `cert_file`.
+pub(crate) fn cold_sample(
+    exe: &Path,
+    contender: Contender,
+    server: &ServerProcess,
+    gap_ms: u64,
+    cert_file: Option<&str>,
+) -> (f64, f64) {
+    let mut envs = vec![
+        ("BENCH_CA", server.ca_pem.clone()),
+        ("BENCH_URL", format!("https://localhost:{}/obj/1024", server.h1.port())),
+        ("BENCH_COLD_GAP_MS", gap_ms.to_string()),
+    ];
+    envs.extend(cert_file.map(|path| (STORE_VARIABLES[0], path.to_owned())));
+    let out = child_of(exe, &["--cold-start", &contender.label()], &envs, &STORE_VARIABLES);
     (field(&out, "construct_us=") / 1e3, field(&out, "first_request_us=") / 1e3)
 }

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::cold_start::cold_sample;
+use super::cold_start::{cold_sample, STORE_VARIABLES};
 use super::contenders::{rotated, Contender};
 use super::report::Report;
 use super::servers::ServerProcess;
@@ -32,6 +32,22 @@ enum Build {
     NoJitter,
 }
 
+/// One kind of fresh process the section measures.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Sample<'a> {
+    client: Contender,
+    build: Build,
+    /// `SSL_CERT_FILE` for the process (otherwise it runs with no store variable).
+    cert_file: Option<&'a str>,
+}
+
+impl Sample<'_> {
+    /// `client` from `build`, with no store variable.
+    fn new(client: Contender, build: Build) -> Self {
+        Sample { client, build, cert_file: None }
+    }
+}
+
 /// The section: builds the no-jitter benchmark (once, in a target dir of its own), then fresh
 /// processes of both, interleaved; prints the first request's time and its ratio to ring's.
 pub(crate) fn entropy(server: &ServerProcess, report: &mut Report) {
@@ -43,30 +59,38 @@ pub(crate) fn entropy(server: &ServerProcess, report: &mut Report) {
     };
     let runs = env_number("BENCH_COLD_RUNS", 15);
     let this = std::env::current_exe().expect("current exe");
-    let mut clients: Vec<(Contender, Build)> =
-        AWS_LC.iter().flat_map(|&c| [(c, Build::AsBuilt), (c, Build::NoJitter)]).collect();
-    clients.push((RING, Build::AsBuilt));
+    // The trust store file this process was given (by cargo or the machine), for the one sample
+    // that shows what s2n-tls's `s2n_init` does with it.
+    let cert_file = std::env::var(STORE_VARIABLES[0]).ok();
+    let mut clients: Vec<Sample> =
+        AWS_LC.iter().flat_map(|&c| [Sample::new(c, Build::AsBuilt), Sample::new(c, Build::NoJitter)]).collect();
+    clients.push(Sample::new(RING, Build::AsBuilt));
+    let s2n_with_store = cert_file
+        .as_deref()
+        .map(|path| Sample { cert_file: Some(path), ..Sample::new(Contender::Ours("s2n-tls"), Build::NoJitter) });
+    clients.extend(s2n_with_store);
     println!("\n## Start-up entropy: fresh process, build client, one request ({runs} runs each, interleaved)");
-    let mut first_ms: BTreeMap<(String, Build), Vec<f64>> = BTreeMap::new();
+    let mut first_ms: BTreeMap<Sample<'_>, Vec<f64>> = BTreeMap::new();
     for run in 0..runs {
-        for &(c, build) in rotated(&clients, run as usize) {
-            let exe = if build == Build::NoJitter { &no_jitter } else { &this };
-            let (construct, first) = cold_sample(exe, c, server, 0);
-            first_ms.entry((c.label(), build)).or_default().push(construct + first);
+        for &sample in rotated(&clients, run as usize) {
+            let exe = if sample.build == Build::NoJitter { &no_jitter } else { &this };
+            let (construct, first) = cold_sample(exe, sample.client, server, 0, sample.cert_file);
+            first_ms.entry(sample).or_default().push(construct + first);
         }
     }
-    let ring = median(&first_ms[&(RING.label(), Build::AsBuilt)]);
+    let ring = median(&first_ms[&Sample::new(RING, Build::AsBuilt)]);
     let mut md = format!(
         "\n## Start-up entropy: construction + first request in a fresh process, aws-lc built with and without \
-         {}={} (milliseconds; median, min–max; {runs} runs)\n\n| client | as built | without jitter entropy | \
-         as built / {} | without / {} |\n|---|---|---|---|---|\n",
+         {}={} (milliseconds; median, min–max; {runs} runs; {} unset, as a deployed application runs)\n\n\
+         | client | as built | without jitter entropy | as built / {} | without / {} |\n|---|---|---|---|---|\n",
         NO_JITTER.0,
         NO_JITTER.1,
+        STORE_VARIABLES.join(" and "),
         RING.label(),
         RING.label(),
     );
     for c in AWS_LC {
-        let samples = |build| &first_ms[&(c.label(), build)];
+        let samples = |build| &first_ms[&Sample::new(c, build)];
         let _ = writeln!(
             md,
             "| {} | {} | {} | {:.2} | {:.2} |",
@@ -77,8 +101,32 @@ pub(crate) fn entropy(server: &ServerProcess, report: &mut Report) {
             median(samples(Build::NoJitter)) / ring,
         );
     }
-    let _ =
-        writeln!(md, "| {} | {} | | 1.00 | |", RING.label(), median_range(&first_ms[&(RING.label(), Build::AsBuilt)]));
+    let _ = writeln!(
+        md,
+        "| {} | {} | | 1.00 | |",
+        RING.label(),
+        median_range(&first_ms[&Sample::new(RING, Build::AsBuilt)])
+    );
+    match s2n_with_store.zip(cert_file.as_deref()) {
+        Some((sample, path)) => {
+            let _ = writeln!(
+                md,
+                "\nours s2n-tls without jitter entropy, with {}={path} (s2n_init loads that file into s2n-tls's \
+                 default config): {} ms, {:.2}× {}",
+                STORE_VARIABLES[0],
+                median_range(&first_ms[&sample]),
+                median(&first_ms[&sample]) / ring,
+                RING.label(),
+            );
+        }
+        None => {
+            let _ = writeln!(
+                md,
+                "\n(no {} in this run's environment: s2n-tls with a store file not measured)",
+                STORE_VARIABLES[0]
+            );
+        }
+    }
     report.publish(&md);
 }
 
