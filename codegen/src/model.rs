@@ -476,6 +476,11 @@ pub struct Rule {
     /// What those targets get.
     #[serde(flatten)]
     pub stack: Stack,
+    /// Why the rule chose that stack, in the policy author's words (`note`): `explain` shows it
+    /// for every target the rule serves. Commentary: it changes nothing generated, and two rules
+    /// that differ only in it are equal.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
     /// Where it was written (the default for rules built in code).
     #[serde(skip)]
     pub spans: RuleSpans,

@@ -352,12 +352,12 @@ impl Parser<'_> {
         }
     }
 
-    /// One `[[rule]]` or the `[fallback]`: its keys, name, cfg, provider, roots and empty-store,
-    /// each checked in that order; `None` when any of them was refused (already reported).
+    /// One `[[rule]]` or the `[fallback]`: its keys, name, cfg, provider, roots, empty-store and
+    /// note, each checked in that order; `None` when any of them was refused (already reported).
     fn rule(&mut self, table: &Table, kind: RuleKind) -> Option<Rule> {
         let (where_, allowed): (&str, &[&str]) = match kind {
-            RuleKind::Rule => ("[[rule]]", &["name", "cfg", "provider", "roots", "empty-store"]),
-            RuleKind::Fallback => ("[fallback]", &["name", "provider", "roots", "empty-store"]),
+            RuleKind::Rule => ("[[rule]]", &["name", "cfg", "provider", "roots", "empty-store", "note"]),
+            RuleKind::Fallback => ("[fallback]", &["name", "provider", "roots", "empty-store", "note"]),
         };
         self.check_keys(table, allowed, where_);
         let table_span = table.span().unwrap_or(0..0);
@@ -370,12 +370,13 @@ impl Parser<'_> {
         let provider = self.rule_provider(table, where_, &mut spans);
         let roots = self.rule_roots(table, where_, provider, &mut spans);
         let empty_store = self.empty_store(table, where_, provider, roots, &mut spans);
+        let note = self.string_value(table, "note", where_).map(|(text, _)| text.to_owned());
 
         let stack = match provider? {
             None => Stack::None,
             Some(provider) => Stack::Tls { provider, roots: roots?, empty_store: empty_store? },
         };
-        Some(Rule { name: name?, scope: scope?, stack, spans })
+        Some(Rule { name: name?, scope: scope?, stack, note, spans })
     }
 
     /// A `[[rule]]`'s `cfg`: required (P004), a cfg predicate (P010), with values some builtin

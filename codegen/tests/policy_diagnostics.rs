@@ -1510,3 +1510,37 @@ roots = "webpki"
         assert!(refusals.is_empty(), "{}", Diagnostics(diags.clone()));
     }
 }
+
+/// A policy whose Linux rule and fallback carry `note` values written as given.
+fn with_notes(rule_note: &str, fallback_note: &str) -> String {
+    format!(
+        r#"name = "t"
+
+[runtime]
+version = "0.1"
+
+[[rule]]
+name = "linux"
+cfg = 'target_os = "linux"'
+provider = "rustls-ring"
+roots = "webpki"
+note = {rule_note}
+
+[fallback]
+name = "elsewhere"
+provider = "rustls-ring"
+roots = "webpki"
+note = {fallback_note}
+"#
+    )
+}
+
+#[test]
+fn a_note_is_kept_as_written_and_must_be_a_string() {
+    let policy = parse(&with_notes("\"measured: 1.02x\"", "\"the rest\"")).expect("notes are allowed").policy;
+    assert_eq!(policy.rules[0].note.as_deref(), Some("measured: 1.02x"));
+    assert_eq!(policy.fallback.note.as_deref(), Some("the rest"));
+    let diags = parse_errors(&with_notes("1.02", "\"the rest\""));
+    assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
+    check(&diags[0], "P002", 11, 8, "`note` in [[rule]] must be a string", "note = \"...\"");
+}

@@ -76,6 +76,7 @@ fn rules(compiled: &CompiledPolicy) -> Vec<RuleReport> {
                 .find(|(_, stack)| *stack == compiled.stack)
                 .map_or_else(|| compiled.predicate.to_string(), |(table, _)| table.to_string()),
             stack: compiled.stack.into(),
+            note: rule.note.clone(),
             target_count: compiled.targets.len(),
             extra_build_tools: rule_extra_tools(compiled),
         })

@@ -31,7 +31,7 @@ const FIXTURES: [(&str, &str); 7] = [
 ];
 
 fn rule(name: &str, scope: Scope, stack: Stack) -> Rule {
-    Rule { name: name.to_owned(), scope, stack, spans: Default::default() }
+    Rule { name: name.to_owned(), scope, stack, note: None, spans: Default::default() }
 }
 
 fn tls(provider: Provider, roots: Roots) -> Stack {

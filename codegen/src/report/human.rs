@@ -313,6 +313,9 @@ fn print_matrix(report: &ExplainReport, out: &mut dyn Write) -> io::Result<()> {
         if let Some((roots, empty_store)) = rule.stack.roots().filter(|(_, e)| !e.is_fail()) {
             writeln!(out, "  roots `{roots}`, empty-store `{empty_store}`: {}", empty_store.meaning())?;
         }
+        if let Some(note) = &rule.note {
+            writeln!(out, "  note: {note}")?;
+        }
     }
     writeln!(out)?;
     print_build_tools(report, out)?;
@@ -349,6 +352,9 @@ fn print_target(report: &ExplainReport, target: &TargetReport, out: &mut dyn Wri
                 stack.0.provider_name(),
                 stack.0.roots_name()
             )?;
+            if let Some(note) = report.rules.iter().find(|r| r.name == *rule).and_then(|r| r.note.as_deref()) {
+                writeln!(out, "  note: {note}")?;
+            }
             for c in considered {
                 let cfg = c.cfg.as_deref().map_or("(fallback: every other target)".to_owned(), |c| format!("cfg({c})"));
                 let mark = if c.matches { format!("{ADDED}✔ matches{ADDED:#}") } else { "✘ no match".to_owned() };

@@ -305,6 +305,9 @@ pub struct RuleReport {
     /// What its targets get.
     #[serde(flatten)]
     pub stack: StackReport,
+    /// Why the rule chose that stack, in the policy author's words; absent when it says nothing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
     /// How many builtin targets it serves.
     pub target_count: usize,
     /// The build tools beyond a C compiler that its provider requires on some of its targets,
