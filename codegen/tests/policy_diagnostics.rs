@@ -419,6 +419,12 @@ roots = "webpki"
 /// A policy whose Linux rule has `provider`, `roots` (none when empty) and `empty-store`.
 fn empty_store_with(provider: &str, roots: &str, empty_store: &str) -> String {
     let roots = if roots.is_empty() { String::new() } else { format!("roots = \"{roots}\"\n") };
+    linux_rule_and_fallback(provider, &format!("{roots}empty-store = {empty_store}\n"), "")
+}
+
+/// A policy with one Linux rule for `provider`, its further lines `rule_lines` (from line 10),
+/// and a rustls-ring fallback with bundled roots and the further lines `fallback_lines`.
+fn linux_rule_and_fallback(provider: &str, rule_lines: &str, fallback_lines: &str) -> String {
     format!(
         r#"name = "t"
 
@@ -429,13 +435,12 @@ version = "0.1"
 name = "linux"
 cfg = 'target_os = "linux"'
 provider = "{provider}"
-{roots}empty-store = {empty_store}
-
+{rule_lines}
 [fallback]
 name = "elsewhere"
 provider = "rustls-ring"
 roots = "webpki"
-"#
+{fallback_lines}"#
     )
 }
 
@@ -1513,25 +1518,10 @@ roots = "webpki"
 
 /// A policy whose Linux rule and fallback carry `note` values written as given.
 fn with_notes(rule_note: &str, fallback_note: &str) -> String {
-    format!(
-        r#"name = "t"
-
-[runtime]
-version = "0.1"
-
-[[rule]]
-name = "linux"
-cfg = 'target_os = "linux"'
-provider = "rustls-ring"
-roots = "webpki"
-note = {rule_note}
-
-[fallback]
-name = "elsewhere"
-provider = "rustls-ring"
-roots = "webpki"
-note = {fallback_note}
-"#
+    linux_rule_and_fallback(
+        "rustls-ring",
+        &format!("roots = \"webpki\"\nnote = {rule_note}\n"),
+        &format!("note = {fallback_note}\n"),
     )
 }
 
