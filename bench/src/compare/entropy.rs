@@ -107,8 +107,8 @@ pub(crate) fn entropy(server: &ServerProcess, report: &mut Report) {
         RING.label(),
         median_range(&first_ms[&Sample::new(RING, Build::AsBuilt)])
     );
-    match s2n_with_store.zip(cert_file.as_deref()) {
-        Some((sample, path)) => {
+    match s2n_with_store {
+        Some(sample @ Sample { cert_file: Some(path), .. }) => {
             let _ = writeln!(
                 md,
                 "\nours s2n-tls without jitter entropy, with {}={path} (s2n_init loads that file into s2n-tls's \
@@ -119,7 +119,7 @@ pub(crate) fn entropy(server: &ServerProcess, report: &mut Report) {
                 RING.label(),
             );
         }
-        None => {
+        _ => {
             let _ = writeln!(
                 md,
                 "\n(no {} in this run's environment: s2n-tls with a store file not measured)",
