@@ -582,10 +582,8 @@ impl Builder {
     /// [`TlsInfo::client_certificate_sent`](crate::TlsInfo::client_certificate_sent) says when it
     /// was sent, and a refusal fails the request with
     /// [`HandshakeFailure::ClientCertificate`](crate::HandshakeFailure::ClientCertificate), never
-    /// retried. Presented by every provider on rustls 0.23, s2n-tls and `openssl` (s2n-tls takes
-    /// no Ed25519 key); the experimental rustls 0.24 backend refuses it for now (a
-    /// [`TlsConfigError::ClientIdentityUnsupported`](crate::TlsConfigError) at the first
-    /// connection).
+    /// retried. Presented by every provider: rustls (0.23, and 0.24 with
+    /// `experimental-rustls-024`), s2n-tls and `openssl` (s2n-tls takes no Ed25519 key).
     ///
     /// For every default client of the process (those generated SDK crates install), hand it to
     /// [`configure_default`](crate::configure_default); for one client, to its builder:

@@ -196,9 +196,6 @@ pub enum TlsConfigError {
     /// A client identity whose key type the provider does not present: s2n-tls takes no Ed25519
     /// certificates.
     ClientKeyTypeUnsupported(crate::KeyType),
-    /// A client identity on a backend that does not present one yet: the experimental rustls
-    /// 0.24 backend (`experimental-rustls-024`).
-    ClientIdentityUnsupported,
 }
 
 impl fmt::Display for TlsConfigError {
@@ -219,10 +216,6 @@ impl fmt::Display for TlsConfigError {
             TlsConfigError::ClientKeyTypeUnsupported(key_type) => {
                 write!(f, "this provider does not present a client certificate with an {key_type} key")
             }
-            TlsConfigError::ClientIdentityUnsupported => f.write_str(
-                "the experimental rustls 0.24 backend does not present a client identity yet: build without \
-                 `experimental-rustls-024` for mutual TLS",
-            ),
         }
     }
 }
@@ -236,8 +229,7 @@ impl StdError for TlsConfigError {
             | TlsConfigError::LibcryptoNotFips
             | TlsConfigError::ExtraRootsWithPlatformVerifier
             | TlsConfigError::ClientKeyNotFipsApproved(_)
-            | TlsConfigError::ClientKeyTypeUnsupported(_)
-            | TlsConfigError::ClientIdentityUnsupported => None,
+            | TlsConfigError::ClientKeyTypeUnsupported(_) => None,
         }
     }
 }

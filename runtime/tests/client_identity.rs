@@ -17,43 +17,10 @@ use smithy_tls_test_support::openssl::{KeySpec, OpensslCa, OpensslServer};
 use smithy_tls_test_support::rustls;
 use smithy_tls_test_support::*;
 
-/// The providers under test: every one compiled in but `rustls-custom`, and `rustls-aws-lc`
-/// when it runs on the experimental rustls 0.24 backend (which refuses an identity: below).
+/// The providers under test: every one compiled in but `rustls-custom` (the application's own
+/// provider, tested in its own suite).
 fn providers() -> impl Iterator<Item = TlsProvider> {
-    TlsProvider::ALL
-        .iter()
-        .copied()
-        .filter(|p| p.name() != "rustls-custom")
-        .filter(|p| !(cfg!(feature = "experimental-rustls-024") && p.name() == "rustls-aws-lc"))
-}
-
-/// The experimental rustls 0.24 backend refuses an identity at the first connection, saying so.
-#[cfg(feature = "experimental-rustls-024")]
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_rustls_024_backend_refuses_an_identity_plainly() {
-    let (server_ca, client_ca) = (TestCa::new("server CA"), TestCa::new("client CA"));
-    let identity = identity_for(&client_ca, &KeyPair::generate().expect("key"));
-    let server = TestServer::start(&server_ca.leaf(&["localhost"]), Alpn::H2AndHttp1).await;
-    let provider = TlsProvider::RustlsAwsLc;
-    let client = SmithyTlsClient::builder()
-        .provider(provider)
-        .extra_root_pem(&server_ca.pem)
-        .expect("CA PEM")
-        .client_identity(identity)
-        .build()
-        .expect("client");
-    let err = call(&client, &no_timeouts(), get(&server.url("/"))).await.expect_err("refused");
-    assert!(
-        matches!(
-            find_in_chain::<smithy_default_tls::Error>(&err),
-            Some(smithy_default_tls::Error::TlsConfig {
-                reason: smithy_default_tls::TlsConfigError::ClientIdentityUnsupported,
-                ..
-            })
-        ),
-        "{}",
-        error_chain(&err)
-    );
+    TlsProvider::ALL.iter().copied().filter(|p| p.name() != "rustls-custom")
 }
 
 fn client(provider: TlsProvider, ca_pem: &str, identity: Option<&ClientIdentity>) -> SmithyTlsClient {

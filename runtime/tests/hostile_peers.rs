@@ -8,8 +8,7 @@
 //!
 //! Every client carries a client identity (an ECDSA P-256 certificate from a CA no peer trusts),
 //! which only the peers that ask for a certificate see: they ask with an odd list of CA names
-//! or of signature schemes, or require one. (The experimental rustls 0.24 backend presents no
-//! identity yet: its client has none, and those peers expect that.)
+//! or of signature schemes, or require one.
 //!
 //! The outcomes form the table in docs/TLS_PEERS.md; this test fails when the table is stale
 //! (`scripts/bless test-all --test hostile_peers`
@@ -116,12 +115,6 @@ fn openssl_asking_peer(ask: &str, ca_names: usize, args: &[&str]) -> Running {
     all.extend_from_slice(args);
     let running = openssl_sound_leaf(&all);
     Running { _server: Box::new((running._server, file)), ..running }
-}
-
-/// Whether `provider`'s backend in this build presents a client identity (the experimental
-/// rustls 0.24 backend refuses one).
-fn presents_identity(provider: TlsProvider) -> bool {
-    !(cfg!(feature = "experimental-rustls-024") && provider == TlsProvider::RustlsAwsLc)
 }
 
 /// The identity every client of the suite presents when asked.
@@ -255,7 +248,7 @@ fn peers() -> Vec<Peer> {
             // rustls and OpenSSL send none, which the peer accepts; s2n-tls signs with ECDSA
             // anyway, which the peer refuses (illegal_parameter).
             expect: |p| {
-                if p == TlsProvider::S2nTls && presents_identity(p) {
+                if p == TlsProvider::S2nTls {
                     Expect::ClientCertificate(ClientCertificateProblem::KeyCannotSign)
                 } else {
                     Expect::Ok(Version::Tls13)
@@ -265,13 +258,7 @@ fn peers() -> Vec<Peer> {
         },
         Peer {
             name: "requires a client certificate from a CA that is not ours (openssl)",
-            expect: |p| {
-                Expect::ClientCertificate(if presents_identity(p) {
-                    ClientCertificateProblem::UnknownIssuer
-                } else {
-                    ClientCertificateProblem::Required
-                })
-            },
+            expect: |_| Expect::ClientCertificate(ClientCertificateProblem::UnknownIssuer),
             start: || Box::pin(async { openssl_asking_peer("-Verify", 1, &["-verify_return_error"]) }),
         },
         Peer {
@@ -321,8 +308,7 @@ async fn run(provider: TlsProvider, peer: &Peer) -> Result<(), String> {
     let expect = (peer.expect)(provider);
     let running = (peer.start)().await;
     let client = SmithyTlsClient::builder().provider(provider).extra_root_pem(&running.trust_pem).expect("CA PEM");
-    let client = if presents_identity(provider) { client.client_identity(identity()) } else { client };
-    let client = client.build().expect("client");
+    let client = client.client_identity(identity()).build().expect("client");
     let result = call(&client, &settings(Some(std::time::Duration::from_secs(10)), None), get(&running.url)).await;
     match (expect, result) {
         (Expect::Ok(version), Ok(response)) => {

@@ -26,11 +26,7 @@ const REQUESTS_PER_CONNECTION: usize = 5;
 const MARGIN: Duration = Duration::from_millis(250);
 
 fn providers() -> impl Iterator<Item = TlsProvider> {
-    TlsProvider::ALL
-        .iter()
-        .copied()
-        .filter(|p| p.name() != "rustls-custom")
-        .filter(|p| !(cfg!(feature = "experimental-rustls-024") && p.name() == "rustls-aws-lc"))
+    TlsProvider::ALL.iter().copied().filter(|p| p.name() != "rustls-custom")
 }
 
 /// Writes `text` beside `path` and renames it over `path`, as deployment tools replace files.

@@ -6,6 +6,8 @@
 //! or on tokio's blocking pool at the first connection; when it is quick, inline at the first
 //! connection.
 
+#[cfg(any(rustls_backend, rustls_in_place))]
+mod client_auth_seen;
 mod key_log_file;
 mod names;
 #[cfg(openssl_provider)]

@@ -1,6 +1,5 @@
 //! The rustls 0.23 backend, with the aws-lc-rs or ring crypto provider.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use rustls::client::ClientConfig;
@@ -8,6 +7,7 @@ use rustls::crypto::CryptoProvider;
 use rustls::SupportedProtocolVersion;
 use tokio_rustls::TlsConnector;
 
+use super::client_auth_seen::ClientAuthSeen;
 use super::key_log_file::KeyLogFile;
 use super::rustls_roots::root_store;
 use super::{names, MaybeTlsStream, Negotiated, ReadAhead, TlsSettings, Transport};
@@ -42,38 +42,8 @@ impl rustls::KeyLog for FileKeyLog {
     }
 }
 
-tokio::task_local! {
-    /// What the connection being set up in this task saw of client authentication: set around
-    /// each handshake, written by [`ClientCertResolver`], which rustls calls (inside that
-    /// handshake's poll) when the server asks for a certificate.
-    static CLIENT_AUTH: Arc<ClientAuthSeen>;
-}
-
-/// Whether the server asked for a client certificate, whether one was sent, and whether the
-/// key could sign a scheme the request named.
-#[derive(Debug, Default)]
-struct ClientAuthSeen {
-    asked: AtomicBool,
-    sent: AtomicBool,
-    cannot_sign: AtomicBool,
-}
-
-impl ClientAuthSeen {
-    fn answer(&self) -> CertificateAnswer {
-        if !self.asked.load(Ordering::Relaxed) {
-            CertificateAnswer::NotAsked
-        } else if self.sent.load(Ordering::Relaxed) {
-            CertificateAnswer::Sent
-        } else if self.cannot_sign.load(Ordering::Relaxed) {
-            CertificateAnswer::KeyCannotSign
-        } else {
-            CertificateAnswer::NoIdentity
-        }
-    }
-}
-
 /// The client certificate rustls presents when a server asks for one (or none, without an
-/// identity), recording that it was asked ([`CLIENT_AUTH`]). rustls's own resolver for
+/// identity), recording that it was asked ([`ClientAuthSeen`]). rustls's own resolver for
 /// `with_client_auth_cert` does the same minus the record.
 #[derive(Debug)]
 struct ClientCertResolver(Option<Arc<rustls::sign::CertifiedKey>>);
@@ -85,12 +55,8 @@ impl rustls::client::ResolvesClientCert for ClientCertResolver {
         sigschemes: &[rustls::SignatureScheme],
     ) -> Option<Arc<rustls::sign::CertifiedKey>> {
         // rustls sends the certificate only when the key can sign one of the server's schemes.
-        let sent = self.0.as_ref().is_some_and(|certified| certified.key.choose_scheme(sigschemes).is_some());
-        let _ = CLIENT_AUTH.try_with(|seen| {
-            seen.asked.store(true, Ordering::Relaxed);
-            seen.sent.store(sent, Ordering::Relaxed);
-            seen.cannot_sign.store(self.0.is_some() && !sent, Ordering::Relaxed);
-        });
+        let can_sign = self.0.as_ref().is_some_and(|certified| certified.key.choose_scheme(sigschemes).is_some());
+        ClientAuthSeen::asked(self.0.is_some(), can_sign);
         self.0.clone()
     }
 
@@ -220,10 +186,8 @@ impl RustlsBackend {
     ) -> Result<(MaybeTlsStream, Negotiated), TlsHandshakeError> {
         let provider = self.provider;
         let name = names::server_name(provider, server_name)?;
-        let seen = Arc::new(ClientAuthSeen::default());
-        let connect = self.connector.connect(name, ReadAhead::new(tcp));
-        let connected = CLIENT_AUTH.scope(Arc::clone(&seen), connect).await;
-        let sent = seen.asked.load(Ordering::Relaxed) && seen.sent.load(Ordering::Relaxed);
+        let (connected, seen) = ClientAuthSeen::during(self.connector.connect(name, ReadAhead::new(tcp))).await;
+        let sent = seen.answer() == CertificateAnswer::Sent;
         let stream = connected.map_err(|io| classify(provider, io, seen.answer()))?;
         let (_, conn) = stream.get_ref();
         let info = Negotiated {

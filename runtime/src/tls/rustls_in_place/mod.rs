@@ -9,13 +9,17 @@
 
 mod stream;
 
+use std::hash::Hasher;
 use std::sync::Arc;
 
-use rustls_024::client::{ClientConfig, Resumption};
+use rustls_024::client::{ClientConfig, ClientCredentialResolver, CredentialRequest, Resumption};
+use rustls_024::crypto::{Credentials, Identity, SelectedCredential};
 use rustls_024::enums::ApplicationProtocol;
+use rustls_024::enums::CertificateType;
 use rustls_024::{HandshakeKind, KeyLog, RootCertStore};
 use rustls_pki_types::FipsStatus;
 
+use super::client_auth_seen::ClientAuthSeen;
 use super::key_log_file::KeyLogFile;
 use super::{names, MaybeTlsStream, Negotiated, TlsSettings, Transport};
 use crate::error::{
@@ -43,14 +47,42 @@ impl KeyLog for FileKeyLog {
     }
 }
 
+/// The client certificate rustls presents when a server asks for one (or none, without an
+/// identity), recording that it was asked ([`ClientAuthSeen`]), as the rustls 0.23 backend's
+/// resolver does.
+#[derive(Debug)]
+struct CredentialResolver(Option<Credentials>);
+
+impl ClientCredentialResolver for CredentialResolver {
+    fn resolve(&self, request: &CredentialRequest<'_>) -> Option<SelectedCredential> {
+        let x509 = request.negotiated_type() == CertificateType::X509;
+        // rustls sends the certificate only when the key can sign one of the server's schemes.
+        let selected = self.0.as_ref().filter(|_| x509).and_then(|c| c.signer(request.signature_schemes()));
+        ClientAuthSeen::asked(self.0.is_some(), selected.is_some());
+        selected
+    }
+
+    fn supported_certificate_types(&self) -> &'static [CertificateType] {
+        // Without an identity, none: rustls still asks `resolve` when a server wants one.
+        if self.0.is_some() {
+            &[CertificateType::X509]
+        } else {
+            &[]
+        }
+    }
+
+    fn hash_config(&self, h: &mut dyn Hasher) {
+        // Resumed sessions are kept apart per identity: the end-entity certificate names it.
+        if let Some(Identity::X509(x509)) = self.0.as_ref().map(|c| &*c.identity) {
+            h.write(x509.end_entity.as_ref());
+        }
+    }
+}
+
 impl InPlaceBackend {
     /// Prepares `settings.provider` (`rustls-aws-lc`) on rustls 0.24.
     pub(crate) fn prepare(settings: &TlsSettings) -> Result<Self, Error> {
         let provider = settings.provider;
-        // Not wired yet: refused at preparation, before any handshake could go out without it.
-        if settings.client_identity.is_some() {
-            return Err(Error::TlsConfig { provider, reason: TlsConfigError::ClientIdentityUnsupported });
-        }
         let tls_error =
             |e: rustls_024::Error| Error::TlsConfig { provider, reason: TlsConfigError::Library(Arc::new(e)) };
         // With aws-lc-rs, X25519MLKEM768 leads the key exchange groups, as with rustls 0.23's
@@ -68,9 +100,17 @@ impl InPlaceBackend {
             super::rustls_roots::root_store(settings)
         }?;
         let store = RootCertStore { roots: roots.roots.clone() };
+        let credentials = match &settings.client_identity {
+            Some(identity) => {
+                let chain = Identity::from_cert_chain(identity.certificate_chain().to_vec())
+                    .map_err(|e| tls_error(e.into()))?;
+                Some(Credentials::from_der(Arc::new(chain), identity.private_key_der(), &crypto).map_err(tls_error)?)
+            }
+            None => None,
+        };
         let mut config = ClientConfig::builder(Arc::clone(&crypto))
             .with_root_certificates(store)
-            .with_no_client_auth()
+            .with_client_credential_resolver(Arc::new(CredentialResolver(credentials)))
             .map_err(tls_error)?;
         config.alpn_protocols = settings.alpn().into_iter().map(ApplicationProtocol::from).collect();
         if let Some(path) = super::key_log_file() {
@@ -92,9 +132,14 @@ impl InPlaceBackend {
         let provider = self.provider;
         let name = names::server_name(provider, server_name)?;
         let mut hello = Vec::new();
-        let conn =
-            self.config.connect(name).build(&mut hello).map_err(|e| classify(provider, HandshakeError::Tls(e)))?;
-        let stream = InPlaceStream::handshake(tcp, conn, hello).await.map_err(|e| classify(provider, e))?;
+        let conn = self
+            .config
+            .connect(name)
+            .build(&mut hello)
+            .map_err(|e| classify(provider, HandshakeError::Tls(e), CertificateAnswer::NotAsked))?;
+        let (handshake, seen) = ClientAuthSeen::during(InPlaceStream::handshake(tcp, conn, hello)).await;
+        let answer = seen.answer();
+        let stream = handshake.map_err(|e| classify(provider, e, answer))?;
         let (_, conn) = stream.get_ref();
         // rustls 0.24 has no names of its own for these values; rustls 0.23 (compiled in beside
         // it) names the same code points, so the names match the rustls 0.23 backend's.
@@ -118,11 +163,9 @@ impl InPlaceBackend {
                 Some(HandshakeKind::Resumed | HandshakeKind::ResumedWithHelloRetryRequest)
             ),
             fips: !matches!(conn.fips(), FipsStatus::Unvalidated),
-            // A client identity is refused when preparing (not wired yet).
-            client_certificate_sent: false,
+            client_certificate_sent: answer == CertificateAnswer::Sent,
         };
-        // It presents no identity: a server's refusal on a read can only be its demand for one.
-        let refusal = super::ReadRefusal::new(self.provider, CertificateAnswer::NotAsked);
+        let refusal = super::ReadRefusal::new(self.provider, answer);
         Ok((MaybeTlsStream::RustlsInPlace(Box::new(stream), refusal), info))
     }
 }
@@ -141,12 +184,12 @@ pub(crate) fn refusal_on_read(io: &std::io::Error, answer: CertificateAnswer) ->
     io.get_ref().and_then(|e| e.downcast_ref::<rustls_024::Error>()).and_then(|e| client_certificate_problem(e, answer))
 }
 
-fn classify(provider: TlsProvider, error: HandshakeError) -> TlsHandshakeError {
+fn classify(provider: TlsProvider, error: HandshakeError, answer: CertificateAnswer) -> TlsHandshakeError {
     use rustls_024::error::CertificateError as C;
     match error {
         HandshakeError::Io(io) => TlsHandshakeError { provider, kind: HandshakeFailure::Io, source: Arc::new(io) },
         HandshakeError::Tls(e) => {
-            if let Some(problem) = client_certificate_problem(&e, CertificateAnswer::NotAsked) {
+            if let Some(problem) = client_certificate_problem(&e, answer) {
                 let kind = HandshakeFailure::ClientCertificate(problem);
                 return TlsHandshakeError { provider, kind, source: Arc::new(e) };
             }
