@@ -38,7 +38,7 @@ fn main() {
         println!("cargo::error={refusal}");
     }
     let roots = roots(&choice, &enabled);
-    for (alias, on) in aliases(&enabled, &roots, choice.provider.is_some()) {
+    for (alias, on) in aliases(&enabled, &roots) {
         println!("cargo::rustc-check-cfg=cfg({alias})");
         if on {
             println!("cargo::rustc-cfg={alias}");
@@ -301,14 +301,16 @@ fn variants(requested: &[&ProviderFacts], enabled: &[&ProviderFacts], roots: &[&
 }
 
 /// Each cfg alias and whether it holds for this build.
-fn aliases(enabled: &[&ProviderFacts], roots: &[&str], overridden: bool) -> Vec<(&'static str, bool)> {
+fn aliases(enabled: &[&ProviderFacts], roots: &[&str]) -> Vec<(&'static str, bool)> {
     let on = |name: &str| enabled.iter().any(|p| p.name == name);
     let library = |library: TlsLibrary| enabled.iter().any(|p| p.library == library);
     let rustls = library(TlsLibrary::Rustls);
     let (native, webpki, verifier) =
         (roots.contains(&"native"), roots.contains(&"webpki"), roots.contains(&"platform-verifier"));
-    // `rustls-aws-lc` runs on rustls 0.24 (tls/rustls_in_place/); an override builds 0.23 only.
-    let rustls_in_place = feature("experimental-rustls-024") && on("rustls-aws-lc") && !overridden;
+    // `rustls-aws-lc` runs on rustls 0.24 (tls/rustls_in_place/), also under the application's
+    // `smithy_tls="rustls-aws-lc"` (its target table declares the 0.24 crates too); under any other
+    // override `rustls-aws-lc` is not compiled.
+    let rustls_in_place = feature("experimental-rustls-024") && on("rustls-aws-lc");
     // `rustls-aws-lc` on the rustls 0.23 backend: always without rustls 0.24, and beside it for
     // platform-verifier roots (rustls-platform-verifier is built on 0.23), so that a crate that
     // turns `experimental-rustls-024` on in a build never breaks another's platform verifier.

@@ -9,6 +9,8 @@
 //!   `openssl` connect to a local TLS server with the chosen provider, as `TlsInfo` reports;
 //!   `rustls-custom` connects with the provider the app installs and fails clearly without one;
 //!   `none` compiles and fails at send with the SDK's error naming the cfg.
+//! - `experimental-rustls-024` beside `rustls-aws-lc`: rustls 0.24 in the graph, aws-lc the only
+//!   native library, and a run that connects on the in-place backend.
 //! - A cross-target `cargo check` for aarch64-unknown-linux-gnu with `rustls-ring` builds no
 //!   s2n-tls-sys and no aws-lc-sys.
 
@@ -69,27 +71,31 @@ fn rewritten_tree(name: &str) -> PathBuf {
     tree
 }
 
-/// The packages in the consumer's graph for `target`, under `value` where given.
-fn graph(tree: &Path, target: &str, value: Option<&str>) -> BTreeSet<String> {
+/// The packages in the consumer's graph for `target` with the consumer's `features`, under
+/// `value` where given: `name vVERSION` each.
+fn graph(tree: &Path, target: &str, value: Option<&str>, features: &str) -> BTreeSet<String> {
     let mut cmd = Command::new(env!("CARGO"));
     if let Some(value) = value {
         cmd.env("RUSTFLAGS", rustflags(value));
     }
     let out = run(cmd
         .current_dir(tree)
-        .args(["tree", "--locked", "-p", "e2e-consumer", "--no-default-features", "--features"])
-        .args(["report-connections", "--target", target, "-e", "normal,build", "--prefix", "none"])
-        .args(["--format", "{p}"]));
+        .args(["tree", "--locked", "-p", "e2e-consumer", "--no-default-features", "--features", features])
+        .args(["--target", target, "-e", "normal,build", "--prefix", "none", "--format", "{p}"]));
     String::from_utf8_lossy(&out.stdout)
         .lines()
-        .filter_map(|line| line.split_whitespace().next())
-        .map(str::to_owned)
+        .map(|line| line.split_whitespace().take(2).collect::<Vec<_>>().join(" "))
         .collect()
+}
+
+/// Whether `packages` has a package named `name`.
+fn has(packages: &BTreeSet<String>, name: &str) -> bool {
+    packages.iter().any(|p| p.split(' ').next() == Some(name))
 }
 
 /// The native libraries among `packages`.
 fn native(packages: &BTreeSet<String>) -> BTreeSet<&'static str> {
-    NATIVE.iter().copied().filter(|n| packages.contains(*n)).collect()
+    NATIVE.iter().copied().filter(|n| has(packages, n)).collect()
 }
 
 #[test]
@@ -99,22 +105,22 @@ fn every_value_leaves_only_its_providers_libraries_in_the_graph() {
     for target in GRAPH_TARGETS {
         for value in values() {
             let Some(expected) = expected(value, target) else { continue };
-            let packages = graph(&tree, target, Some(value));
-            assert!(packages.contains("smithy-default-tls"), "{target} {value}: the runtime is in the graph");
+            let packages = graph(&tree, target, Some(value), "report-connections");
+            assert!(has(&packages, "smithy-default-tls"), "{target} {value}: the runtime is in the graph");
             assert_eq!(
                 native(&packages),
                 expected,
                 "{target}, --cfg smithy_tls=\"{value}\": native libraries in the graph"
             );
             assert!(
-                !packages.contains("smithy-default-tls-crypto"),
+                !has(&packages, "smithy-default-tls-crypto"),
                 "{target} {value}: the SDK's crypto features stay out under an override"
             );
             checked += 1;
         }
     }
     // Unset: the policy's choice, as before (s2n-tls on linux-gnu, rustls-aws-lc on musl).
-    let unset = |target: &str| native(&graph(&tree, target, None));
+    let unset = |target: &str| native(&graph(&tree, target, None, "report-connections"));
     assert_eq!(unset("x86_64-unknown-linux-gnu"), BTreeSet::from(["aws-lc-sys", "s2n-tls-sys"]));
     assert_eq!(unset("x86_64-unknown-linux-musl"), BTreeSet::from(["aws-lc-sys"]));
     println!("E2E override graphs: {checked} (target, value) pairs, each with one provider's libraries");
@@ -210,6 +216,35 @@ fn each_value_builds_and_runs_with_the_chosen_provider() {
         tail(&stderr, 20)
     );
     println!("E2E override none: failed at send: {}", tail(&stderr, 1));
+    let _ = std::fs::remove_dir_all(&tree);
+}
+
+/// `experimental-rustls-024` beside `--cfg smithy_tls="rustls-aws-lc"` (the consumer's `rustls-024`
+/// feature turns it on in the runtime): rustls 0.24 joins the graph and aws-lc stays its only
+/// native library; beside `rustls-ring` it brings neither. Built and run here, the consumer
+/// connects with rustls-aws-lc as the application chose, through the in-place backend, the one
+/// rustls-aws-lc backend such a build links (native roots).
+#[test]
+fn the_rustls_024_path_under_the_rustls_aws_lc_override() {
+    let tree = rewritten_tree("override-rustls-024");
+    let target = "x86_64-unknown-linux-gnu";
+    let features = "report-connections,rustls-024";
+    let aws_lc = graph(&tree, target, Some("rustls-aws-lc"), features);
+    assert!(aws_lc.contains("rustls v0.24.0-dev.2"), "rustls 0.24 is in the graph: {aws_lc:?}");
+    assert!(has(&aws_lc, "rustls-aws-lc-rs"), "its aws-lc-rs provider is in the graph: {aws_lc:?}");
+    assert_eq!(native(&aws_lc), BTreeSet::from(["aws-lc-sys"]), "rustls-aws-lc with rustls 0.24");
+    let ring = graph(&tree, target, Some("rustls-ring"), features);
+    assert!(!ring.contains("rustls v0.24.0-dev.2"), "rustls-ring leaves rustls 0.24 out: {ring:?}");
+    assert_eq!(native(&ring), BTreeSet::from(["ring"]), "rustls-ring with the feature on");
+
+    let binary = build_consumer(&tree, "rustls-aws-lc", "rustls-024");
+    assert_connected_with("rustls-aws-lc", &run_consumer(&tree, &binary, false));
+    let linked = std::fs::read(&binary).expect("read the consumer");
+    assert!(
+        linked.windows(b"rustls_in_place".len()).any(|w| w == b"rustls_in_place"),
+        "the consumer links the in-place backend"
+    );
+    println!("E2E override rustls-aws-lc + experimental-rustls-024: connected on rustls 0.24, aws-lc only");
     let _ = std::fs::remove_dir_all(&tree);
 }
 
