@@ -133,14 +133,16 @@ async fn rotation_under_load_fails_nothing_and_presents_no_stale_certificate() {
             .collect();
 
         // The files change twice while the load runs: B at once; then C's certificate alone
-        // (half written: it does not match B's key), and C's key a while later.
+        // (half written: it does not match B's key), and C's key a while later. Each instant is
+        // taken before its write: no file changed before it, however long the write is delayed
+        // (a loaded machine can stop this thread between a rename and the next clock reading).
         tokio::time::sleep(Duration::from_millis(500)).await;
+        let b_at = Instant::now();
         replace(&cert_path, &b.cert);
         replace(&key_path, &b.key);
-        let b_at = Instant::now();
         tokio::time::sleep(Duration::from_millis(800)).await;
-        replace(&cert_path, &c.cert);
         let half_at = Instant::now();
+        replace(&cert_path, &c.cert);
         tokio::time::sleep(Duration::from_millis(300)).await;
         assert_eq!(watched.current().certificate_chain()[0].as_ref(), b.leaf_der.as_slice(), "{provider}: B kept");
         assert!(
@@ -149,8 +151,8 @@ async fn rotation_under_load_fails_nothing_and_presents_no_stale_certificate() {
             watched.last_error()
         );
         tokio::time::sleep(Duration::from_millis(300)).await;
-        replace(&key_path, &c.key);
         let c_at = Instant::now();
+        replace(&key_path, &c.key);
 
         let mut failures = Vec::new();
         for task in load {
