@@ -14,8 +14,7 @@ use std::sync::Arc;
 
 use rustls_024::client::{ClientConfig, ClientCredentialResolver, CredentialRequest, Resumption};
 use rustls_024::crypto::{Credentials, Identity, SelectedCredential};
-use rustls_024::enums::ApplicationProtocol;
-use rustls_024::enums::CertificateType;
+use rustls_024::enums::{ApplicationProtocol, CertificateType};
 use rustls_024::{HandshakeKind, KeyLog, RootCertStore};
 use rustls_pki_types::FipsStatus;
 
