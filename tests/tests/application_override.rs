@@ -14,7 +14,7 @@
 //! - A cross-target `cargo check` for aarch64-unknown-linux-gnu with `rustls-ring` builds no
 //!   s2n-tls-sys and no aws-lc-sys.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -72,8 +72,8 @@ fn rewritten_tree(name: &str) -> PathBuf {
 }
 
 /// The packages in the consumer's graph for `target` with the consumer's `features`, under
-/// `value` where given: `name vVERSION` each.
-fn graph(tree: &Path, target: &str, value: Option<&str>, features: &str) -> BTreeSet<String> {
+/// `value` where given: each name with the versions of it (`v0.24.0-dev.2`).
+fn graph(tree: &Path, target: &str, value: Option<&str>, features: &str) -> BTreeMap<String, BTreeSet<String>> {
     let mut cmd = Command::new(env!("CARGO"));
     if let Some(value) = value {
         cmd.env("RUSTFLAGS", rustflags(value));
@@ -82,20 +82,24 @@ fn graph(tree: &Path, target: &str, value: Option<&str>, features: &str) -> BTre
         .current_dir(tree)
         .args(["tree", "--locked", "-p", "e2e-consumer", "--no-default-features", "--features", features])
         .args(["--target", target, "-e", "normal,build", "--prefix", "none", "--format", "{p}"]));
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|line| line.split_whitespace().take(2).collect::<Vec<_>>().join(" "))
-        .collect()
-}
-
-/// Whether `packages` has a package named `name`.
-fn has(packages: &BTreeSet<String>, name: &str) -> bool {
-    packages.iter().any(|p| p.split(' ').next() == Some(name))
+    let mut packages: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let mut words = line.split_whitespace();
+        if let (Some(name), Some(version)) = (words.next(), words.next()) {
+            packages.entry(name.to_owned()).or_default().insert(version.to_owned());
+        }
+    }
+    packages
 }
 
 /// The native libraries among `packages`.
-fn native(packages: &BTreeSet<String>) -> BTreeSet<&'static str> {
-    NATIVE.iter().copied().filter(|n| has(packages, n)).collect()
+fn native(packages: &BTreeMap<String, BTreeSet<String>>) -> BTreeSet<&'static str> {
+    NATIVE.iter().copied().filter(|n| packages.contains_key(*n)).collect()
+}
+
+/// Whether `packages` has rustls 0.24.
+fn has_rustls_024(packages: &BTreeMap<String, BTreeSet<String>>) -> bool {
+    packages.get("rustls").is_some_and(|versions| versions.contains("v0.24.0-dev.2"))
 }
 
 #[test]
@@ -106,14 +110,14 @@ fn every_value_leaves_only_its_providers_libraries_in_the_graph() {
         for value in values() {
             let Some(expected) = expected(value, target) else { continue };
             let packages = graph(&tree, target, Some(value), "report-connections");
-            assert!(has(&packages, "smithy-default-tls"), "{target} {value}: the runtime is in the graph");
+            assert!(packages.contains_key("smithy-default-tls"), "{target} {value}: the runtime is in the graph");
             assert_eq!(
                 native(&packages),
                 expected,
                 "{target}, --cfg smithy_tls=\"{value}\": native libraries in the graph"
             );
             assert!(
-                !has(&packages, "smithy-default-tls-crypto"),
+                !packages.contains_key("smithy-default-tls-crypto"),
                 "{target} {value}: the SDK's crypto features stay out under an override"
             );
             checked += 1;
@@ -230,11 +234,11 @@ fn the_rustls_024_path_under_the_rustls_aws_lc_override() {
     let target = "x86_64-unknown-linux-gnu";
     let features = "report-connections,rustls-024";
     let aws_lc = graph(&tree, target, Some("rustls-aws-lc"), features);
-    assert!(aws_lc.contains("rustls v0.24.0-dev.2"), "rustls 0.24 is in the graph: {aws_lc:?}");
-    assert!(has(&aws_lc, "rustls-aws-lc-rs"), "its aws-lc-rs provider is in the graph: {aws_lc:?}");
+    assert!(has_rustls_024(&aws_lc), "rustls 0.24 is in the graph: {aws_lc:?}");
+    assert!(aws_lc.contains_key("rustls-aws-lc-rs"), "its aws-lc-rs provider is in the graph: {aws_lc:?}");
     assert_eq!(native(&aws_lc), BTreeSet::from(["aws-lc-sys"]), "rustls-aws-lc with rustls 0.24");
     let ring = graph(&tree, target, Some("rustls-ring"), features);
-    assert!(!ring.contains("rustls v0.24.0-dev.2"), "rustls-ring leaves rustls 0.24 out: {ring:?}");
+    assert!(!has_rustls_024(&ring), "rustls-ring leaves rustls 0.24 out: {ring:?}");
     assert_eq!(native(&ring), BTreeSet::from(["ring"]), "rustls-ring with the feature on");
 
     let binary = build_consumer(&tree, "rustls-aws-lc", "rustls-024");

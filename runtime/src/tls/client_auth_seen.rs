@@ -23,11 +23,12 @@ pub(super) struct ClientAuthSeen {
 }
 
 impl ClientAuthSeen {
-    /// Runs `handshake` with a fresh record, returned beside its result.
-    pub(super) async fn during<T>(handshake: impl Future<Output = T>) -> (T, Arc<ClientAuthSeen>) {
+    /// Runs `handshake` with a fresh record; its result, and how it answered the server's
+    /// request for a certificate.
+    pub(super) async fn during<T>(handshake: impl Future<Output = T>) -> (T, CertificateAnswer) {
         let seen = Arc::new(ClientAuthSeen::default());
         let result = CLIENT_AUTH.scope(Arc::clone(&seen), handshake).await;
-        (result, seen)
+        (result, seen.answer())
     }
 
     /// The server asked for a certificate: records whether the resolver had an identity
@@ -42,7 +43,7 @@ impl ClientAuthSeen {
     }
 
     /// How the handshake answered the server's request for a certificate.
-    pub(super) fn answer(&self) -> CertificateAnswer {
+    fn answer(&self) -> CertificateAnswer {
         if !self.asked.load(Ordering::Relaxed) {
             CertificateAnswer::NotAsked
         } else if self.sent.load(Ordering::Relaxed) {

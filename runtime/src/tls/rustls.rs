@@ -186,9 +186,8 @@ impl RustlsBackend {
     ) -> Result<(MaybeTlsStream, Negotiated), TlsHandshakeError> {
         let provider = self.provider;
         let name = names::server_name(provider, server_name)?;
-        let (connected, seen) = ClientAuthSeen::during(self.connector.connect(name, ReadAhead::new(tcp))).await;
-        let sent = seen.answer() == CertificateAnswer::Sent;
-        let stream = connected.map_err(|io| classify(provider, io, seen.answer()))?;
+        let (connected, answer) = ClientAuthSeen::during(self.connector.connect(name, ReadAhead::new(tcp))).await;
+        let stream = connected.map_err(|io| classify(provider, io, answer))?;
         let (_, conn) = stream.get_ref();
         let info = Negotiated {
             // rustls names every value it can negotiate; `Debug` spells the same name, and an
@@ -205,9 +204,9 @@ impl RustlsBackend {
             alpn: conn.alpn_protocol().and_then(names::alpn),
             resumed: matches!(conn.handshake_kind(), Some(rustls::HandshakeKind::Resumed)),
             fips: conn.fips(),
-            client_certificate_sent: sent,
+            client_certificate_sent: answer == CertificateAnswer::Sent,
         };
-        Ok((MaybeTlsStream::Rustls(Box::new(stream), super::ReadRefusal::new(provider, seen.answer())), info))
+        Ok((MaybeTlsStream::Rustls(Box::new(stream), super::ReadRefusal::new(provider, answer)), info))
     }
 }
 

@@ -136,8 +136,7 @@ impl InPlaceBackend {
             .connect(name)
             .build(&mut hello)
             .map_err(|e| classify(provider, HandshakeError::Tls(e), CertificateAnswer::NotAsked))?;
-        let (handshake, seen) = ClientAuthSeen::during(InPlaceStream::handshake(tcp, conn, hello)).await;
-        let answer = seen.answer();
+        let (handshake, answer) = ClientAuthSeen::during(InPlaceStream::handshake(tcp, conn, hello)).await;
         let stream = handshake.map_err(|e| classify(provider, e, answer))?;
         let (_, conn) = stream.get_ref();
         // rustls 0.24 has no names of its own for these values; rustls 0.23 (compiled in beside
