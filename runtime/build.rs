@@ -11,7 +11,7 @@ mod facts {
     include!("src/provider/facts.rs");
 }
 
-use facts::{Crypto, ProviderFacts, TlsLibrary, PROVIDERS};
+use facts::{Crypto, ProviderFacts, Reach, TlsLibrary, PROVIDERS, ROOTS};
 
 fn main() {
     let target_os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
@@ -30,9 +30,10 @@ fn main() {
         None => requested.clone(),
     };
     let refused = match choice.provider {
-        Some(_) => override_refusal(&enabled, &target_os),
+        Some(_) => reach_refusal(&enabled, &requested).or_else(|| override_refusal(&enabled, &target_os)),
         None => refusal(&enabled, &target_os),
     }
+    .or_else(|| roots_reach_refusal(&choice, &enabled))
     .or_else(|| roots_refusal(&choice, &enabled));
     if let Some(refusal) = refused {
         println!("cargo::error={refusal}");
@@ -80,9 +81,6 @@ struct ApplicationChoice {
     roots: Option<&'static str>,
 }
 
-/// The trust-root sources, in `TrustRoots` order.
-const ROOTS: [&str; 3] = ["native", "webpki", "platform-verifier"];
-
 /// Reads `--cfg smithy_tls` and `--cfg smithy_tls_roots` (cargo passes the target's cfgs to
 /// build scripts even when `--target` keeps RUSTFLAGS from the build script itself).
 fn application_choice() -> Result<ApplicationChoice, String> {
@@ -102,13 +100,13 @@ fn application_choice() -> Result<ApplicationChoice, String> {
     };
     let roots = match single_value("smithy_tls_roots")? {
         None => None,
-        Some(value) => match ROOTS.iter().find(|r| **r == value) {
-            Some(roots) => Some(*roots),
+        Some(value) => match ROOTS.iter().find(|r| r.name == value) {
+            Some(roots) => Some(roots.name),
             None => {
                 return Err(format!(
                 "--cfg smithy_tls_roots=\"{value}\" is not a trust-root source smithy-default-tls knows: set one of \
                      {}; check RUSTFLAGS and the rustflags in .cargo/config.toml",
-                quoted(ROOTS.iter().copied()),
+                quoted(ROOTS.iter().map(|r| r.name)),
             ))
             }
         },
@@ -148,6 +146,56 @@ fn listed<'a>(values: impl Iterator<Item = &'a str>, mark: char, last: &str) -> 
 /// Cfg values, double-quoted, as alternatives: "\"a\", \"b\" or \"c\"".
 fn quoted<'a>(values: impl Iterator<Item = &'a str>) -> String {
     listed(values, '"', "or")
+}
+
+/// The dependency line that turns the runtime's feature `feature` on, for an application's Cargo.toml.
+fn feature_line(feature: &str) -> String {
+    let version = std::env::var("CARGO_PKG_VERSION").unwrap_or_default();
+    let mut parts = version.split('.');
+    let (major, minor) = (parts.next().unwrap_or("0"), parts.next().unwrap_or("0"));
+    let requirement = if major == "0" { format!("{major}.{minor}") } else { major.to_owned() };
+    format!("smithy-default-tls = {{ version = \"{requirement}\", features = [\"{feature}\"] }}")
+}
+
+/// Why the application's override cannot select its provider here: the provider's crates are
+/// optional and no crate of this build turned on a feature that brings them for this target
+/// (the provider table's `reach`).
+fn reach_refusal(enabled: &[&ProviderFacts], requested: &[&ProviderFacts]) -> Option<String> {
+    let provider = enabled.first()?;
+    let reached = matches!(provider.reach, Reach::CfgAlone) || requested.iter().any(|p| provider.reached_by(p));
+    if reached {
+        return None;
+    }
+    let asked = if requested.is_empty() { "no provider".to_owned() } else { one_of(requested.iter().copied()) };
+    Some(format!(
+        "--cfg smithy_tls=\"{name}\": the SDK crates asked for {asked} on this target, so {name}'s crates are not in \
+         the application's Cargo.lock (only what a crate asks for is); turn the runtime's `{name}` feature on in the \
+         application's Cargo.toml as well: `{line}` under [dependencies] (or [target.<triple>.dependencies] for the \
+         targets this override is set for). The cfg alone selects {alone} and \"none\" everywhere",
+        name = provider.name,
+        line = feature_line(provider.name),
+        alone = quoted(PROVIDERS.iter().filter(|p| matches!(p.reach, Reach::CfgAlone)).map(|p| p.name)),
+    ))
+}
+
+/// Why the application's roots override cannot select its source here (as [`reach_refusal`]).
+fn roots_reach_refusal(choice: &ApplicationChoice, enabled: &[&ProviderFacts]) -> Option<String> {
+    let roots = ROOTS.iter().find(|r| Some(r.name) == choice.roots)?;
+    if enabled.is_empty() || matches!(roots.reach, Reach::CfgAlone) || feature(roots.name) {
+        return None;
+    }
+    // Roots that the provider in use cannot take are refused by `roots_refusal`, with the pairs.
+    if roots.rustls_only && !enabled.iter().any(|p| p.platform_verifier()) {
+        return None;
+    }
+    Some(format!(
+        "--cfg smithy_tls_roots=\"{name}\": no SDK crate asked for {name} roots on this target, so its crate is not in \
+         the application's Cargo.lock; turn the runtime's `{name}` feature on in the application's Cargo.toml as \
+         well: `{line}` under [dependencies] (or [target.<triple>.dependencies]). The cfg alone selects {alone}",
+        name = roots.name,
+        line = feature_line(roots.name),
+        alone = quoted(ROOTS.iter().filter(|r| matches!(r.reach, Reach::CfgAlone)).map(|r| r.name)),
+    ))
 }
 
 /// Why the application's override cannot be built for `target_os`, if it cannot.
@@ -260,7 +308,11 @@ fn roots(choice: &ApplicationChoice, enabled: &[&ProviderFacts]) -> Vec<&'static
     }
     let overridden_without_verifier =
         matches!(choice.provider, Some(Overridden::Provider(provider)) if !provider.platform_verifier());
-    ROOTS.into_iter().filter(|r| feature(r) && !(*r == "platform-verifier" && overridden_without_verifier)).collect()
+    ROOTS
+        .iter()
+        .map(|r| r.name)
+        .filter(|r| feature(r) && !(*r == "platform-verifier" && overridden_without_verifier))
+        .collect()
 }
 
 /// The `TlsProvider` and `TrustRoots` variants that exist: those compiled, and those the
@@ -271,7 +323,7 @@ fn variants(requested: &[&ProviderFacts], enabled: &[&ProviderFacts], roots: &[&
     let names =
         |values: &mut dyn Iterator<Item = &str>| values.map(|v| format!("\"{v}\"")).collect::<Vec<_>>().join(", ");
     let providers = names(&mut PROVIDERS.iter().map(|p| p.name));
-    let root_names = names(&mut ROOTS.iter().copied());
+    let root_names = names(&mut ROOTS.iter().map(|r| r.name));
     println!("cargo::rustc-check-cfg=cfg(named_provider, values({providers}))");
     println!("cargo::rustc-check-cfg=cfg(provider, values({providers}))");
     println!("cargo::rustc-check-cfg=cfg(named_roots, values({root_names}))");
@@ -285,8 +337,8 @@ fn variants(requested: &[&ProviderFacts], enabled: &[&ProviderFacts], roots: &[&
             println!("cargo::rustc-cfg=provider=\"{}\"", provider.name);
         }
     }
-    let named_roots: Vec<&str> = ROOTS.into_iter().filter(|r| feature(r) || roots.contains(r)).collect();
-    for root in ROOTS {
+    let named_roots: Vec<&str> = ROOTS.iter().map(|r| r.name).filter(|r| feature(r) || roots.contains(r)).collect();
+    for root in ROOTS.iter().map(|r| r.name) {
         if named_roots.contains(&root) {
             println!("cargo::rustc-cfg=named_roots=\"{root}\"");
         }

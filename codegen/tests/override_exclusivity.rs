@@ -100,6 +100,18 @@ const ROWS: &[Row] = &[
         source: "s2n-tls 0.3.47: `fips` = s2n-tls-sys/fips = aws-lc-rs/fips",
     },
     Row {
+        krate: "s2n-tls-sys@0.3",
+        when: &[],
+        brings: &[S2nTlsSys, AwsLcSys],
+        source: "s2n-tls-sys 0.3.47 is libs2n; it depends on aws-lc-rs with its default features (aws-lc-sys)",
+    },
+    Row {
+        krate: "s2n-tls-sys@0.3",
+        when: &["fips"],
+        brings: &[AwsLcFipsSys],
+        source: "s2n-tls-sys 0.3.47: `fips` = aws-lc-rs/fips",
+    },
+    Row {
         krate: "s2n-tls-tokio@0.3",
         when: &[],
         brings: &[S2nTlsSys, AwsLcSys],
@@ -472,9 +484,10 @@ fn facts_of(provider: Provider) -> &'static facts::ProviderFacts {
     facts::PROVIDERS.iter().find(|f| f.name == provider.name()).expect("in the table")
 }
 
-/// Why build.rs refuses the build, if it does (runtime/build.rs: `override_refusal`,
-/// `refusal`, `fips_target_refusal`, `roots_refusal`).
-fn refusal(target: &TargetInfo, cfgs: Cfgs, requested: &BTreeSet<Provider>) -> Option<&'static str> {
+/// Why build.rs refuses the build, if it does (runtime/build.rs: `reach_refusal`,
+/// `override_refusal`, `refusal`, `fips_target_refusal`, `roots_reach_refusal`, `roots_refusal`).
+fn refusal(target: &TargetInfo, cfgs: Cfgs, set: &FeatureSet) -> Option<&'static str> {
+    let requested = &set.providers();
     let os = target.os.as_ref().map_or("", |os| os.as_str());
     let env = target.env.as_ref().map_or("", |env| env.as_str());
     let misplaced = |p: &Provider| {
@@ -490,7 +503,12 @@ fn refusal(target: &TargetInfo, cfgs: Cfgs, requested: &BTreeSet<Provider>) -> O
         Some(_) => enabled.first().and_then(|p| {
             let fips_target =
                 os == "linux" && matches!(target.arch.as_str(), "x86_64" | "aarch64") && matches!(env, "gnu" | "musl");
-            if misplaced(p) {
+            let facts = facts_of(*p);
+            let reached = matches!(facts.reach, facts::Reach::CfgAlone)
+                || requested.iter().any(|r| facts.reached_by(facts_of(*r)));
+            if !reached {
+                Some("the override's provider needs its feature where no crate asked for it (reach)")
+            } else if misplaced(p) {
                 Some("the override's provider does not build for this target_os (only_on_os)")
             } else if p.is_fips() && !fips_target {
                 Some("a FIPS override outside Linux x86_64/aarch64 gnu/musl")
@@ -511,11 +529,17 @@ fn refusal(target: &TargetInfo, cfgs: Cfgs, requested: &BTreeSet<Provider>) -> O
             }
         }
     };
-    refused.or_else(|| {
-        let verifier = cfgs.roots == Some(Roots::PlatformVerifier.name());
-        (verifier && !enabled.is_empty() && !enabled.iter().any(|p| p.supports_roots(Roots::PlatformVerifier)))
-            .then_some("platform-verifier roots with a provider that cannot use them")
-    })
+    let roots_unreached = cfgs.roots.and_then(|name| facts::ROOTS.iter().find(|r| r.name == name)).is_some_and(|r| {
+        let usable = !r.rustls_only || enabled.iter().any(|p| p.supports_roots(Roots::PlatformVerifier));
+        matches!(r.reach, facts::Reach::WithFeature) && !set.features.contains(r.name) && !enabled.is_empty() && usable
+    });
+    refused
+        .or_else(|| roots_unreached.then_some("the roots override needs its feature where no crate asked for it"))
+        .or_else(|| {
+            let verifier = cfgs.roots == Some(Roots::PlatformVerifier.name());
+            (verifier && !enabled.is_empty() && !enabled.iter().any(|p| p.supports_roots(Roots::PlatformVerifier)))
+                .then_some("platform-verifier roots with a provider that cannot use them")
+        })
 }
 
 /// The roots crates the graph should have: the override's source (else the requested ones),
@@ -528,7 +552,13 @@ fn expected_roots(cfgs: Cfgs, set: &FeatureSet) -> BTreeSet<&'static str> {
     let overridden_to_library =
         cfgs.tls.and_then(Provider::from_name).is_some_and(|p| !p.supports_roots(Roots::PlatformVerifier));
     let sources: BTreeSet<Roots> = match cfgs.roots {
-        Some(roots) => [Roots::from_name(roots).expect("a roots source")].into(),
+        // An override's source needs its feature unless the cfg alone selects it (build.rs refuses
+        // the cells where a provider in use could use it and the feature is off).
+        Some(roots) => {
+            let facts = facts::ROOTS.iter().find(|r| r.name == roots).expect("a roots source");
+            let reached = matches!(facts.reach, facts::Reach::CfgAlone) || set.features.contains(roots);
+            reached.then(|| Roots::from_name(roots).expect("a roots source")).into_iter().collect()
+        }
         None => set.roots(),
     };
     sources.into_iter().filter(|r| *r == Roots::Native || !overridden_to_library).map(roots_crate).collect()
@@ -644,7 +674,7 @@ fn every_override_brings_the_native_libraries_of_one_provider_on_every_target() 
                         None => set.providers().into_iter().flat_map(|p| libraries(p).iter().copied()).collect(),
                     };
                     let cell = format!("{} with {}, features {}", target.triple, cfgs.label(), set.label);
-                    if let Some(why) = refusal(target, cfgs, &set.providers()) {
+                    if let Some(why) = refusal(target, cfgs, set) {
                         // build.rs stops these builds; still, nothing of another provider's is in them.
                         if !got.is_subset(&want) {
                             holes.push(format!(
@@ -745,88 +775,4 @@ fn the_unconditional_dependencies_reach_no_native_library() {
         }
     }
     assert!(roots >= 10 && seen.len() > roots, "{roots} dependencies, {} packages reached", seen.len());
-}
-
-/// The `smithy_tls = "..."` values of each `not(any(..))` list in `key` that holds nothing else.
-fn negated_value_lists(key: &str) -> Vec<BTreeSet<String>> {
-    let mut out = Vec::new();
-    let mut rest = key;
-    while let Some(at) = rest.find("not(any(") {
-        let inner = &rest[at + "not(any(".len()..];
-        let end = inner.find(')').expect("balanced");
-        let list = &inner[..end];
-        let items: Vec<&str> = list.split(',').map(str::trim).collect();
-        let values: Option<BTreeSet<String>> = items
-            .iter()
-            .map(|item| {
-                let (k, v) = item.split_once('=')?;
-                (k.trim() == "smithy_tls").then(|| v.trim().trim_matches('"').to_owned())
-            })
-            .collect();
-        out.extend(values);
-        rest = &inner[end..];
-    }
-    out
-}
-
-/// The quoted values of `cfg(name, values(...))` in a check-cfg list.
-fn check_cfg_values(list: &[String], name: &str) -> BTreeSet<String> {
-    let prefix = format!("cfg({name}, values(");
-    let entry = list.iter().find(|e| e.starts_with(&prefix)).unwrap_or_else(|| panic!("check-cfg declares {name}"));
-    entry[prefix.len()..].trim_end_matches(')').split(',').map(|v| v.trim().trim_matches('"').to_owned()).collect()
-}
-
-#[test]
-fn the_manifest_tables_check_cfg_and_build_script_accept_the_same_values() {
-    let values: BTreeSet<String> =
-        Provider::ALL.iter().map(|p| p.name().to_owned()).chain([Stack::NONE.to_owned()]).collect();
-    let facts: BTreeSet<String> =
-        facts::PROVIDERS.iter().map(|p| p.name.to_owned()).chain([Stack::NONE.to_owned()]).collect();
-    assert_eq!(facts, values, "the provider table and Provider::ALL");
-    let roots: BTreeSet<String> = Roots::ALL.iter().map(|r| r.name().to_owned()).collect();
-
-    let doc: toml_edit::DocumentMut = workspace_file("runtime/Cargo.toml").parse().expect("runtime/Cargo.toml parses");
-    let targets = doc["target"].as_table_like().expect("[target] tables");
-    let mut full_lists = 0;
-    for (key, _) in targets.iter() {
-        // The provider tables (the roots tables list the providers without a roots crate of theirs).
-        if !key.contains("smithy_tls_roots") {
-            for list in negated_value_lists(key) {
-                assert_eq!(list, values, "the `not(any(..))` of [target.'{key}']");
-                full_lists += 1;
-            }
-        }
-        let expr = Expression::parse(key).unwrap_or_else(|e| panic!("`{key}`: {e}"));
-        for predicate in expr.predicates() {
-            match predicate {
-                Predicate::KeyValue { key: "smithy_tls", val } => {
-                    assert!(values.contains(val), "[target.'{key}'] tests smithy_tls = \"{val}\"")
-                }
-                Predicate::KeyValue { key: "smithy_tls_roots", val } => {
-                    assert!(roots.contains(val), "[target.'{key}'] tests smithy_tls_roots = \"{val}\"")
-                }
-                _ => {}
-            }
-        }
-    }
-    assert!(full_lists >= 2, "the no-override tables list every value ({full_lists} lists found)");
-
-    let check_cfg: Vec<String> = doc["lints"]["rust"]["unexpected_cfgs"]["check-cfg"]
-        .as_array()
-        .expect("[lints.rust] unexpected_cfgs check-cfg")
-        .iter()
-        .map(|v| v.as_str().expect("a string").to_owned())
-        .collect();
-    assert_eq!(check_cfg_values(&check_cfg, "smithy_tls"), values, "check-cfg smithy_tls");
-    assert_eq!(check_cfg_values(&check_cfg, "smithy_tls_roots"), roots, "check-cfg smithy_tls_roots");
-
-    // build.rs accepts the provider table's names and `none` (`application_choice`), and the
-    // roots sources of its ROOTS.
-    let build = workspace_file("runtime/build.rs");
-    assert!(build.contains(&format!("Some(value) if value == \"{}\"", Stack::NONE)), "build.rs accepts `none`");
-    assert!(build.contains("PROVIDERS.iter().find(|p| p.name == value)"), "build.rs accepts the table's names");
-    let line = build.lines().find(|l| l.starts_with("const ROOTS:")).expect("build.rs's ROOTS");
-    let listed = &line[line.find("= [").expect("a list") + 3..line.rfind(']').expect("a list")];
-    let build_roots: BTreeSet<String> = listed.split(',').map(|v| v.trim().trim_matches('"').to_owned()).collect();
-    assert_eq!(build_roots, roots, "build.rs's ROOTS");
 }

@@ -1,12 +1,16 @@
 //! The application's override, end to end on published crates: aws-sdk-sts and aws-config
 //! (fetched at test time), rewritten with the platform-default preset, and the consumer app
-//! beside them, which sets `--cfg smithy_tls="VALUE"` in its RUSTFLAGS and nothing else.
+//! beside them, which sets `--cfg smithy_tls="VALUE"` in its RUSTFLAGS, and turns the runtime's
+//! feature of that value on where the SDK crates did not ask for it and the cfg alone cannot
+//! select it (openssl, the FIPS values, s2n-tls off linux-gnu).
 //!
 //! - Graphs (`cargo tree`, nothing built): on x86_64 and aarch64 linux-gnu, musl, windows-gnu,
 //!   windows-msvc and Apple, each value leaves exactly its provider's native libraries in the
-//!   consumer's graph (`none` and `rustls-custom`: none at all).
-//! - Builds and runs on this host (linux-gnu, whose policy rule is s2n-tls): `rustls-ring` and
-//!   `openssl` connect to a local TLS server with the chosen provider, as `TlsInfo` reports;
+//!   consumer's graph (`none` and `rustls-custom`: none at all); a value that needs its feature
+//!   leaves nothing native without it.
+//! - Builds and runs on this host (linux-gnu, whose policy rule is s2n-tls): `openssl` without its
+//!   feature is refused with the line to add; `rustls-ring` and `openssl` (with its feature)
+//!   connect to a local TLS server with the chosen provider, as `TlsInfo` reports;
 //!   `rustls-custom` connects with the provider the app installs and fails clearly without one;
 //!   `none` compiles and fails at send with the SDK's error naming the cfg.
 //! - `experimental-rustls-024` beside `rustls-aws-lc`: rustls 0.24 in the graph, aws-lc the only
@@ -102,23 +106,60 @@ fn has_rustls_024(packages: &BTreeMap<String, BTreeSet<String>>) -> bool {
     packages.get("rustls").is_some_and(|versions| versions.contains("v0.24.0-dev.2"))
 }
 
+/// Whether the cfg alone selects `value` on `target` in the platform-default tree: the values
+/// whose crates every application's lock holds, and the provider the preset chose there (s2n-tls
+/// on linux-gnu x86_64/aarch64). The others need the runtime's feature from the application.
+fn cfg_alone(value: &str, target: &str) -> bool {
+    let linux_gnu =
+        target.ends_with("-unknown-linux-gnu") && (target.starts_with("x86_64") || target.starts_with("aarch64"));
+    matches!(value, "rustls-aws-lc" | "rustls-ring" | "rustls-custom" | "none") || (value == "s2n-tls" && linux_gnu)
+}
+
+/// The consumer's features for `value` on `target`: the runtime's feature beside the cfg where
+/// the cfg alone does not select it, as the application's Cargo.toml line the build error names
+/// turns it on (given on the command line: a feature of the consumer's own would put the crates
+/// in every lock the consumer is resolved in, legacy_stack.rs's included).
+fn features_for(value: &str, target: &str) -> String {
+    if cfg_alone(value, target) {
+        "report-connections".to_owned()
+    } else {
+        format!("report-connections,smithy-default-tls/{value}")
+    }
+}
+
 #[test]
 fn every_value_leaves_only_its_providers_libraries_in_the_graph() {
     let tree = rewritten_tree("override-graphs");
-    let mut checked = 0;
+    let (mut checked, mut with_feature) = (0, 0);
     for target in GRAPH_TARGETS {
         for value in values() {
             let Some(expected) = expected(value, target) else { continue };
-            let packages = graph(&tree, target, Some(value), "report-connections");
+            if !cfg_alone(value, target) {
+                // Without the feature the value's own crates are not in the graph (nor in the
+                // lock): at most what the crates it shares with the SDK's provider bring (s2n-tls's
+                // under s2n-tls-fips), never the FIPS module; build.rs stops the build saying
+                // which line to add.
+                let bare = native(&graph(&tree, target, Some(value), "report-connections"));
+                assert!(
+                    bare.is_subset(&expected) && !bare.contains("aws-lc-fips-sys"),
+                    "{target} {value} without its feature: {bare:?}"
+                );
+                with_feature += 1;
+            }
+            let packages = graph(&tree, target, Some(value), &features_for(value, target));
             assert!(packages.contains_key("smithy-default-tls"), "{target} {value}: the runtime is in the graph");
             assert_eq!(
                 native(&packages),
                 expected,
                 "{target}, --cfg smithy_tls=\"{value}\": native libraries in the graph"
             );
-            assert!(
-                !packages.contains_key("smithy-default-tls-crypto"),
-                "{target} {value}: the SDK's crypto features stay out under an override"
+            // The carrier is the FIPS values' gate under their override; under any other it is
+            // out of the graph, and with it the crypto features the SDK crates asked for.
+            let gated = matches!(value, "rustls-aws-lc-fips" | "s2n-tls-fips");
+            assert_eq!(
+                packages.contains_key("smithy-default-tls-crypto"),
+                gated,
+                "{target} {value}: the carrier is in the graph only as a FIPS override's gate"
             );
             checked += 1;
         }
@@ -127,23 +168,33 @@ fn every_value_leaves_only_its_providers_libraries_in_the_graph() {
     let unset = |target: &str| native(&graph(&tree, target, None, "report-connections"));
     assert_eq!(unset("x86_64-unknown-linux-gnu"), BTreeSet::from(["aws-lc-sys", "s2n-tls-sys"]));
     assert_eq!(unset("x86_64-unknown-linux-musl"), BTreeSet::from(["aws-lc-sys"]));
-    println!("E2E override graphs: {checked} (target, value) pairs, each with one provider's libraries");
+    println!(
+        "E2E override graphs: {checked} (target, value) pairs, each with one provider's libraries; \
+         {with_feature} of them need the runtime's feature and hold nothing native without it"
+    );
     let _ = std::fs::remove_dir_all(&tree);
+}
+
+/// The consumer's build with `value` in a target dir of its own, unrun.
+fn consumer_build(tree: &Path, value: &str, features: &str) -> Command {
+    let target = scratch_root().join(format!("override-target-{value}"));
+    let mut cmd = Command::new(env!("CARGO"));
+    cmd.current_dir(tree)
+        .env("RUSTFLAGS", rustflags(value))
+        .env("CARGO_TARGET_DIR", &target)
+        .env("CARGO_INCREMENTAL", "0")
+        .env("CARGO_PROFILE_DEV_DEBUG", "false")
+        .args(["build", "-q", "--locked", "-p", "e2e-consumer", "--no-default-features", "--features", features]);
+    cmd
 }
 
 /// Builds the consumer (STS and aws-config, the connection report, and `extra` features) with
 /// `value` into a target dir of its own; the binary.
 fn build_consumer(tree: &Path, value: &str, extra: &str) -> PathBuf {
     let target = scratch_root().join(format!("override-target-{value}"));
-    let features =
-        if extra.is_empty() { "report-connections".to_owned() } else { format!("report-connections,{extra}") };
-    let out = run(Command::new(env!("CARGO"))
-        .current_dir(tree)
-        .env("RUSTFLAGS", rustflags(value))
-        .env("CARGO_TARGET_DIR", &target)
-        .env("CARGO_INCREMENTAL", "0")
-        .env("CARGO_PROFILE_DEV_DEBUG", "false")
-        .args(["build", "-q", "--locked", "-p", "e2e-consumer", "--no-default-features", "--features", &features]));
+    let base = features_for(value, "x86_64-unknown-linux-gnu");
+    let features = if extra.is_empty() { base } else { format!("{base},{extra}") };
+    let out = run(&mut consumer_build(tree, value, &features));
     // The runtime is a path crate of the tree, so cargo shows its warnings: there must be none
     // under the override (unexpected_cfgs, dead code of the providers left out).
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -191,6 +242,18 @@ fn assert_connected_with(value: &str, run: &(bool, String, String)) {
 #[test]
 fn each_value_builds_and_runs_with_the_chosen_provider() {
     let tree = rewritten_tree("override-runs");
+    // openssl's crates are not in the lock of a tree whose crates never ask for it: the cfg alone
+    // stops the build, and the error names the line that adds them (then built below with it).
+    let refused = consumer_build(&tree, "openssl", "report-connections").output().expect("run cargo");
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success(), "openssl without its feature must not build");
+    assert!(
+        stderr.contains("turn the runtime's `openssl` feature on")
+            && stderr.contains(r#"smithy-default-tls = { version = "0.1", features = ["openssl"] }"#),
+        "the refusal names the feature line:\n{}",
+        tail(&stderr, 20)
+    );
+    println!("E2E override openssl without its feature: refused, naming the Cargo.toml line");
     for value in ["rustls-ring", "openssl"] {
         let binary = build_consumer(&tree, value, "");
         assert_connected_with(value, &run_consumer(&tree, &binary, false));

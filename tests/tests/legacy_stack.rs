@@ -13,10 +13,15 @@
 //! nothing here until scripts/bless refreshes the locks.
 
 use std::collections::BTreeSet;
+
+use cfg_expr::expr::Predicate;
+use cfg_expr::targets::ALL_BUILTINS;
+use cfg_expr::Expression;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use smithy_tls_codegen::presets;
+use smithy_tls_codegen::model::Provider;
+use smithy_tls_codegen::{policy, presets};
 use smithy_tls_e2e::support::fs::link_tree;
 use smithy_tls_e2e::{
     pin_lock, prepare_sdk_tree, repo_root, run, scratch_cargo, scratch_root, smithy_tls_binary, PUBLISHED,
@@ -90,6 +95,68 @@ fn consumer_app(tree: &Path) -> PathBuf {
     app
 }
 
+/// The crates that only `provider`'s feature brings into a lock (the others' share rustls, aws-lc
+/// and ring: every rustls lock holds ring, which rustls-webpki names beside its `alloc`).
+fn own_crates(provider: Provider) -> &'static [&'static str] {
+    match provider {
+        Provider::S2nTls => &["s2n-tls", "s2n-tls-sys", "s2n-tls-tokio"],
+        Provider::S2nTlsFips => &["s2n-tls", "s2n-tls-sys", "s2n-tls-tokio", "aws-lc-fips-sys"],
+        Provider::OpenSsl => &["openssl", "openssl-sys", "tokio-openssl"],
+        Provider::RustlsAwsLcFips => &["aws-lc-fips-sys"],
+        _ => &[],
+    }
+}
+
+/// The crates of providers `preset` never selects that no provider it selects brings.
+fn never_selected_crates(preset: &str) -> BTreeSet<&'static str> {
+    let parsed = policy::parse_policy(presets::preset(preset).expect("a preset")).expect("a valid preset");
+    let selected: BTreeSet<Provider> = parsed.policy.all_rules().filter_map(|rule| rule.stack.provider()).collect();
+    let kept: BTreeSet<&str> = selected.iter().flat_map(|p| own_crates(*p).iter().copied()).collect();
+    Provider::ALL
+        .iter()
+        .filter(|p| !selected.contains(p))
+        .flat_map(|p| own_crates(*p).iter().copied())
+        .filter(|c| !kept.contains(c))
+        .collect()
+}
+
+/// `manifest` without the `[target]` tables that only the application's `smithy_tls` or
+/// `smithy_tls_roots` cfg activates (with both unset, they hold on no builtin target): the
+/// runtime as it was before the override.
+fn without_override_tables(manifest: &str) -> String {
+    let mut doc: toml_edit::DocumentMut = manifest.parse().expect("the runtime's manifest parses");
+    let targets = doc["target"].as_table_like_mut().expect("[target] tables");
+    let keys: Vec<String> = targets.iter().map(|(key, _)| key.to_owned()).collect();
+    let mut removed = 0;
+    for key in keys.iter().filter(|k| k.starts_with("cfg(")) {
+        let expr = Expression::parse(key).unwrap_or_else(|e| panic!("`{key}`: {e}"));
+        let unset = ALL_BUILTINS.iter().any(|target| {
+            expr.eval(|predicate| match predicate {
+                Predicate::Target(p) => p.matches(target),
+                _ => false,
+            })
+        });
+        if !unset {
+            targets.remove(key);
+            removed += 1;
+        }
+    }
+    assert!(removed >= 5, "only {removed} override tables found in the runtime's manifest");
+    doc.to_string()
+}
+
+/// The application's lock resolved again from `seed` with the tree's runtime stripped of its
+/// override tables; the runtime's manifest is put back.
+fn resolved_without_override(tree: &Path, app: &Path, seed: &Path) -> BTreeSet<(String, String)> {
+    let manifest_path = tree.join("smithy-default-tls/Cargo.toml");
+    let manifest = std::fs::read_to_string(&manifest_path).expect("the tree's runtime manifest");
+    std::fs::write(&manifest_path, without_override_tables(&manifest)).expect("write the stripped manifest");
+    std::fs::copy(seed, app.join("Cargo.lock")).expect("seed the app's lock");
+    run(Command::new(env!("CARGO")).current_dir(app).args(["metadata", "-q", "--format-version", "1"]));
+    std::fs::write(&manifest_path, manifest).expect("put the runtime's manifest back");
+    locked_packages(&app.join("Cargo.lock"))
+}
+
 #[test]
 fn no_preset_resolves_the_legacy_stack_in_an_applications_lock() {
     let root = scratch_root().join("legacy-stack");
@@ -143,6 +210,24 @@ fn no_preset_resolves_the_legacy_stack_in_an_applications_lock() {
             resolved.len(),
             if legacy.is_empty() { "none".to_owned() } else { legacy.join(", ") }
         );
+        // Lean when unset: the override's optional crates of a provider the preset never selects
+        // (the FIPS module, s2n-tls, OpenSSL) stay out of the application's lock, and the
+        // override adds no package at all to it: the lock is the one the runtime without its
+        // override tables gives.
+        if let Rewrite::Preset(preset) = rewrite {
+            let without = resolved_without_override(&tree, &app, &tree.join("Cargo.lock"));
+            let added: Vec<&(String, String)> = resolved.difference(&without).collect();
+            println!("{name}: {} packages without the override's tables, {} added by them", without.len(), added.len());
+            if !added.is_empty() {
+                failures.push(format!("{name}: the override's tables add to the application's lock: {added:?}"));
+            }
+            let unselected = never_selected_crates(preset);
+            let present: Vec<&str> =
+                resolved.iter().map(|(p, _)| p.as_str()).filter(|p| unselected.contains(p)).collect();
+            if !present.is_empty() {
+                failures.push(format!("{name}: crates of providers it never selects in the lock: {present:?}"));
+            }
+        }
         if control && legacy.len() != LEGACY.len() {
             failures.push(format!("{name} (a control) must resolve all of {LEGACY:?}, resolved {legacy:?}"));
         }
