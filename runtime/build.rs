@@ -30,7 +30,7 @@ fn main() {
         None => requested.clone(),
     };
     let refused = match choice.provider {
-        Some(_) => reach_refusal(&enabled, &requested).or_else(|| override_refusal(&enabled, &target_os)),
+        Some(_) => override_refusal(&enabled, &target_os).or_else(|| reach_refusal(&enabled, &requested)),
         None => refusal(&enabled, &target_os),
     }
     .or_else(|| roots_reach_refusal(&choice, &enabled))
@@ -171,10 +171,14 @@ fn reach_refusal(enabled: &[&ProviderFacts], requested: &[&ProviderFacts]) -> Op
         "--cfg smithy_tls=\"{name}\": the SDK crates asked for {asked} on this target, so {name}'s crates are not in \
          the application's Cargo.lock (only what a crate asks for is); turn the runtime's `{name}` feature on in the \
          application's Cargo.toml as well: `{line}` under [dependencies] (or [target.<triple>.dependencies] for the \
-         targets this override is set for). The cfg alone selects {alone} and \"none\" everywhere",
+         targets this override is set for). The cfg alone selects {alone} everywhere",
         name = provider.name,
         line = feature_line(provider.name),
-        alone = quoted(PROVIDERS.iter().filter(|p| matches!(p.reach, Reach::CfgAlone)).map(|p| p.name)),
+        alone = listed(
+            PROVIDERS.iter().filter(|p| matches!(p.reach, Reach::CfgAlone)).map(|p| p.name).chain(["none"]),
+            '"',
+            "and"
+        ),
     ))
 }
 
@@ -194,7 +198,7 @@ fn roots_reach_refusal(choice: &ApplicationChoice, enabled: &[&ProviderFacts]) -
          well: `{line}` under [dependencies] (or [target.<triple>.dependencies]). The cfg alone selects {alone}",
         name = roots.name,
         line = feature_line(roots.name),
-        alone = quoted(ROOTS.iter().filter(|r| matches!(r.reach, Reach::CfgAlone)).map(|r| r.name)),
+        alone = listed(ROOTS.iter().filter(|r| matches!(r.reach, Reach::CfgAlone)).map(|r| r.name), '"', "and"),
     ))
 }
 

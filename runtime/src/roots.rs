@@ -53,8 +53,8 @@ pub enum TrustRoots {
 }
 
 /// The cargo feature of every trust-root source, compiled into this build or not: the one list
-/// messages name when they list the sources (a test checks it against the manifest's features).
-pub(crate) const ROOTS_FEATURES: &[&str] = &["native", "webpki", "platform-verifier"];
+/// messages name when they list the sources, read from the provider table's `ROOTS`.
+pub(crate) const ROOTS_FEATURES: &[&str] = &crate::provider::ROOTS_NAMES;
 
 impl TrustRoots {
     /// Every trust-root source compiled into this build, in a stable order.

@@ -9,43 +9,30 @@ use zeroize::Zeroizing;
 
 #[allow(unused_imports)] // which are used depends on the providers compiled
 use super::{ClientIdentity, IdentityError, KeyFormat, KeyType};
+#[cfg(not(no_tls))]
+use crate::provider::compiled::Compiled;
+use crate::TlsProvider;
 
-/// Checks that the key is the leaf certificate's, with the first crypto library compiled in
-/// (see [`ClientIdentity`]'s documentation).
-#[allow(unreachable_code)] // in builds that compile one of the checks
+/// Checks that the key is the leaf certificate's, with the crypto library of the first provider
+/// compiled in ([`TlsProvider::ALL`]'s order; see [`ClientIdentity`]'s documentation).
+#[cfg_attr(no_tls, allow(unused_variables))]
 pub(super) fn check_match(identity: &ClientIdentity) -> Result<(), IdentityError> {
-    // ring's provider is deprecated in rustls 0.23.48 (no post-quantum key exchange), which
-    // does not matter for a signature check (the rustls-ring backend in `tls` says why ring stays).
-    #[cfg(provider = "rustls-ring")]
-    #[allow(deprecated)]
-    return check_with_rustls(identity, &rustls::crypto::ring::default_provider());
-    #[cfg(all(not(provider = "rustls-ring"), provider = "rustls-aws-lc"))]
-    return check_with_rustls(identity, &rustls::crypto::aws_lc_rs::default_provider());
-    #[cfg(all(not(provider = "rustls-ring"), not(provider = "rustls-aws-lc"), provider = "rustls-aws-lc-fips"))]
-    return check_with_rustls(identity, &rustls::crypto::default_fips_provider());
-    #[cfg(all(
-        not(any(provider = "rustls-ring", provider = "rustls-aws-lc", provider = "rustls-aws-lc-fips")),
-        openssl_provider
-    ))]
-    return check_with_openssl(identity);
-    #[cfg(all(
-        not(any(provider = "rustls-ring", provider = "rustls-aws-lc", provider = "rustls-aws-lc-fips")),
-        not(openssl_provider),
-        s2n
-    ))]
-    return check_with_aws_lc(identity);
-    #[cfg(all(
-        not(any(provider = "rustls-ring", provider = "rustls-aws-lc", provider = "rustls-aws-lc-fips")),
-        not(openssl_provider),
-        not(s2n),
-        provider = "rustls-custom"
-    ))]
-    if let Ok(provider) = crate::provider::custom::crypto_provider() {
-        return check_with_rustls(identity, &provider);
+    // Nothing to check with (`none`), or rustls-custom before the application installed its
+    // provider: the TLS library checks when the client's TLS is prepared.
+    let Some(compiled) = TlsProvider::ALL.first().and_then(|p| p.compiled().ok()) else { return Ok(()) };
+    match compiled {
+        #[cfg(rustls)]
+        Compiled::Rustls(crypto) => match crypto.provider() {
+            Some(provider) => check_with_rustls(identity, &provider),
+            None => Ok(()),
+        },
+        #[cfg(openssl_provider)]
+        Compiled::OpenSsl => check_with_openssl(identity),
+        #[cfg(s2n_plain)]
+        Compiled::S2nTls => check_with_aws_lc(identity),
+        #[cfg(s2n_fips)]
+        Compiled::S2nTlsFips => check_with_aws_lc(identity),
     }
-    // Nothing here to check with: the TLS library checks when the client's TLS is prepared.
-    let _ = identity;
-    Ok(())
 }
 
 #[cfg(rustls)]
@@ -63,7 +50,6 @@ fn check_with_rustls(identity: &ClientIdentity, crypto: &rustls::crypto::CryptoP
 }
 
 #[cfg(openssl_provider)]
-#[allow(dead_code)] // used only when no rustls provider of ours is compiled
 fn check_with_openssl(identity: &ClientIdentity) -> Result<(), IdentityError> {
     let rejected = |e: openssl::error::ErrorStack| IdentityError::Rejected(Arc::new(e));
     let key = openssl_private_key(identity).map_err(rejected)?;
@@ -80,7 +66,6 @@ fn check_with_openssl(identity: &ClientIdentity) -> Result<(), IdentityError> {
 /// against the bits of the leaf certificate's SubjectPublicKeyInfo (an EC point, an Ed25519 key,
 /// or a DER `RSAPublicKey`, in both spellings).
 #[cfg(s2n)]
-#[allow(dead_code)] // used only when neither rustls's crypto nor OpenSSL is compiled
 fn check_with_aws_lc(identity: &ClientIdentity) -> Result<(), IdentityError> {
     use aws_lc_rs::signature::{self, KeyPair as _};
     use pkcs8::der::Decode as _;

@@ -37,13 +37,14 @@ pub use watched::WatchedIdentity;
 /// ([`KeyType`]); and it is the private half of the leaf certificate's public key.
 ///
 /// **The key/certificate match** needs public-key arithmetic for some keys (an Ed25519 or EC key
-/// need not carry its public half), so it is done by a crypto library compiled into the build,
-/// the first of: rustls's ring, aws-lc-rs or FIPS provider (rustls's `CertifiedKey::keys_match`,
-/// which compares the SubjectPublicKeyInfo the loaded key derives with the certificate's), the
-/// system's OpenSSL (`EVP_PKEY` comparison of the key with the certificate's public key),
-/// aws-lc-rs as s2n-tls builds it (the public key the private key derives against the bits of
-/// the certificate's SubjectPublicKeyInfo), or, in a `rustls-custom` build, the application's
-/// `CryptoProvider` when one is installed by then. Only a `rustls-custom` build whose provider is
+/// need not carry its public half), so it is done by the crypto library of the first provider
+/// compiled into the build ([`TlsProvider::ALL`](crate::TlsProvider::ALL)'s order): a rustls
+/// provider's crypto (rustls's `CertifiedKey::keys_match`, which compares the
+/// SubjectPublicKeyInfo the loaded key derives with the certificate's; for `rustls-custom`, the
+/// application's `CryptoProvider` when one is installed by then), aws-lc-rs as s2n-tls builds it
+/// (the public key the private key derives against the bits of the certificate's
+/// SubjectPublicKeyInfo), or the system's OpenSSL (`EVP_PKEY` comparison of the key with the
+/// certificate's public key). Only a `rustls-custom` build whose provider is
 /// installed later leaves the match to rustls when the client's TLS is prepared (a configuration
 /// error before any handshake). No crypto crate is added to any build for this: each build checks
 /// with the crypto it already has (a FIPS build with its FIPS module).

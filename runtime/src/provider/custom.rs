@@ -4,8 +4,6 @@ use std::sync::{Arc, OnceLock};
 
 use rustls::crypto::CryptoProvider;
 
-use crate::Error;
-
 static CUSTOM: OnceLock<Arc<CryptoProvider>> = OnceLock::new();
 
 /// Hands the runtime the rustls `CryptoProvider` that `TlsProvider::RustlsCustom` clients use
@@ -25,7 +23,7 @@ pub fn set_custom_crypto_provider(provider: Arc<CryptoProvider>) -> Result<(), A
 }
 
 /// The provider for a `rustls-custom` client: the one handed over, else rustls's process-wide
-/// default.
-pub(crate) fn crypto_provider() -> Result<Arc<CryptoProvider>, Error> {
-    CUSTOM.get().cloned().or_else(|| CryptoProvider::get_default().cloned()).ok_or(Error::NoCryptoProvider)
+/// default; `None` before the application installed either.
+pub(crate) fn crypto_provider() -> Option<Arc<CryptoProvider>> {
+    CUSTOM.get().cloned().or_else(|| CryptoProvider::get_default().cloned())
 }

@@ -10,10 +10,22 @@ use crate::TrustRoots;
 mod facts;
 
 pub(crate) mod application;
+pub(crate) mod compiled;
 #[cfg(provider = "rustls-custom")]
 pub(crate) mod custom;
 
-use facts::{ProviderFacts, PROVIDERS};
+use facts::{ProviderFacts, PROVIDERS, ROOTS};
+
+/// The name (cargo feature) of every trust-root source, in the provider table's order.
+pub(crate) const ROOTS_NAMES: [&str; ROOTS.len()] = {
+    let mut names = [""; ROOTS.len()];
+    let mut i = 0;
+    while i < ROOTS.len() {
+        names[i] = ROOTS[i].name;
+        i += 1;
+    }
+    names
+};
 
 /// Which TLS implementation (and, for rustls, which crypto library) a client uses.
 ///

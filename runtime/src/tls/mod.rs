@@ -38,6 +38,10 @@ use tokio::net::TcpStream;
 use crate::error::{Error, TlsHandshakeError};
 use crate::identity::IdentitySource;
 use crate::provider::application::ChosenBy;
+#[cfg(not(no_tls))]
+use crate::provider::compiled::Compiled;
+#[cfg(rustls)]
+use crate::provider::compiled::RustlsCrypto;
 use crate::roots::{ExtraRoots, TrustRoots};
 use crate::TlsProvider;
 
@@ -262,55 +266,45 @@ impl TlsBackend {
         })
     }
 
-    /// The provider's library, prepared.
+    /// The provider's library, prepared. A provider another crate's features name that the
+    /// application's override left out is `NotCompiled`: the shared clients never ask for one
+    /// (they serve the override); a client built for it by hand does.
     #[cfg(not(no_tls))]
     fn library(settings: &TlsSettings) -> Result<Library, Error> {
-        match settings.provider {
-            // rustls 0.24 serves rustls-aws-lc but for platform-verifier roots, whose verifier is
-            // built on rustls 0.23: those stay on the 0.23 backend.
-            #[cfg(all(rustls_in_place, not(rustls_aws_lc_on_023)))]
-            TlsProvider::RustlsAwsLc => {
-                Ok(Library::RustlsInPlace(self::rustls_in_place::InPlaceBackend::prepare(settings)?))
-            }
-            #[cfg(all(rustls_in_place, rustls_aws_lc_on_023))]
-            TlsProvider::RustlsAwsLc if settings.roots != Some(crate::TrustRoots::PlatformVerifier) => {
-                Ok(Library::RustlsInPlace(self::rustls_in_place::InPlaceBackend::prepare(settings)?))
-            }
-            #[cfg(rustls_aws_lc_on_023)]
-            TlsProvider::RustlsAwsLc => Ok(Library::Rustls(self::rustls::RustlsBackend::prepare(
-                settings,
-                // With the `prefer-post-quantum` feature, X25519MLKEM768 leads the key exchange groups.
-                Arc::new(::rustls::crypto::aws_lc_rs::default_provider()),
-            )?)),
-            // rustls 0.23.48 deprecates ring's provider for lacking post-quantum key exchange;
-            // ring is what this provider is chosen for (no aws-lc), so it stays.
-            #[cfg(provider = "rustls-ring")]
-            #[allow(deprecated)]
-            TlsProvider::RustlsRing => Ok(Library::Rustls(self::rustls::RustlsBackend::prepare(
-                settings,
-                Arc::new(::rustls::crypto::ring::default_provider()),
-            )?)),
-            #[cfg(provider = "rustls-aws-lc-fips")]
-            TlsProvider::RustlsAwsLcFips => Ok(Library::Rustls(self::rustls::RustlsBackend::prepare(
-                settings,
-                Arc::new(::rustls::crypto::default_fips_provider()),
-            )?)),
-            #[cfg(provider = "rustls-custom")]
-            TlsProvider::RustlsCustom => Ok(Library::Rustls(self::rustls::RustlsBackend::prepare(
-                settings,
-                crate::provider::custom::crypto_provider()?,
-            )?)),
+        match settings.provider.compiled().map_err(Error::NotCompiled)? {
+            #[cfg(rustls)]
+            Compiled::Rustls(crypto) => Self::rustls_library(settings, crypto),
             #[cfg(s2n_plain)]
-            TlsProvider::S2nTls => Ok(Library::S2n(self::s2n::S2nBackend::prepare(settings)?)),
+            Compiled::S2nTls => Ok(Library::S2n(self::s2n::S2nBackend::prepare(settings)?)),
             #[cfg(s2n_fips)]
-            TlsProvider::S2nTlsFips => Ok(Library::S2n(self::s2n::S2nBackend::prepare(settings)?)),
+            Compiled::S2nTlsFips => Ok(Library::S2n(self::s2n::S2nBackend::prepare(settings)?)),
             #[cfg(openssl_provider)]
-            TlsProvider::OpenSsl => Ok(Library::OpenSsl(self::openssl::OpensslBackend::prepare(settings)?)),
-            // A variant another crate's features name that the application's override left out:
-            // the shared clients never get here (they serve the override); a client built for
-            // it by hand does.
-            #[allow(unreachable_patterns)]
-            provider => Err(Error::NotCompiled(crate::provider::NotCompiled::Provider(provider))),
+            Compiled::OpenSsl => Ok(Library::OpenSsl(self::openssl::OpensslBackend::prepare(settings)?)),
+        }
+    }
+
+    /// A rustls provider's library: rustls 0.24 serves rustls-aws-lc (with
+    /// `experimental-rustls-024`) but for platform-verifier roots, whose verifier is built on
+    /// rustls 0.23; everything else is the 0.23 backend.
+    #[cfg(rustls)]
+    fn rustls_library(settings: &TlsSettings, crypto: RustlsCrypto) -> Result<Library, Error> {
+        #[cfg(all(rustls_in_place, rustls_backend))]
+        if crypto == RustlsCrypto::AwsLc
+            && (cfg!(not(rustls_aws_lc_on_023)) || settings.roots != Some(crate::TrustRoots::PlatformVerifier))
+        {
+            return Ok(Library::RustlsInPlace(self::rustls_in_place::InPlaceBackend::prepare(settings)?));
+        }
+        #[cfg(rustls_backend)]
+        return Ok(Library::Rustls(self::rustls::RustlsBackend::prepare(
+            settings,
+            crypto.provider().ok_or(Error::NoCryptoProvider)?,
+        )?));
+        // Without the 0.23 backend the one rustls provider is rustls-aws-lc on 0.24: the pattern
+        // is irrefutable only in such a build.
+        #[cfg(not(rustls_backend))]
+        {
+            let RustlsCrypto::AwsLc = crypto;
+            Ok(Library::RustlsInPlace(self::rustls_in_place::InPlaceBackend::prepare(settings)?))
         }
     }
 
@@ -674,8 +668,7 @@ impl MaybeTlsStream {
             MaybeTlsStream::OpenSsl(s) => Some(s.read_refusal()),
             #[cfg(s2n)]
             MaybeTlsStream::S2n(s) => Some(s.read_refusal()),
-            #[allow(unreachable_patterns)]
-            _ => None,
+            MaybeTlsStream::Plain(_) => None,
         }
     }
 }

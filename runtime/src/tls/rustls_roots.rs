@@ -8,29 +8,29 @@ use rustls::RootCertStore;
 
 use super::TlsSettings;
 use crate::error::Error;
+#[cfg(roots_source)]
+use crate::provider::compiled::CompiledRoots;
 use crate::roots::PemError;
 
 /// The root store for a trust-root source, built once per process and source.
 fn base_root_store(settings: &TlsSettings) -> Result<Arc<RootCertStore>, Error> {
-    match settings.roots {
-        None => Ok(Arc::new(RootCertStore::empty())),
+    // A source the application's override left out is `NotCompiled`: the clients it builds never ask.
+    let Some(roots) = settings.roots else { return Ok(Arc::new(RootCertStore::empty())) };
+    match roots.compiled().map_err(Error::NotCompiled)? {
         // The platform verifier brings its own roots; see `rustls::platform_verifier`.
         #[cfg(roots = "platform-verifier")]
-        Some(crate::TrustRoots::PlatformVerifier) => Ok(Arc::new(RootCertStore::empty())),
+        CompiledRoots::PlatformVerifier => Ok(Arc::new(RootCertStore::empty())),
         #[cfg(roots = "webpki")]
-        Some(crate::TrustRoots::Webpki) => Ok(webpki_store()),
+        CompiledRoots::Webpki => Ok(webpki_store()),
         #[cfg(roots = "native")]
-        Some(crate::TrustRoots::Native) => Ok(native_store()?),
+        CompiledRoots::Native => Ok(native_store()?),
         // The native store while it yields a certificate; the bundled roots where it does not.
         #[cfg(native_or_webpki)]
-        Some(crate::TrustRoots::NativeOrWebpki) => Ok(native_store().unwrap_or_else(|why| {
+        CompiledRoots::NativeOrWebpki => Ok(native_store().unwrap_or_else(|why| {
             let store = webpki_store();
             super::warn_native_fallback(settings.provider, &why, store.len());
             store
         })),
-        // A source the application's override left out: the clients it builds never ask.
-        #[allow(unreachable_patterns)]
-        Some(roots) => Err(Error::NotCompiled(crate::provider::NotCompiled::Roots(roots))),
     }
 }
 

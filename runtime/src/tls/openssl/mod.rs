@@ -37,6 +37,7 @@ use crate::error::{
     CertificateAnswer, CertificateProblem, ClientCertificateProblem, Error, HandshakeFailure, TlsConfigError,
     TlsHandshakeError,
 };
+use crate::provider::compiled::CompiledRoots;
 use crate::roots::PemError;
 use crate::TlsProvider;
 
@@ -113,19 +114,19 @@ fn context_builder(settings: &TlsSettings) -> Result<SslContextBuilder, ErrorSta
 
 /// Trusts the settings' roots source and extra certificates; trusting nothing is an error.
 fn trust_roots(builder: &mut SslContextBuilder, settings: &TlsSettings) -> Result<(), Error> {
-    match settings.roots {
+    match settings.roots.map(crate::TrustRoots::compiled).transpose().map_err(Error::NotCompiled)? {
         #[cfg(roots = "native")]
-        Some(crate::TrustRoots::Native) => {
+        Some(CompiledRoots::Native) => {
             crate::roots::check_native_store()?;
             builder.set_default_verify_paths().map_err(config_error(settings.provider))?;
         }
         #[cfg(roots = "webpki")]
-        Some(crate::TrustRoots::Webpki) => trust_bundled_roots(builder, settings.provider)?,
+        Some(CompiledRoots::Webpki) => trust_bundled_roots(builder, settings.provider)?,
         // As `Native` where the store yields a certificate (OpenSSL reading it itself, as
         // there); the bundled roots where it does not. OpenSSL loads an empty or missing
         // store without a word, so the store is read here first to know.
         #[cfg(native_or_webpki)]
-        Some(crate::TrustRoots::NativeOrWebpki) => {
+        Some(CompiledRoots::NativeOrWebpki) => {
             match crate::roots::check_native_store().and_then(|()| crate::roots::load_native_certificates().map(drop)) {
                 Ok(()) => builder.set_default_verify_paths().map_err(config_error(settings.provider))?,
                 Err(why) => {
@@ -138,10 +139,9 @@ fn trust_roots(builder: &mut SslContextBuilder, settings: &TlsSettings) -> Resul
         None => {}
         // Refused by `TlsProvider::validate_roots` before any backend is prepared.
         #[cfg(roots = "platform-verifier")]
-        Some(roots @ crate::TrustRoots::PlatformVerifier) => settings.provider.validate_roots(roots)?,
-        // A source the application's override left out: the clients it builds never ask.
-        #[allow(unreachable_patterns)]
-        Some(roots) => return Err(Error::NotCompiled(crate::provider::NotCompiled::Roots(roots))),
+        Some(CompiledRoots::PlatformVerifier) => {
+            settings.provider.validate_roots(crate::TrustRoots::PlatformVerifier)?
+        }
     }
     for cert in &settings.extra_roots.certificates {
         let invalid = |e: ErrorStack| Error::InvalidPem {

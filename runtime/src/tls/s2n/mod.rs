@@ -33,6 +33,7 @@ use crate::error::{
     CertificateAnswer, CertificateProblem, ClientCertificateProblem, Error, HandshakeFailure, TlsConfigError,
     TlsHandshakeError,
 };
+use crate::provider::compiled::CompiledRoots;
 use crate::roots::PemError;
 use crate::TlsProvider;
 
@@ -167,19 +168,19 @@ impl S2nBackend {
         let policy = Policy::from_version(security_policy(provider)).map_err(config_error)?;
         builder.set_security_policy(&policy).map_err(config_error)?;
         builder.set_application_protocol_preference(settings.alpn()).map_err(config_error)?;
-        match settings.roots {
+        match settings.roots.map(crate::TrustRoots::compiled).transpose().map_err(Error::NotCompiled)? {
             #[cfg(roots = "native")]
-            Some(crate::TrustRoots::Native) => {
+            Some(CompiledRoots::Native) => {
                 crate::roots::check_native_store()?;
                 builder.with_system_certs(true).map_err(config_error)?;
             }
             #[cfg(roots = "webpki")]
-            Some(crate::TrustRoots::Webpki) => trust_bundled_roots(&mut builder, config_error)?,
+            Some(CompiledRoots::Webpki) => trust_bundled_roots(&mut builder, config_error)?,
             // As `Native` where the store yields a certificate (s2n-tls reading it itself, as
             // there); the bundled roots where it does not. s2n-tls loads an empty or missing
             // store without a word, so the store is read here first to know (once per backend).
             #[cfg(native_or_webpki)]
-            Some(crate::TrustRoots::NativeOrWebpki) => {
+            Some(CompiledRoots::NativeOrWebpki) => {
                 match crate::roots::check_native_store()
                     .and_then(|()| crate::roots::load_native_certificates().map(drop))
                 {
@@ -198,10 +199,7 @@ impl S2nBackend {
             }
             // Refused by `TlsProvider::validate_roots` before any backend is prepared.
             #[cfg(roots = "platform-verifier")]
-            Some(roots @ crate::TrustRoots::PlatformVerifier) => provider.validate_roots(roots)?,
-            // A source the application's override left out: the clients it builds never ask.
-            #[allow(unreachable_patterns)]
-            Some(roots) => return Err(Error::NotCompiled(crate::provider::NotCompiled::Roots(roots))),
+            Some(CompiledRoots::PlatformVerifier) => provider.validate_roots(crate::TrustRoots::PlatformVerifier)?,
         }
         for cert in &settings.extra_roots.certificates {
             builder.trust_pem(der_to_pem(cert.as_ref()).as_bytes()).map_err(|e| Error::InvalidPem {
