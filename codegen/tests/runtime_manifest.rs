@@ -195,25 +195,39 @@ fn cannot_use(roots: &RootsFacts) -> Vec<&'static str> {
     library.chain([NONE]).collect()
 }
 
-/// runtime/Cargo.toml's `[target]` tables: the providers' and roots' crates with and without
-/// the application's override.
-fn runtime_tables() -> String {
-    let mut tables = Tables::default();
-    let crates = provider_crates();
-    let carrier = Dependency {
+/// The runtime's dependency on its crypto carrier.
+fn carrier_dependency() -> Dependency {
+    Dependency {
         name: CARRIER,
         package: None,
         version: carrier_version(),
         default_features: true,
         features: &[],
         unix_only: false,
-    };
-    // No override: every provider's crates, optional, and the carrier with their crypto.
+    }
+}
+
+/// runtime/Cargo.toml's `[target]` tables: the providers' and roots' crates with and without
+/// the application's override.
+fn runtime_tables() -> String {
+    let mut tables = Tables::default();
+    no_override_tables(&mut tables);
+    override_crate_tables(&mut tables);
+    override_crypto_tables(&mut tables);
+    roots_tables(&mut tables);
+    let mut out = String::new();
+    tables.render(&mut out);
+    out
+}
+
+/// No override: every provider's crates, optional, and the carrier with their crypto.
+fn no_override_tables(tables: &mut Tables) {
     for unix in [false, true] {
         let mut lines = Vec::new();
         if !unix {
-            lines.push(declaration(&carrier, &[], true, Some("crypto")));
+            lines.push(declaration(&carrier_dependency(), &[], true, Some("crypto")));
         }
+        let crates = provider_crates();
         lines.extend(crates.iter().filter(|d| d.unix_only == unix).map(|d| declaration(d, &[], true, None)));
         if !unix {
             lines.extend(RUSTLS_024.iter().map(|d| declaration(d, &[], true, None)));
@@ -225,9 +239,13 @@ fn runtime_tables() -> String {
         };
         tables.add(comment, &on_unix(unix, no_override()), &lines);
     }
-    // An override: each crate for the values that use it, grouped by those values.
+}
+
+/// An override: each crate for the values that use it, grouped by those values; optional unless
+/// the cfg alone selects one of them.
+fn override_crate_tables(tables: &mut Tables) {
     let mut groups: Vec<(String, bool, Vec<String>)> = Vec::new();
-    for dep in &crates {
+    for dep in provider_crates() {
         let users = users(dep);
         let optional = users.iter().all(|p| matches!(p.reach, Reach::WithFeature));
         let names: Vec<&str> = users.iter().map(|p| p.name).collect();
@@ -246,8 +264,11 @@ fn runtime_tables() -> String {
         };
         tables.add(comment, cfg, lines);
     }
-    // An override's cryptography: in the runtime's table where the cfg alone selects it, through
-    // the carrier's gate otherwise.
+}
+
+/// An override's cryptography: in the runtime's table where the cfg alone selects it, through
+/// the carrier's gate otherwise.
+fn override_crypto_tables(tables: &mut Tables) {
     let mut gated = Vec::new();
     for provider in &PROVIDERS {
         let Some(crypto) = provider.crypto_features else { continue };
@@ -262,10 +283,13 @@ fn runtime_tables() -> String {
         let cfg = on_unix(crypto.krate.unix_only, any_value("smithy_tls", &[provider.name]));
         tables.add(&format!("`{}` under the override, in every lock.", provider.name), &cfg, &lines);
     }
-    let lines = vec![declaration(&carrier, &[], true, Some("crypto"))];
+    let lines = vec![declaration(&carrier_dependency(), &[], true, Some("crypto"))];
     tables.add("The gated overrides' cryptography, through the carrier.", &any_value("smithy_tls", &gated), &lines);
-    // Trust roots: without a roots override the sources the features ask for, where the provider
-    // in use can use them; with one, that source only.
+}
+
+/// Trust roots: without a roots override the sources the features ask for, where the provider
+/// in use can use them; with one, that source only.
+fn roots_tables(tables: &mut Tables) {
     let roots_values: Vec<&str> = ROOTS.iter().map(|r| r.name).collect();
     for roots in &ROOTS {
         let excluded = cannot_use(roots);
@@ -281,9 +305,6 @@ fn runtime_tables() -> String {
         let lines = vec![declaration(roots.krate, &[], optional, None)];
         tables.add(&format!("`{}` roots as the application's override.", roots.name), &with, &lines);
     }
-    let mut out = String::new();
-    tables.render(&mut out);
-    out
 }
 
 /// `key = "a", key = "b"`.

@@ -51,6 +51,8 @@
 //! own record buffers once a connection has had nothing to read for 100 ms, so a connection
 //! waiting in the pool holds neither.
 #![warn(missing_docs, unreachable_pub)]
+// Short functions: clippy's count of code lines, threshold in the workspace's clippy.toml.
+#![warn(clippy::too_many_lines)]
 // Two modules have `unsafe` code (the s2n-tls backend's key_log.rs, the C callback s2n-tls needs
 // for SSLKEYLOGFILE; the system libssl backend's ffi.rs, the calls its safe crate lacks); each
 // opts in with `allow` and argues its safety, everything else is refused.

@@ -466,44 +466,68 @@ fn sample(items: &[&str]) -> String {
     }
 }
 
+/// What an override does over the whole matrix, target by target, grouped for printing.
+#[derive(Default)]
+struct OverrideTally<'a> {
+    /// The targets that compile the override's provider, with the build tools each needs.
+    compiles: Vec<(&'a str, &'a [BuildTool])>,
+    /// How many targets compile no TLS library (`none`).
+    no_tls: usize,
+    /// Where the provider does not build, grouped by why.
+    refused: Vec<(&'a str, Vec<&'a str>)>,
+    /// The rules whose targets stay unchanged (no provider), and how many targets that is.
+    unchanged_rules: Vec<&'a str>,
+    unchanged: usize,
+    /// Targets that cannot host an SDK (unchanged too).
+    not_hosts: usize,
+    /// The rules whose roots the override's provider cannot use.
+    roots_rules: Vec<&'a str>,
+}
+
+impl<'a> OverrideTally<'a> {
+    fn of(report: &'a ExplainReport) -> OverrideTally<'a> {
+        let mut tally = OverrideTally::default();
+        for target in &report.targets {
+            let rule = match &target.verdict {
+                Verdict::Served { rule, .. } => Some(rule.as_str()),
+                Verdict::NotAHost { .. } => None,
+            };
+            match (&target.under_override, rule) {
+                (Some(OverrideEffect::Compiles { required_tools, roots, .. }), _) => {
+                    tally.compiles.push((target.target.as_str(), required_tools));
+                    if let (Some(_), Some(rule)) = (roots, rule) {
+                        if !tally.roots_rules.contains(&rule) {
+                            tally.roots_rules.push(rule);
+                        }
+                    }
+                }
+                (Some(OverrideEffect::NoTls { .. }), _) => tally.no_tls += 1,
+                (Some(OverrideEffect::DoesNotBuild { why, .. }), _) => {
+                    match tally.refused.iter_mut().find(|(w, _)| w == why) {
+                        Some((_, targets)) => targets.push(&target.target),
+                        None => tally.refused.push((why, vec![&target.target])),
+                    }
+                }
+                (Some(OverrideEffect::Unchanged { .. }), Some(rule)) => {
+                    tally.unchanged += 1;
+                    if !tally.unchanged_rules.contains(&rule) {
+                        tally.unchanged_rules.push(rule);
+                    }
+                }
+                (Some(OverrideEffect::Unchanged { .. }), None) => tally.not_hosts += 1,
+                (None, _) => {}
+            }
+        }
+        tally
+    }
+}
+
 /// The override over the whole matrix: how many targets compile its provider and what their
 /// build hosts need, where it does not build (grouped by reason), and where it changes nothing.
 fn print_override_matrix(value: TlsOverride, report: &ExplainReport, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "{HEADER}under {value}:{HEADER:#}")?;
-    let mut compiles: Vec<(&str, &[BuildTool])> = Vec::new();
-    let mut no_tls = 0;
-    let mut refused: Vec<(&str, Vec<&str>)> = Vec::new();
-    let mut unchanged_rules: Vec<&str> = Vec::new();
-    let (mut unchanged, mut not_hosts, mut roots_rules) = (0, 0, Vec::<&str>::new());
-    for target in &report.targets {
-        let rule = match &target.verdict {
-            Verdict::Served { rule, .. } => Some(rule.as_str()),
-            Verdict::NotAHost { .. } => None,
-        };
-        match (&target.under_override, rule) {
-            (Some(OverrideEffect::Compiles { required_tools, roots, .. }), _) => {
-                compiles.push((target.target.as_str(), required_tools));
-                if let (Some(_), Some(rule)) = (roots, rule) {
-                    if !roots_rules.contains(&rule) {
-                        roots_rules.push(rule);
-                    }
-                }
-            }
-            (Some(OverrideEffect::NoTls { .. }), _) => no_tls += 1,
-            (Some(OverrideEffect::DoesNotBuild { why, .. }), _) => match refused.iter_mut().find(|(w, _)| w == why) {
-                Some((_, targets)) => targets.push(&target.target),
-                None => refused.push((why, vec![&target.target])),
-            },
-            (Some(OverrideEffect::Unchanged { .. }), Some(rule)) => {
-                unchanged += 1;
-                if !unchanged_rules.contains(&rule) {
-                    unchanged_rules.push(rule);
-                }
-            }
-            (Some(OverrideEffect::Unchanged { .. }), None) => not_hosts += 1,
-            (None, _) => {}
-        }
-    }
+    let OverrideTally { compiles, no_tls, refused, unchanged_rules, unchanged, not_hosts, roots_rules } =
+        OverrideTally::of(report);
     match value.provider() {
         None => writeln!(
             out,

@@ -150,6 +150,71 @@ fn init() {
     });
 }
 
+/// Trusts the settings' roots source and extra certificates.
+fn trust_roots(builder: &mut s2n_tls::config::Builder, settings: &TlsSettings) -> Result<(), Error> {
+    let provider = settings.provider;
+    let config_error = config_error(provider);
+    match settings.roots.map(crate::TrustRoots::compiled).transpose().map_err(Error::NotCompiled)? {
+        #[cfg(roots = "native")]
+        Some(CompiledRoots::Native) => {
+            crate::roots::check_native_store()?;
+            builder.with_system_certs(true).map_err(config_error)?;
+        }
+        #[cfg(roots = "webpki")]
+        Some(CompiledRoots::Webpki) => trust_bundled_roots(builder, config_error)?,
+        // As `Native` where the store yields a certificate (s2n-tls reading it itself, as
+        // there); the bundled roots where it does not. s2n-tls loads an empty or missing
+        // store without a word, so the store is read here first to know (once per backend).
+        #[cfg(native_or_webpki)]
+        Some(CompiledRoots::NativeOrWebpki) => {
+            match crate::roots::check_native_store().and_then(|()| crate::roots::load_native_certificates().map(drop)) {
+                Ok(()) => {
+                    builder.with_system_certs(true).map_err(config_error)?;
+                }
+                Err(why) => {
+                    trust_bundled_roots(builder, config_error)?;
+                    let roots = webpki_root_certs::TLS_SERVER_ROOT_CERTS.len();
+                    super::warn_native_fallback(provider, &why, roots);
+                }
+            }
+        }
+        None => {
+            builder.with_system_certs(false).map_err(config_error)?;
+        }
+        // Refused by `TlsProvider::validate_roots` before any backend is prepared.
+        #[cfg(roots = "platform-verifier")]
+        Some(CompiledRoots::PlatformVerifier) => provider.validate_roots(crate::TrustRoots::PlatformVerifier)?,
+    }
+    for cert in &settings.extra_roots.certificates {
+        builder.trust_pem(der_to_pem(cert.as_ref()).as_bytes()).map_err(|e| Error::InvalidPem {
+            origin: "extra root certificate".to_owned(),
+            reason: PemError::Rejected(Arc::new(NamedError(e))),
+        })?;
+    }
+    Ok(())
+}
+
+/// The client identity, presented when a server asks (s2n-tls clients answer a
+/// CertificateRequest by default: with this chain, or an empty one without). s2n-tls keeps its
+/// own copy of the key in the config, freed with it.
+fn present_identity(builder: &mut s2n_tls::config::Builder, settings: &TlsSettings) -> Result<(), Error> {
+    let provider = settings.provider;
+    if let Some(identity) = &settings.client_identity {
+        if is_fips(provider) && !identity.key_type().is_fips_approved() {
+            let reason = TlsConfigError::ClientKeyNotFipsApproved(identity.key_type());
+            return Err(Error::TlsConfig { provider, reason });
+        }
+        // s2n-tls reads no Ed25519 certificate (S2N_ERR_DECODE_CERTIFICATE): said plainly.
+        if identity.key_type() == crate::KeyType::Ed25519 {
+            let reason = TlsConfigError::ClientKeyTypeUnsupported(identity.key_type());
+            return Err(Error::TlsConfig { provider, reason });
+        }
+        let (chain, key) = identity.pem();
+        builder.load_pem(chain.as_bytes(), key.as_bytes()).map_err(config_error(provider))?;
+    }
+    Ok(())
+}
+
 impl S2nBackend {
     pub(crate) fn prepare(settings: &TlsSettings) -> Result<Self, Error> {
         let provider = settings.provider;
@@ -168,67 +233,14 @@ impl S2nBackend {
         let policy = Policy::from_version(security_policy(provider)).map_err(config_error)?;
         builder.set_security_policy(&policy).map_err(config_error)?;
         builder.set_application_protocol_preference(settings.alpn()).map_err(config_error)?;
-        match settings.roots.map(crate::TrustRoots::compiled).transpose().map_err(Error::NotCompiled)? {
-            #[cfg(roots = "native")]
-            Some(CompiledRoots::Native) => {
-                crate::roots::check_native_store()?;
-                builder.with_system_certs(true).map_err(config_error)?;
-            }
-            #[cfg(roots = "webpki")]
-            Some(CompiledRoots::Webpki) => trust_bundled_roots(&mut builder, config_error)?,
-            // As `Native` where the store yields a certificate (s2n-tls reading it itself, as
-            // there); the bundled roots where it does not. s2n-tls loads an empty or missing
-            // store without a word, so the store is read here first to know (once per backend).
-            #[cfg(native_or_webpki)]
-            Some(CompiledRoots::NativeOrWebpki) => {
-                match crate::roots::check_native_store()
-                    .and_then(|()| crate::roots::load_native_certificates().map(drop))
-                {
-                    Ok(()) => {
-                        builder.with_system_certs(true).map_err(config_error)?;
-                    }
-                    Err(why) => {
-                        trust_bundled_roots(&mut builder, config_error)?;
-                        let roots = webpki_root_certs::TLS_SERVER_ROOT_CERTS.len();
-                        super::warn_native_fallback(provider, &why, roots);
-                    }
-                }
-            }
-            None => {
-                builder.with_system_certs(false).map_err(config_error)?;
-            }
-            // Refused by `TlsProvider::validate_roots` before any backend is prepared.
-            #[cfg(roots = "platform-verifier")]
-            Some(CompiledRoots::PlatformVerifier) => provider.validate_roots(crate::TrustRoots::PlatformVerifier)?,
-        }
-        for cert in &settings.extra_roots.certificates {
-            builder.trust_pem(der_to_pem(cert.as_ref()).as_bytes()).map_err(|e| Error::InvalidPem {
-                origin: "extra root certificate".to_owned(),
-                reason: PemError::Rejected(Arc::new(NamedError(e))),
-            })?;
-        }
+        trust_roots(&mut builder, settings)?;
         // s2n-tls delays reporting a failed handshake by 10-30 s ("blinding") to hide timing
         // differences from an attacker. With this AEAD-only policy there is no padding oracle
         // to hide, and a client that waits half a minute to report an untrusted certificate
         // stalls the SDK's retries, so the delay is off.
         builder.set_max_blinding_delay(0).map_err(config_error)?;
         builder.set_send_buffer_size(128 << 10).map_err(config_error)?;
-        // The client identity, presented when a server asks (s2n-tls clients answer a
-        // CertificateRequest by default: with this chain, or an empty one without). s2n-tls
-        // keeps its own copy of the key in the config, freed with it.
-        if let Some(identity) = &settings.client_identity {
-            if is_fips(provider) && !identity.key_type().is_fips_approved() {
-                let reason = TlsConfigError::ClientKeyNotFipsApproved(identity.key_type());
-                return Err(Error::TlsConfig { provider, reason });
-            }
-            // s2n-tls reads no Ed25519 certificate (S2N_ERR_DECODE_CERTIFICATE): said plainly.
-            if identity.key_type() == crate::KeyType::Ed25519 {
-                let reason = TlsConfigError::ClientKeyTypeUnsupported(identity.key_type());
-                return Err(Error::TlsConfig { provider, reason });
-            }
-            let (chain, key) = identity.pem();
-            builder.load_pem(chain.as_bytes(), key.as_bytes()).map_err(config_error)?;
-        }
+        present_identity(&mut builder, settings)?;
         let tickets = Arc::new(TicketStore::default());
         if settings.session_resumption {
             builder.enable_session_tickets(true).map_err(config_error)?;
