@@ -137,6 +137,7 @@ fn override_effect(value: TlsOverride, rule: &str, stack: Stack, target: &Target
             required_tools: required_tools(&native_build).into_iter().collect(),
             native_build,
             roots: (!provider.supports_roots(roots)).then(|| roots_advice(provider, roots, target)),
+            needs_feature: provider.override_needs_feature(replaces),
         },
         Err(why) => OverrideEffect::DoesNotBuild { provider, why: why.to_owned(), instead: instead(provider, target) },
     }

@@ -10,7 +10,7 @@ use super::{
     ExplainReport, FailureReport, OverrideEffect, PresetsReport, RewriteReport, StackReport, TargetReport, TreeReport,
     Unusable, Verdict,
 };
-use crate::model::TlsOverride;
+use crate::model::{Provider, TlsOverride};
 use crate::native_build::{BuildTool, LibraryBuild, Necessity, RuleToolNeed};
 
 const ERROR: Style = AnsiColor::Red.on_default().effects(Effects::BOLD);
@@ -398,11 +398,14 @@ fn print_override_target(
 ) -> io::Result<()> {
     write!(out, "  {HEADER}under {value}{HEADER:#}: ")?;
     match effect {
-        OverrideEffect::Compiles { provider, replaces, native_build, roots, .. } => {
+        OverrideEffect::Compiles { provider, replaces, native_build, roots, needs_feature, .. } => {
             if provider == replaces {
                 writeln!(out, "provider {provider}, the rule's provider too")?;
             } else {
                 writeln!(out, "provider {provider} in place of the rule's {replaces}")?;
+            }
+            if *needs_feature {
+                writeln!(out, "    needs: {}", feature_advice(*provider))?;
             }
             if provider.brings_crypto() {
                 print_native_build(tier, native_build, "    ", out)?;
@@ -466,6 +469,15 @@ fn sample(items: &[&str]) -> String {
     }
 }
 
+/// What the application adds beside the cfg where the SDK crates do not ask for `provider`.
+fn feature_advice(provider: Provider) -> String {
+    format!(
+        "the runtime's `{provider}` feature in the application's Cargo.toml as well (`features = [\"{provider}\"]` on \
+         its smithy-default-tls dependency): the SDK crates do not ask for {provider} here, so its crates are not in \
+         the application's lock"
+    )
+}
+
 /// What an override does over the whole matrix, target by target, grouped for printing.
 #[derive(Default)]
 struct OverrideTally<'a> {
@@ -482,6 +494,8 @@ struct OverrideTally<'a> {
     not_hosts: usize,
     /// The rules whose roots the override's provider cannot use.
     roots_rules: Vec<&'a str>,
+    /// How many of the targets that compile the provider need its feature as well.
+    needs_feature: usize,
 }
 
 impl<'a> OverrideTally<'a> {
@@ -493,8 +507,9 @@ impl<'a> OverrideTally<'a> {
                 Verdict::NotAHost { .. } => None,
             };
             match (&target.under_override, rule) {
-                (Some(OverrideEffect::Compiles { required_tools, roots, .. }), _) => {
+                (Some(OverrideEffect::Compiles { required_tools, roots, needs_feature, .. }), _) => {
                     tally.compiles.push((target.target.as_str(), required_tools));
+                    tally.needs_feature += usize::from(*needs_feature);
                     if let (Some(_), Some(rule)) = (roots, rule) {
                         if !tally.roots_rules.contains(&rule) {
                             tally.roots_rules.push(rule);
@@ -526,7 +541,7 @@ impl<'a> OverrideTally<'a> {
 /// build hosts need, where it does not build (grouped by reason), and where it changes nothing.
 fn print_override_matrix(value: TlsOverride, report: &ExplainReport, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "{HEADER}under {value}:{HEADER:#}")?;
-    let OverrideTally { compiles, no_tls, refused, unchanged_rules, unchanged, not_hosts, roots_rules } =
+    let OverrideTally { compiles, no_tls, refused, unchanged_rules, unchanged, not_hosts, roots_rules, needs_feature } =
         OverrideTally::of(report);
     match value.provider() {
         None => writeln!(
@@ -548,6 +563,9 @@ fn print_override_matrix(value: TlsOverride, report: &ExplainReport, out: &mut d
                 override_tools(&compiles)
             )?;
         }
+    }
+    if let Some(provider) = value.provider().filter(|_| needs_feature > 0) {
+        writeln!(out, "  {needs_feature} of them need {}", feature_advice(provider))?;
     }
     if !roots_rules.is_empty() {
         let rules: Vec<String> = roots_rules.iter().map(|r| format!("`{r}`")).collect();

@@ -351,6 +351,11 @@ pub enum OverrideEffect {
         /// `--cfg smithy_tls_roots` to set beside it; absent when it can.
         #[serde(skip_serializing_if = "Option::is_none")]
         roots: Option<String>,
+        /// True when the rule's provider does not bring the override's crates into the
+        /// application's lock: the application turns the runtime's feature of the provider's
+        /// name on in its own Cargo.toml beside the cfg; absent when the cfg alone selects it.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        needs_feature: bool,
     },
     /// `none`: no TLS library is compiled for the target; the default client fails every
     /// request with a non-retryable error, and the application sets its own HTTP client.
