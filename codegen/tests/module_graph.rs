@@ -60,6 +60,10 @@ struct Scan {
     paths: Vec<(ModulePath, ModulePath)>,
     /// The inline modules (`mod name { .. }`) declared.
     inline_modules: Vec<ModulePath>,
+    /// The names `use` items bring into a module, re-exports included: (the module, the name)
+    /// → the path it stands for (relative ones start at the module: checked against the modules
+    /// once all files are read).
+    aliases: Vec<(ModulePath, String, ModulePath)>,
 }
 
 /// Whether `trees[i]` and `trees[i + 1]` are `::` (two `:` puncts).
@@ -97,6 +101,9 @@ fn scan(tokens: TokenStream, module: &ModulePath, out: &mut Scan) {
         // A path starts at `crate`, `super` or `self` followed by `::`, not in the middle of one.
         if i >= 2 && path_sep(&trees, i - 2) {
             continue;
+        }
+        if ident(&trees, i).as_deref() == Some("use") {
+            use_item(&trees, i + 1, module, out);
         }
         let Some(base) = path_base(&trees, i, module) else { continue };
         let mut named = Vec::new();
@@ -158,6 +165,74 @@ fn continue_path(trees: &[TokenTree], mut at: usize, mut prefix: ModulePath, out
     out.push(prefix);
 }
 
+/// Records the names a `use` item starting at `trees[at]` brings into `module`: each leaf of its
+/// tree (under its `as` name), standing for the path it names. A path that does not start at
+/// `crate`, `super` or `self` starts at `module` (a child module, or an extern crate: those never
+/// match a module and resolve to nothing). Globs name nothing.
+fn use_item(trees: &[TokenTree], at: usize, module: &ModulePath, out: &mut Scan) {
+    let (base, at) = match path_base(trees, at, module) {
+        Some(based) => based,
+        None if ident(trees, at).is_some() => (module.clone(), at),
+        None => return,
+    };
+    let mut leaves = Vec::new();
+    use_tree(trees, at, base, &mut leaves);
+    out.aliases.extend(leaves.into_iter().map(|(name, target)| (module.clone(), name, target)));
+}
+
+/// The leaves of a use tree from `trees[at]` below `prefix`: (the name it brings, the path).
+fn use_tree(trees: &[TokenTree], mut at: usize, mut prefix: ModulePath, out: &mut Vec<(String, ModulePath)>) {
+    loop {
+        match trees.get(at) {
+            Some(TokenTree::Ident(segment)) if *segment == "self" => {
+                if let Some(last) = prefix.last().cloned() {
+                    out.push((renamed(trees, at + 1).unwrap_or(last), prefix));
+                }
+                return;
+            }
+            Some(TokenTree::Ident(segment)) => {
+                prefix.push(segment.to_string());
+                if !path_sep(trees, at + 1) {
+                    let name = renamed(trees, at + 1).unwrap_or_else(|| segment.to_string());
+                    out.push((name, prefix));
+                    return;
+                }
+                at += 3;
+            }
+            Some(TokenTree::Group(group)) if group.delimiter() == Delimiter::Brace => {
+                let inner: Vec<TokenTree> = group.stream().into_iter().collect();
+                for part in inner.split(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ',')) {
+                    use_tree(part, 0, prefix.clone(), out);
+                }
+                return;
+            }
+            _ => return,
+        }
+    }
+}
+
+/// The name after `as` at `trees[at]`, if the tree is renamed there.
+fn renamed(trees: &[TokenTree], at: usize) -> Option<String> {
+    (ident(trees, at).as_deref() == Some("as")).then(|| ident(trees, at + 1)).flatten()
+}
+
+/// `path` with each leading name a `use` brought into a module replaced by what it stands for,
+/// until none is left: `crate::Error` is `crate::error::Error` where the root re-exports it, and
+/// `super::f` is the sibling module's `f` where the parent imported it.
+fn resolve(path: &ModulePath, aliases: &BTreeMap<ModulePath, ModulePath>) -> ModulePath {
+    let mut path = path.clone();
+    // Bounded: an alias chain longer than this is a `use` cycle, which rustc refuses anyway.
+    for _ in 0..16 {
+        let Some(len) = (1..=path.len()).rev().find(|len| aliases.contains_key(&path[..*len])) else { break };
+        let target = &aliases[&path[..len]];
+        if target[..] == path[..len] {
+            break;
+        }
+        path = [target.clone(), path[len..].to_vec()].concat();
+    }
+    path
+}
+
 /// The sibling edge a path from `from` to `to` makes, if any: the first modules where the two
 /// paths part, when both are modules.
 fn sibling_edge(from: &ModulePath, to: &ModulePath, modules: &BTreeSet<ModulePath>) -> Option<(String, String)> {
@@ -183,9 +258,16 @@ fn graph(src: &Path) -> Graph {
         modules.insert(module);
     }
     modules.extend(scanned.inline_modules);
+    // A name is an alias where its path starts at a module of the crate (not an extern crate).
+    let aliases: BTreeMap<ModulePath, ModulePath> = scanned
+        .aliases
+        .into_iter()
+        .filter(|(_, _, target)| (1..=target.len()).any(|len| modules.contains(&target[..len])))
+        .map(|(module, name, target)| ([module, vec![name]].concat(), target))
+        .collect();
     let mut graph = Graph::new();
     for (from, to) in &scanned.paths {
-        if let Some((a, b)) = sibling_edge(from, to, &modules) {
+        if let Some((a, b)) = sibling_edge(from, &resolve(to, &aliases), &modules) {
             graph.entry(a).or_default().insert(b);
         }
     }
@@ -302,6 +384,45 @@ fn the_scan_resolves_crate_super_and_self_paths() {
     // Into an ancestor's own items, or to an item that is not a module: no edge.
     assert_eq!(edge("top::sub", "top::Thing"), None);
     assert_eq!(edge("top::sub::tests", "top::sub::Thing"), None);
+}
+
+#[test]
+fn bench_modules_import_each_other_without_a_cycle_at_any_depth() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench/src");
+    let graph = graph(&src);
+    if let Some(cycle) = find_cycle(&graph) {
+        panic!("bench/src modules import each other in a cycle: {}", cycle.join(" -> "));
+    }
+}
+
+/// Names a `use` brings into a module resolve to what they stand for: a path through a parent's
+/// re-export or import, or through the crate root's, is an edge to the module that defines it.
+#[test]
+fn paths_through_re_exports_resolve_to_their_module() {
+    let parent = "pub use self::b::f; pub(crate) use crate::top::c::{g as renamed, self};";
+    let child = "fn x() { super::f(); super::renamed(); super::c::h(); crate::top::f(); }";
+    let module = |p: &str| p.split("::").map(str::to_owned).collect::<ModulePath>();
+    let mut found = Scan::default();
+    scan(TokenStream::from_str(parent).unwrap(), &module("top"), &mut found);
+    scan(TokenStream::from_str(child).unwrap(), &module("top::a"), &mut found);
+    let modules = BTreeSet::from([module("top"), module("top::a"), module("top::b"), module("top::c")]);
+    let aliases: BTreeMap<ModulePath, ModulePath> = found
+        .aliases
+        .iter()
+        .map(|(m, name, target)| ([m.clone(), vec![name.clone()]].concat(), target.clone()))
+        .collect();
+    let edges: BTreeSet<(String, String)> = found
+        .paths
+        .iter()
+        .filter(|(from, _)| *from == module("top::a"))
+        .filter_map(|(from, to)| sibling_edge(from, &resolve(to, &aliases), &modules))
+        .collect();
+    assert_eq!(
+        edges,
+        BTreeSet::from([("top::a".to_owned(), "top::b".to_owned()), ("top::a".to_owned(), "top::c".to_owned())])
+    );
+    assert_eq!(resolve(&module("top::renamed"), &aliases), module("top::c::g"));
+    assert_eq!(resolve(&module("top::c::h"), &aliases), module("top::c::h"));
 }
 
 #[test]

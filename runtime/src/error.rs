@@ -92,7 +92,7 @@ impl fmt::Display for Error {
                 f,
                 "no trust roots configured: enable the {} feature and pick it with `trust_roots(..)`, or add \
                  certificates with `extra_root_pem(..)`",
-                one_of(crate::roots::ROOTS_FEATURES)
+                one_of(crate::provider::ROOTS_FEATURES)
             ),
             Error::NoProvider => write!(
                 f,
@@ -680,14 +680,14 @@ mod tests {
             .collect();
         features.sort_unstable();
         let mut listed: Vec<&str> =
-            crate::provider::PROVIDER_FEATURES.iter().chain(crate::roots::ROOTS_FEATURES).copied().collect();
+            crate::provider::PROVIDER_FEATURES.iter().chain(crate::provider::ROOTS_FEATURES).copied().collect();
         listed.sort_unstable();
         assert_eq!(listed, features);
         assert!(TlsProvider::ALL.iter().all(|p| crate::provider::PROVIDER_FEATURES.contains(&p.name())));
         // `native-or-webpki` needs the features it is named after.
         assert!(TrustRoots::ALL
             .iter()
-            .all(|r| r.name().split("-or-").all(|f| crate::roots::ROOTS_FEATURES.contains(&f))));
+            .all(|r| r.name().split("-or-").all(|f| crate::provider::ROOTS_FEATURES.contains(&f))));
 
         #[allow(deprecated)]
         let no_provider = Error::NoProvider.to_string();
@@ -695,7 +695,7 @@ mod tests {
             assert!(no_provider.contains(&format!("`{feature}`")), "{no_provider}");
         }
         let no_roots = Error::NoTrustRoots.to_string();
-        for feature in crate::roots::ROOTS_FEATURES {
+        for feature in crate::provider::ROOTS_FEATURES {
             assert!(no_roots.contains(&format!("`{feature}`")), "{no_roots}");
         }
         assert!(no_roots.contains("`native`, `webpki` or `platform-verifier` feature"), "{no_roots}");

@@ -52,10 +52,6 @@ pub enum TrustRoots {
     NativeOrWebpki,
 }
 
-/// The cargo feature of every trust-root source, compiled into this build or not: the one list
-/// messages name when they list the sources, read from the provider table's `ROOTS`.
-pub(crate) const ROOTS_FEATURES: &[&str] = &crate::provider::ROOTS_NAMES;
-
 impl TrustRoots {
     /// Every trust-root source compiled into this build, in a stable order.
     pub const ALL: &'static [TrustRoots] = &[

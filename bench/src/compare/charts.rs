@@ -2,8 +2,8 @@
 //! targets at a glance.
 
 use super::contenders::{throughput_contenders, PROVIDERS};
-use super::report::Report;
-use super::throughput::{Direction, SCENARIOS};
+use super::report::{Direction, Report};
+use super::throughput::SCENARIOS;
 
 /// A grouped bar chart, as SVG (plotters; text is left to the viewer's sans-serif font): one
 /// group per x position, labelled under its centre, one bar per series in each group, an optional

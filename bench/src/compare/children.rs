@@ -9,9 +9,10 @@ use bytes::Bytes;
 
 use super::calls::run_calls;
 use super::contenders::{BuildUpstream, Contender};
+use super::report::Direction;
 use super::runtime;
 use super::servers::{serve_child, serve_named};
-use super::throughput::{gbps, Direction, PART};
+use super::throughput::{gbps, PART};
 use crate::{download, env_number, fetch, heap_in_use, peak_rss_kib, rss_kib, Shape, Usage};
 
 /// Runs the child-process mode `args` name, if they name one (`--serve`, or a flag, a client

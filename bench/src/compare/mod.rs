@@ -29,9 +29,8 @@ use tokio::runtime::Runtime;
 pub use contenders::BuildUpstream;
 
 use crate::{machine_description, BenchServer};
-use report::Report;
+use report::{Direction, Report};
 use servers::{Server, ServerProcess};
-use throughput::Direction;
 
 /// The benchmark's entry point: this executable's arguments (cargo's `--bench` aside) name
 /// either a child-process mode or the sections to run (none: all). `upstream` builds upstream's
@@ -53,7 +52,8 @@ pub fn main(upstream: BuildUpstream) {
     // A run that names sections or filters clients or scenarios is partial. (BENCH_PROFILE adds
     // a diagnostic to whatever sections run.)
     let filtered = ["BENCH_ONLY", "BENCH_SCENARIOS", "BENCH_SERVERS"].iter().any(|v| std::env::var_os(v).is_some());
-    report.write(&machine, args.is_empty() && !filtered);
+    let charts = [("throughput.svg", charts::throughput(&report)), ("targets.svg", charts::targets(&report))];
+    report.write(&machine, args.is_empty() && !filtered, &charts);
 }
 
 /// The sections `wanted` selects, in their order.

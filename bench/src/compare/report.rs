@@ -6,11 +6,9 @@ use std::path::PathBuf;
 
 use std::fmt::Write as _;
 
-use super::charts;
 use super::contenders::PROVIDERS;
 use super::product::{Product, LINUX, UPSTREAM_DEFAULT};
 use super::servers::NAMES;
-use super::throughput::Direction;
 use crate::median_range;
 
 /// The run's results so far.
@@ -128,9 +126,9 @@ impl Report {
         self.markdown.push_str(md);
     }
 
-    /// Writes `results.md` (headed by `machine`), `throughput.svg` and `targets.svg`: to
+    /// Writes `results.md` (headed by `machine`) and the `charts` (file name, SVG): to
     /// `docs/benchmarks/` when the run was `full`, else to `target/benchmarks-partial/`.
-    pub(crate) fn write(&self, machine: &str, full: bool) {
+    pub(crate) fn write(&self, machine: &str, full: bool, charts: &[(&str, String)]) {
         let header = format!("# Benchmark results\n\nMachine: {machine}; client and server share it, each in a process of its own. Produced by `cargo bench -p smithy-tls-bench --bench compare`; see ../BENCHMARKS.md.\n");
         let dir = output_dir(full);
         std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("mkdir {}: {e}", dir.display()));
@@ -138,8 +136,9 @@ impl Report {
         print!("{summary}");
         std::fs::write(dir.join("results.md"), format!("{header}{summary}{}", self.markdown))
             .expect("write results.md");
-        std::fs::write(dir.join("throughput.svg"), charts::throughput(self)).expect("write chart");
-        std::fs::write(dir.join("targets.svg"), charts::targets(self)).expect("write targets chart");
+        for (name, svg) in charts {
+            std::fs::write(dir.join(name), svg).unwrap_or_else(|e| panic!("write {name}: {e}"));
+        }
         println!("\nwrote {}", dir.display());
     }
 }
@@ -153,5 +152,24 @@ fn output_dir(full: bool) -> PathBuf {
         root.join("docs/benchmarks")
     } else {
         root.join("target/benchmarks-partial")
+    }
+}
+
+/// Which way the bulk bytes go in a throughput run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Direction {
+    /// GETs, as S3 GetObject (one object, or ranged parts in parallel).
+    Download,
+    /// PUTs, as S3 PutObject (one object) or UploadPart (parts in parallel).
+    Upload,
+}
+
+impl Direction {
+    /// "download" or "upload", as the tables say it.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Direction::Download => "download",
+            Direction::Upload => "upload",
+        }
     }
 }

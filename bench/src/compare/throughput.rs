@@ -13,7 +13,7 @@ use super::contenders::{
 };
 use super::curl::Curl;
 use super::product::{products, UPSTREAM_DEFAULT};
-use super::report::Report;
+use super::report::{Direction, Report};
 use super::servers::Server;
 use crate::{download, env_number, median, median_range, upload, Shape, Usage};
 
@@ -22,24 +22,7 @@ pub(crate) fn gbps(bytes: u64, elapsed: Duration) -> f64 {
     bytes as f64 * 8.0 / elapsed.as_secs_f64() / 1e9
 }
 
-/// Which way the bulk bytes go in a throughput run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Direction {
-    /// GETs, as S3 GetObject (one object, or ranged parts in parallel).
-    Download,
-    /// PUTs, as S3 PutObject (one object) or UploadPart (parts in parallel).
-    Upload,
-}
-
 impl Direction {
-    /// "download" or "upload", as the tables say it.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Direction::Download => "download",
-            Direction::Upload => "upload",
-        }
-    }
-
     /// Moves `total` bytes this way between `client` and `base`, in `shape`; how long it took.
     pub(crate) async fn transfer(self, client: &SharedHttpClient, base: &str, total: u64, shape: Shape) -> Duration {
         match self {

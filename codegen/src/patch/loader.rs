@@ -9,36 +9,9 @@ use super::{
     first_span_of_stmt, has_named_field, is_loader_hook, type_is_named, PatchError, LOADER_NOTE, MARKER, MODULE_NAME,
 };
 use crate::emit::hook_fn::{CLIENT, CLIENT_FOR};
-/// Patches aws-config's `src/lib.rs`: in `impl ConfigLoader`'s `async fn load(self)` (searched
-/// in inline modules at any depth, e.g. `mod loader { ... }`), makes the receiver `mut self` if it
-/// is not, and inserts as the first statement
-/// `if self.http_client.is_none() { self.http_client = crate::default_http_client::default_http_client_for(self.behavior_version); }`
-/// (`default_http_client()` when `ConfigLoader` has no `behavior_version` field)
-/// with a `// smithy-tls:` comment above it.
-///
-/// The statement is laid out over several lines, indented like the body, when the body's `{`
-/// ends its line (the normal case); inline otherwise. Returns the input unchanged when the body
-/// already calls `crate::default_http_client::default_http_client` and the receiver is `mut`.
-///
-/// # Errors
-/// [`PatchError::Parse`] for invalid Rust; [`PatchError::AnchorNotFound`] when there is no such
-/// `load`, or when `struct ConfigLoader` is in the file but has no `http_client` field (an
-/// aws-config too old for this hook); [`PatchError::Ambiguous`] when several `load`s qualify;
-/// [`PatchError::InvalidResult`] if the result fails validation (a bug).
-pub fn patch_aws_config_loader(path: &Path, text: &str) -> Result<String, PatchError> {
-    // A hook an earlier smithy-tls wrote without the loader's behavior version is replaced (the
-    // receiver's `mut` stays).
-    super::with_old_hooks_upgraded(
-        text,
-        super::OldHook::BareCall(CLIENT),
-        "behavior_version",
-        |text| super::unpatch_aws_config_loader(path, text, false),
-        |text| patch_loader_fresh(path, text),
-    )
-}
-
-/// [`patch_aws_config_loader`] on a file as it is (an existing hook of any form counts).
-fn patch_loader_fresh(path: &Path, text: &str) -> Result<String, PatchError> {
+/// [`patch_aws_config_loader`](super::patch_aws_config_loader) on a file as it is (an existing
+/// hook of any form counts).
+pub(super) fn patch_loader_fresh(path: &Path, text: &str) -> Result<String, PatchError> {
     let src = Source::new(path, text);
     let file = src.parse()?;
     let found = find_loader(&file);

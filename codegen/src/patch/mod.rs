@@ -31,13 +31,13 @@ mod service_config;
 mod tests;
 mod text;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use proc_macro2::Span;
 use syn::visit::{self, Visit};
 
 pub use self::crate_root::patch_crate_root;
-pub use self::loader::{aws_config_loader_takes_mut_self, patch_aws_config_loader};
+pub use self::loader::aws_config_loader_takes_mut_self;
 pub use self::provider_config::patch_aws_config_provider_config;
 pub use self::revert::{
     unpatch_aws_config_loader, unpatch_aws_config_provider_config, unpatch_crate_root, unpatch_service_config,
@@ -50,6 +50,34 @@ use crate::emit::hook_fn::{CLIENT, CLIENT_FOR, PLUGIN, PLUGIN_FOR};
 /// Name of the module that another step emits into each patched crate
 /// (`src/default_http_client.rs`), and that the hooks inserted here call into.
 pub use crate::emit::MODULE_NAME;
+
+/// Patches aws-config's `src/lib.rs`: in `impl ConfigLoader`'s `async fn load(self)` (searched
+/// in inline modules at any depth, e.g. `mod loader { ... }`), makes the receiver `mut self` if it
+/// is not, and inserts as the first statement
+/// `if self.http_client.is_none() { self.http_client = crate::default_http_client::default_http_client_for(self.behavior_version); }`
+/// (`default_http_client()` when `ConfigLoader` has no `behavior_version` field)
+/// with a `// smithy-tls:` comment above it.
+///
+/// The statement is laid out over several lines, indented like the body, when the body's `{`
+/// ends its line (the normal case); inline otherwise. Returns the input unchanged when the body
+/// already calls `crate::default_http_client::default_http_client` and the receiver is `mut`.
+///
+/// # Errors
+/// [`PatchError::Parse`] for invalid Rust; [`PatchError::AnchorNotFound`] when there is no such
+/// `load`, or when `struct ConfigLoader` is in the file but has no `http_client` field (an
+/// aws-config too old for this hook); [`PatchError::Ambiguous`] when several `load`s qualify;
+/// [`PatchError::InvalidResult`] if the result fails validation (a bug).
+pub fn patch_aws_config_loader(path: &Path, text: &str) -> Result<String, PatchError> {
+    // A hook an earlier smithy-tls wrote without the loader's behavior version is replaced (the
+    // receiver's `mut` stays).
+    with_old_hooks_upgraded(
+        text,
+        OldHook::BareCall(CLIENT),
+        "behavior_version",
+        |text| unpatch_aws_config_loader(path, text, false),
+        |text| loader::patch_loader_fresh(path, text),
+    )
+}
 
 /// Marker that starts every comment this module inserts, so hooks are easy to find with grep.
 const MARKER: &str = "smithy-tls:";

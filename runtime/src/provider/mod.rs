@@ -16,8 +16,12 @@ pub(crate) mod custom;
 
 use facts::{ProviderFacts, PROVIDERS, ROOTS};
 
-/// The name (cargo feature) of every trust-root source, in the provider table's order.
-pub(crate) const ROOTS_NAMES: [&str; ROOTS.len()] = {
+/// The cargo feature of every trust-root source, compiled into this build or not: the one list
+/// messages name when they list the sources (the provider table's `ROOTS`, in its order).
+pub(crate) const ROOTS_FEATURES: &[&str] = &ROOTS_NAMES;
+
+/// The names of the provider table's `ROOTS`.
+const ROOTS_NAMES: [&str; ROOTS.len()] = {
     let mut names = [""; ROOTS.len()];
     let mut i = 0;
     while i < ROOTS.len() {
