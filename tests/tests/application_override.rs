@@ -188,6 +188,50 @@ fn consumer_build(tree: &Path, value: &str, features: &str) -> Command {
     cmd
 }
 
+/// The native libraries in the consumer's graph for `target` with the rustflags of the tree's
+/// `.cargo/config.toml` (`RUSTFLAGS` left unset) or of `rustflags` (set, as a CI job exports it).
+fn natives_with_config(tree: &Path, target: &str, rustflags: Option<&str>) -> BTreeSet<&'static str> {
+    let mut cmd = Command::new(env!("CARGO"));
+    cmd.env_remove("CARGO_ENCODED_RUSTFLAGS").env_remove("RUSTFLAGS");
+    if let Some(flags) = rustflags {
+        cmd.env("RUSTFLAGS", flags);
+    }
+    let out = run(cmd
+        .current_dir(tree)
+        .args(["tree", "--locked", "-p", "e2e-consumer", "--no-default-features", "--features", "report-connections"])
+        .args(["--target", target, "-e", "normal,build", "--prefix", "none", "--format", "{p}"]));
+    let names: BTreeSet<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next().map(str::to_owned))
+        .collect();
+    NATIVE.iter().copied().filter(|n| names.contains(*n)).collect()
+}
+
+/// README's recipe, in the forms it documents: the cfg in the application's `.cargo/config.toml`
+/// under `[build] rustflags`; a `[target.<triple>] rustflags` entry, which replaces `[build]`'s for
+/// that target only; and `RUSTFLAGS`, which replaces both, so that a CI job exporting
+/// `-D warnings` brings the crates' own providers back.
+#[test]
+fn the_config_file_forms_set_the_override_and_rustflags_replaces_them() {
+    let tree = rewritten_tree("override-config");
+    std::fs::create_dir_all(tree.join(".cargo")).expect("mkdir .cargo");
+    let config = tree.join(".cargo/config.toml");
+    let (gnu, arm) = ("x86_64-unknown-linux-gnu", "aarch64-unknown-linux-gnu");
+    let own = BTreeSet::from(["aws-lc-sys", "s2n-tls-sys"]);
+    std::fs::write(&config, "[build]\nrustflags = [\"--cfg\", \"smithy_tls=\\\"rustls-ring\\\"\"]\n").expect("config");
+    assert_eq!(natives_with_config(&tree, gnu, None), BTreeSet::from(["ring"]), "[build] rustflags");
+    assert_eq!(natives_with_config(&tree, gnu, Some("-D warnings")), own, "RUSTFLAGS replaces [build] rustflags");
+    let per_target = format!(
+        "{}\n[target.{arm}]\nrustflags = [\"--cfg\", \"smithy_tls=\\\"rustls-aws-lc\\\"\"]\n",
+        std::fs::read_to_string(&config).expect("config")
+    );
+    std::fs::write(&config, per_target).expect("config");
+    assert_eq!(natives_with_config(&tree, arm, None), BTreeSet::from(["aws-lc-sys"]), "[target.{arm}] rustflags");
+    assert_eq!(natives_with_config(&tree, gnu, None), BTreeSet::from(["ring"]), "[build] still serves {gnu}");
+    println!("E2E override config forms: [build] and [target] rustflags select the provider; RUSTFLAGS replaces them");
+    let _ = std::fs::remove_dir_all(&tree);
+}
+
 /// Builds the consumer (STS and aws-config, the connection report, and `extra` features) with
 /// `value` into a target dir of its own; the binary.
 fn build_consumer(tree: &Path, value: &str, extra: &str) -> PathBuf {
