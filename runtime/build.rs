@@ -11,7 +11,7 @@ mod facts {
     include!("src/provider/facts.rs");
 }
 
-use facts::{Crypto, ProviderFacts, Reach, TlsLibrary, PROVIDERS, ROOTS};
+use facts::{Crypto, ProviderFacts, Reach, TlsLibrary, FIPS_MODULE_TARGETS, PROVIDERS, ROOTS};
 
 fn main() {
     let target_os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
@@ -242,7 +242,7 @@ fn fips_target_refusal(provider: &ProviderFacts) -> Option<String> {
     }
     let cfg = |name: &str| std::env::var(format!("CARGO_CFG_{name}")).unwrap_or_default();
     let (os, arch, env) = (cfg("TARGET_OS"), cfg("TARGET_ARCH"), cfg("TARGET_ENV"));
-    if os == "linux" && matches!(arch.as_str(), "x86_64" | "aarch64") && matches!(env.as_str(), "gnu" | "musl") {
+    if FIPS_MODULE_TARGETS.contains(&os, &arch, &env) {
         return None;
     }
     Some(format!(

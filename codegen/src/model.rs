@@ -86,6 +86,11 @@ impl Provider {
         self.facts().fips()
     }
 
+    /// The only `target_os` values the runtime builds it for; empty: wherever its libraries build.
+    pub fn only_on_os(self) -> &'static [&'static str] {
+        self.facts().only_on_os
+    }
+
     /// Whether the application's `--cfg smithy_tls` override to this provider needs the
     /// runtime's feature of the same name on a target whose rule gives `rule_provider`: its
     /// crates are optional, in an application's lock only where some crate asks for them.
@@ -552,6 +557,18 @@ pub struct CompiledPolicy {
     /// One entry per rule plus the fallback, in policy order; predicates are mutually exclusive
     /// and together cover every target.
     pub rules: Vec<CompiledRule>,
+}
+
+/// Whether aws-lc's FIPS module builds as a static library for a target with these `target_os`,
+/// `target_arch` and `target_env` values (the runtime's provider table; the FIPS providers' only
+/// targets, with little-endian 64-bit pointers).
+///
+/// ```
+/// assert!(smithy_tls_codegen::model::fips_module_builds("linux", "aarch64", "musl"));
+/// assert!(!smithy_tls_codegen::model::fips_module_builds("macos", "aarch64", ""));
+/// ```
+pub fn fips_module_builds(os: &str, arch: &str, env: &str) -> bool {
+    facts::FIPS_MODULE_TARGETS.contains(os, arch, env)
 }
 
 #[cfg(test)]

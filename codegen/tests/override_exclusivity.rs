@@ -501,8 +501,7 @@ fn refusal(target: &TargetInfo, cfgs: Cfgs, set: &FeatureSet) -> Option<&'static
     };
     let refused = match cfgs.tls {
         Some(_) => enabled.first().and_then(|p| {
-            let fips_target =
-                os == "linux" && matches!(target.arch.as_str(), "x86_64" | "aarch64") && matches!(env, "gnu" | "musl");
+            let fips_target = smithy_tls_codegen::model::fips_module_builds(os, target.arch.as_str(), env);
             let facts = facts_of(*p);
             let reached = matches!(facts.reach, facts::Reach::CfgAlone)
                 || requested.iter().any(|r| facts.reached_by(facts_of(*r)));

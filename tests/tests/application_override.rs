@@ -52,13 +52,12 @@ fn values() -> Vec<&'static str> {
 /// module off Linux gnu/musl x86_64/aarch64).
 fn expected(value: &str, target: &str) -> Option<BTreeSet<&'static str>> {
     let Some(provider) = Provider::from_name(value) else { return Some(BTreeSet::new()) };
-    let linux = target.contains("-linux-");
-    let refused = match provider {
-        Provider::S2nTls => !(linux || target.contains("-apple-darwin")),
-        Provider::OpenSsl => !linux,
-        Provider::RustlsAwsLcFips | Provider::S2nTlsFips => !linux,
-        _ => false,
-    };
+    let info = cfg_expr::targets::get_builtin_target_by_triple(target).expect("a builtin target");
+    let os = info.os.as_ref().map_or("", |os| os.as_str());
+    let env = info.env.as_ref().map_or("", |env| env.as_str());
+    let only_on = provider.only_on_os();
+    let refused = (!only_on.is_empty() && !only_on.contains(&os))
+        || (provider.is_fips() && !smithy_tls_codegen::model::fips_module_builds(os, info.arch.as_str(), env));
     (!refused).then(|| libraries(provider).iter().map(|l| l.crate_name()).collect())
 }
 

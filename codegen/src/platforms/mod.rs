@@ -11,7 +11,7 @@
 //! s2n-tls-sys 0.3.47, mio 1.2.5, rustls-native-certs 0.8.5, openssl-probe 0.2.2,
 //! rustls-platform-verifier 0.7.1; rustc target specs of 1.97.0-nightly (2026-05-19).
 
-use cfg_expr::targets::{Endian, Env, Family, TargetInfo};
+use cfg_expr::targets::{Endian, Family, TargetInfo};
 
 use crate::model::{Provider, Roots};
 
@@ -234,8 +234,8 @@ fn aws_lc_support(target: &TargetInfo) -> Result<(), &'static str> {
 /// native build host and a shipped shared library, which a generated SDK's dependency table
 /// cannot arrange.
 fn aws_lc_fips_support(target: &TargetInfo) -> Result<(), &'static str> {
-    let linux = os(target) == "linux" && (target.env == Some(Env::gnu) || target.env == Some(Env::musl));
-    if !(linux && matches!(arch(target), "x86_64" | "aarch64") && target.endian == Endian::little) {
+    let env = target.env.as_ref().map_or("", |env| env.as_str());
+    if !(crate::model::fips_module_builds(os(target), arch(target), env) && target.endian == Endian::little) {
         return Err("the FIPS build of aws-lc (aws-lc-fips-sys) is a static module only on Linux x86_64 and \
                     aarch64 (glibc or musl); elsewhere it needs a native build host and a shared library the \
                     application ships, or does not build at all");
@@ -251,8 +251,10 @@ fn aws_lc_fips_support(target: &TargetInfo) -> Result<(), &'static str> {
 /// the system ships OpenSSL as its TLS library — Linux (glibc or musl distros), FreeBSD and
 /// NetBSD — and nowhere it would mean bringing an OpenSSL of one's own.
 fn openssl_support(target: &TargetInfo) -> Result<(), &'static str> {
+    if Provider::OpenSsl.only_on_os().contains(&os(target)) {
+        return Ok(());
+    }
     match os(target) {
-        "linux" | "freebsd" | "netbsd" => Ok(()),
         "openbsd" | "dragonfly" => Err("this system ships LibreSSL, not OpenSSL: the openssl provider serves systems \
                                         whose own TLS library is OpenSSL (use rustls-aws-lc or rustls-ring here)"),
         "android" => Err("Android has no system OpenSSL for applications (BoringSSL is private to the platform): \
@@ -299,9 +301,9 @@ pub fn provider_support(provider: Provider, target: &TargetInfo) -> Result<(), &
         // rustls alone is Rust: the application's provider decides the rest.
         Provider::RustlsCustom => Ok(()),
         Provider::S2nTls => {
-            // The runtime builds s2n-tls for Linux and macOS only (runtime/src/lib.rs): its C
-            // library is POSIX (pthread.h, unistd.h), and its libcrypto is aws-lc.
-            if !matches!(os(target), "linux" | "macos") {
+            // The runtime builds s2n-tls for Linux and macOS only (the provider table's
+            // `only_on_os`): its C library is POSIX (pthread.h, unistd.h), its libcrypto aws-lc.
+            if !Provider::S2nTls.only_on_os().contains(&os(target)) {
                 return Err("s2n-tls builds only for Linux and macOS");
             }
             aws_lc_support(target)

@@ -251,6 +251,30 @@ pub(crate) const ROOTS: [RootsFacts; 3] = [
     },
 ];
 
+/// Where aws-lc's FIPS module (aws-lc-fips-sys) builds as a static library: the only targets of
+/// the FIPS providers (little-endian, 64-bit pointers).
+pub(crate) const FIPS_MODULE_TARGETS: FipsModuleTargets =
+    FipsModuleTargets { os: &["linux"], arch: &["x86_64", "aarch64"], env: &["gnu", "musl"] };
+
+/// Targets by their `target_os`, `target_arch` and `target_env`: a target is one when all three
+/// of its values are listed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FipsModuleTargets {
+    /// The `target_os` values.
+    pub(crate) os: &'static [&'static str],
+    /// The `target_arch` values.
+    pub(crate) arch: &'static [&'static str],
+    /// The `target_env` values.
+    pub(crate) env: &'static [&'static str],
+}
+
+impl FipsModuleTargets {
+    /// Whether a target with these cfg values is one.
+    pub(crate) fn contains(&self, os: &str, arch: &str, env: &str) -> bool {
+        self.os.contains(&os) && self.arch.contains(&arch) && self.env.contains(&env)
+    }
+}
+
 /// Every provider, in policy-file spelling order: the generator's `Provider` and the runtime's
 /// `TlsProvider` take their discriminants from this order.
 pub(crate) const PROVIDERS: [ProviderFacts; 7] = [
