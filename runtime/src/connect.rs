@@ -422,6 +422,7 @@ mod tests {
             resumed: false,
             fips: false,
             client_certificate_sent: false,
+            library: "rustls 0.23",
         };
         let stream = stream_with(info(Some(tls), None)).await;
         let first = stream.connected();
@@ -448,6 +449,7 @@ mod tests {
             resumed: true,
             fips: false,
             client_certificate_sent: false,
+            library: "rustls 0.23",
         };
         let tunnelled = stream_with(info(Some(tls), Some("proxy.test:3128"))).await.connected();
         assert!(!tunnelled.is_proxied());

@@ -348,7 +348,13 @@ fn the_rustls_024_path_under_the_rustls_aws_lc_override() {
     assert_eq!(native(&ring), BTreeSet::from(["ring"]), "rustls-ring with the feature on");
 
     let binary = build_consumer(&tree, "rustls-aws-lc", "rustls-024");
-    assert_connected_with("rustls-aws-lc", &run_consumer(&tree, &binary, false));
+    let run = run_consumer(&tree, &binary, false);
+    assert_connected_with("rustls-aws-lc", &run);
+    assert!(
+        run.1.lines().filter(|l| l.starts_with("CONN ")).all(|l| l.ends_with("library=rustls 0.24")),
+        "every connection was served by rustls 0.24 (TlsInfo::library):\n{}",
+        run.1
+    );
     let linked = std::fs::read(&binary).expect("read the consumer");
     assert!(
         linked.windows(b"rustls_in_place".len()).any(|w| w == b"rustls_in_place"),

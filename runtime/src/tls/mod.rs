@@ -142,6 +142,10 @@ pub struct TlsInfo {
     /// only when one is configured and the server asked for one. On a resumed session, whether
     /// the handshake that made it presented one is not known here: `false`.
     pub client_certificate_sent: bool,
+    /// The TLS library that ran the handshake: `rustls 0.23`, `rustls 0.24` (the experimental
+    /// `experimental-rustls-024` path), `s2n-tls`, or the system OpenSSL's own version string
+    /// (e.g. `OpenSSL 3.0.17 1 Jul 2025`).
+    pub library: &'static str,
 }
 
 /// Runs `work` here while `seed` runs on a second thread, and returns what `work` returned once
@@ -337,12 +341,30 @@ impl TlsBackend {
             resumed,
             fips,
             client_certificate_sent,
+            library: self.library.name(),
         };
         Ok((stream, info))
     }
 }
 
 impl Library {
+    /// The library's name as `TlsInfo::library` reports it.
+    fn name(&self) -> &'static str {
+        // With `--cfg smithy_tls="none"` there is no variant.
+        #[cfg(no_tls)]
+        let _ = self;
+        match *self {
+            #[cfg(rustls_backend)]
+            Library::Rustls(_) => "rustls 0.23",
+            #[cfg(rustls_in_place)]
+            Library::RustlsInPlace(_) => "rustls 0.24",
+            #[cfg(s2n)]
+            Library::S2n(_) => "s2n-tls",
+            #[cfg(openssl_provider)]
+            Library::OpenSsl(_) => ::openssl::version::version(),
+        }
+    }
+
     async fn handshake(
         &self,
         server_name: &str,

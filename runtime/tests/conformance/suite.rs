@@ -51,6 +51,14 @@ async fn get_and_check(alpn: Alpn, len: u64, expect_alpn: &str) {
     if PROVIDER.name() != "openssl" {
         assert_eq!(tls.fips, PROVIDER.name().ends_with("-fips"), "{tls:?}");
     }
+    // The library that served it: rustls-aws-lc runs on rustls 0.24 with the experimental feature.
+    let library = match PROVIDER.name() {
+        "s2n-tls" | "s2n-tls-fips" => "s2n-tls",
+        "openssl" => "OpenSSL",
+        "rustls-aws-lc" if cfg!(feature = "experimental-rustls-024") => "rustls 0.24",
+        _ => "rustls 0.23",
+    };
+    assert!(tls.library.starts_with(library), "{PROVIDER} is served by {library}: {tls:?}");
     let digest = digest_body(response.into_body()).await;
     assert_eq!(digest, Digest::of_pattern(len), "body must arrive byte-exact");
     assert_eq!(server.stats.alpns().as_slice(), &[expect_alpn.to_owned()]);
