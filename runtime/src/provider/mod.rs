@@ -191,13 +191,16 @@ impl std::error::Error for UnsupportedRoots {}
 
 /// A provider or trust-root source that other crates' features name but that is not compiled into
 /// this build, because the application's `--cfg smithy_tls` (or `smithy_tls_roots`) chose another
-/// ([`Error::NotCompiled`](crate::Error::NotCompiled)). The process-wide default clients serve
-/// such a choice with the application's; a client built for it by hand fails every connection
-/// with this.
+/// ([`Error::NotCompiled`](crate::Error::NotCompiled)). Every client, shared or built by hand,
+/// serves a provider asked for with the application's instead, and asked-for roots with a compiled
+/// source the provider can use; a connection fails with this only where no compiled source can
+/// serve (an override to a provider whose roots the build left out).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum NotCompiled {
-    /// The provider asked for.
+    /// The provider asked for. The builders replace it with the application's provider, so this
+    /// crate's clients do not fail with it; it completes the map from every named provider
+    /// (`TlsProvider::compiled`).
     Provider(TlsProvider),
     /// The trust roots asked for.
     Roots(TrustRoots),
