@@ -9,8 +9,9 @@
 //!   consumer's graph (`none` and `rustls-custom`: none at all); a value that needs its feature
 //!   leaves nothing native without it.
 //! - Builds and runs on this host (linux-gnu, whose policy rule is s2n-tls): `openssl` without its
-//!   feature is refused with the line to add; `rustls-ring` and `openssl` (with its feature)
-//!   connect to a local TLS server with the chosen provider, as `TlsInfo` reports;
+//!   feature is refused with the line to add; `rustls-ring`, `rustls-aws-lc` (rustls 0.23) and
+//!   `openssl` (with its feature) connect to a local TLS server with the chosen provider, as
+//!   `TlsInfo` reports;
 //!   `rustls-custom` connects with the provider the app installs and fails clearly without one;
 //!   `none` compiles and fails at send with the SDK's error naming the cfg.
 //! - `experimental-rustls-024` beside `rustls-aws-lc`: rustls 0.24 in the graph, aws-lc the only
@@ -305,10 +306,13 @@ fn each_value_builds_and_runs_with_the_chosen_provider() {
         tail(&stderr, 20)
     );
     println!("E2E override openssl without its feature: refused, naming the Cargo.toml line");
-    for value in ["rustls-ring", "openssl"] {
+    for (value, library) in [("rustls-ring", "rustls 0.23"), ("rustls-aws-lc", "rustls 0.23"), ("openssl", "OpenSSL")] {
         let binary = build_consumer(&tree, value, "");
-        assert_connected_with(value, &run_consumer(&tree, &binary, false));
-        println!("E2E override {value}: connected, TlsInfo provider={value} chosen_by=application");
+        let run = run_consumer(&tree, &binary, false);
+        assert_connected_with(value, &run);
+        let conns = run.1.lines().filter(|l| l.starts_with("CONN "));
+        assert!(conns.clone().all(|l| l.contains(&format!("library={library}"))), "{value}:\n{}", run.1);
+        println!("E2E override {value}: connected, TlsInfo provider={value} chosen_by=application library={library}");
     }
 
     let binary = build_consumer(&tree, "rustls-custom", "custom-crypto");
