@@ -16,20 +16,22 @@ pub(crate) mod custom;
 
 use facts::{ProviderFacts, PROVIDERS, ROOTS};
 
+/// The `name` column of a table of the provider table's (`PROVIDERS`, `ROOTS`), as an array.
+macro_rules! names_of {
+    ($table:expr) => {{
+        let mut names = [""; $table.len()];
+        let mut i = 0;
+        while i < $table.len() {
+            names[i] = $table[i].name;
+            i += 1;
+        }
+        names
+    }};
+}
+
 /// The cargo feature of every trust-root source, compiled into this build or not: the one list
 /// messages name when they list the sources (the provider table's `ROOTS`, in its order).
-pub(crate) const ROOTS_FEATURES: &[&str] = &ROOTS_NAMES;
-
-/// The names of the provider table's `ROOTS`.
-const ROOTS_NAMES: [&str; ROOTS.len()] = {
-    let mut names = [""; ROOTS.len()];
-    let mut i = 0;
-    while i < ROOTS.len() {
-        names[i] = ROOTS[i].name;
-        i += 1;
-    }
-    names
-};
+pub(crate) const ROOTS_FEATURES: &[&str] = &names_of!(ROOTS);
 
 /// Which TLS implementation (and, for rustls, which crypto library) a client uses.
 ///
@@ -93,15 +95,7 @@ pub enum TlsProvider {
 
 /// The cargo feature of every provider, compiled into this build or not: the one list messages
 /// name when they list the providers (a test checks it against the manifest's features).
-pub(crate) const PROVIDER_FEATURES: &[&str] = &{
-    let mut names = [""; PROVIDERS.len()];
-    let mut i = 0;
-    while i < PROVIDERS.len() {
-        names[i] = PROVIDERS[i].name;
-        i += 1;
-    }
-    names
-};
+pub(crate) const PROVIDER_FEATURES: &[&str] = &names_of!(PROVIDERS);
 
 impl TlsProvider {
     /// Every provider compiled into this build, in a stable order.
