@@ -33,6 +33,7 @@ use crate::error::{
     CertificateAnswer, CertificateProblem, ClientCertificateProblem, Error, HandshakeFailure, TlsConfigError,
     TlsHandshakeError,
 };
+#[cfg(roots_source)]
 use crate::provider::compiled::CompiledRoots;
 use crate::roots::PemError;
 use crate::TlsProvider;
