@@ -216,9 +216,9 @@ fn natives_with_config(tree: &Path, target: &str, rustflags: Option<&str>) -> BT
 }
 
 /// README's recipe, in the forms it documents: the cfg in the application's `.cargo/config.toml`
-/// under `[build] rustflags`; a `[target.<triple>] rustflags` entry, which replaces `[build]`'s for
-/// that target only; and `RUSTFLAGS`, which replaces both, so that a CI job exporting
-/// `-D warnings` brings the crates' own providers back.
+/// under `[build] rustflags`; a `[target.<triple>]` or `[target.'cfg(..)']` rustflags entry, which
+/// replaces `[build]`'s for the targets it matches only; and `RUSTFLAGS`, which replaces them all,
+/// so that a CI job exporting `-D warnings` brings the crates' own providers back.
 #[test]
 fn the_config_file_forms_set_the_override_and_rustflags_replaces_them() {
     let tree = rewritten_tree("override-config");
@@ -236,6 +236,16 @@ fn the_config_file_forms_set_the_override_and_rustflags_replaces_them() {
     std::fs::write(&config, per_target).expect("config");
     assert_eq!(natives_with_config(&tree, arm, None), BTreeSet::from(["aws-lc-sys"]), "[target.{arm}] rustflags");
     assert_eq!(natives_with_config(&tree, gnu, None), BTreeSet::from(["ring"]), "[build] still serves {gnu}");
+    // A `[target.'cfg(..)']` entry works the same way, for every target it matches.
+    let by_cfg = "[build]\nrustflags = [\"--cfg\", \"smithy_tls=\\\"rustls-ring\\\"\"]\n\
+                  [target.'cfg(target_arch = \"aarch64\")']\nrustflags = [\"--cfg\", \"smithy_tls=\\\"rustls-aws-lc\\\"\"]\n";
+    std::fs::write(&config, by_cfg).expect("config");
+    assert_eq!(natives_with_config(&tree, arm, None), BTreeSet::from(["aws-lc-sys"]), "[target.'cfg(..)'] rustflags");
+    assert_eq!(
+        natives_with_config(&tree, gnu, None),
+        BTreeSet::from(["ring"]),
+        "[build] where the cfg entry does not match"
+    );
     println!("E2E override config forms: [build] and [target] rustflags select the provider; RUSTFLAGS replaces them");
     let _ = std::fs::remove_dir_all(&tree);
 }
