@@ -30,6 +30,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Instant, SystemTime};
 
+use smithy_tls_codegen::model::Provider;
 use smithy_tls_codegen::presets;
 use smithy_tls_e2e::{prepare_variant_tree, run, scratch_cargo, scratch_root, SdkTree, PUBLISHED};
 use smithy_tls_test_support::cargo_tree::{self, TreePackage};
@@ -61,12 +62,17 @@ const TARGETS: &[&str] = &[
     "x86_64-unknown-freebsd",
 ];
 
+/// The consumer's feature that every variant builds with: the S3 round trip.
+const S3: &str = "s3";
+
 /// A consumer tree to build: `name` (`no-client`, `upstream` or a preset) and its tree, built
-/// with the application's `--cfg smithy_tls` override where `rustflags` holds it.
+/// with the application's `--cfg smithy_tls` override where `rustflags` holds it, and the
+/// consumer's `features` (`s3`, and the runtime's feature of an override value that needs it).
 struct Variant {
     name: String,
     tree: SdkTree,
     rustflags: Option<String>,
+    features: String,
 }
 
 /// The override values `MEASURE_OVERRIDES` names (`none`: no override variant), by default
@@ -94,23 +100,28 @@ fn variants() -> Vec<Variant> {
     let mut variants = Vec::new();
     let no_client = prepare_variant_tree(&root.join("measure-no-client"), None);
     without_default_client(&no_client);
-    variants.push(Variant { name: "no-client".to_owned(), tree: no_client, rustflags: None });
+    variants.push(Variant { name: "no-client".to_owned(), tree: no_client, rustflags: None, features: S3.to_owned() });
     variants.push(Variant {
         name: "upstream".to_owned(),
         tree: prepare_variant_tree(&root.join("measure-upstream"), None),
         rustflags: None,
+        features: S3.to_owned(),
     });
     for preset in measured_presets() {
         assert!(presets::preset(&preset).is_some(), "MEASURE_PRESETS: no preset `{preset}`");
         let tree = prepare_variant_tree(&root.join(format!("measure-{preset}")), Some(&preset));
-        variants.push(Variant { name: preset, tree, rustflags: None });
+        variants.push(Variant { name: preset, tree, rustflags: None, features: S3.to_owned() });
     }
     for value in measured_overrides() {
         // Its own copy of the tree: the variants' builds are timed one at a time, but each tree
         // keeps nothing of another's.
         let tree = prepare_variant_tree(&root.join(format!("measure-override-{value}")), Some("platform-default"));
         let rustflags = Some(format!("--cfg smithy_tls=\"{value}\""));
-        variants.push(Variant { name: format!("platform-default smithy_tls={value}"), tree, rustflags });
+        // platform-default asks for s2n-tls on this host (linux-gnu): a value whose crates that
+        // leaves out of the lock takes the runtime's feature too, as the application's line does.
+        let needs_feature = Provider::from_name(&value).is_some_and(|p| p.override_needs_feature(Provider::S2nTls));
+        let features = if needs_feature { format!("{S3},smithy-default-tls/{value}") } else { S3.to_owned() };
+        variants.push(Variant { name: format!("platform-default smithy_tls={value}"), tree, rustflags, features });
     }
     variants
 }
@@ -187,7 +198,7 @@ fn release_build(variant: &Variant, target: &Path) -> Command {
         "e2e-consumer",
         "--no-default-features",
         "--features",
-        "s3",
+        &variant.features,
         "--message-format",
         "json-render-diagnostics",
     ]);
@@ -291,14 +302,14 @@ fn cold_builds() {
 }
 
 /// The packages `cargo tree` lists for the consumer on `target` (normal and build edges), with
-/// `rustflags` (an application's override) where given.
-fn tree_packages(tree: &SdkTree, target: &str, rustflags: Option<&str>) -> BTreeSet<TreePackage> {
+/// `rustflags` (an application's override) where given, and the consumer's `features`.
+fn tree_packages(tree: &SdkTree, target: &str, rustflags: Option<&str>, features: &str) -> BTreeSet<TreePackage> {
     let args = cargo_tree::tree_args("e2e-consumer", target);
     let mut cmd = scratch_cargo(&tree.root);
     if let Some(rustflags) = rustflags {
         cmd.env("RUSTFLAGS", rustflags);
     }
-    let out = run(cmd.args(args).args(["--no-default-features", "--features", "s3"]));
+    let out = run(cmd.args(args).args(["--no-default-features", "--features", features]));
     let mut packages = cargo_tree::packages(&String::from_utf8_lossy(&out.stdout));
     packages.retain(|p| p.name != "e2e-consumer");
     packages
@@ -323,7 +334,7 @@ fn the_baseline_has_everything_but_the_https_stack() {
     let tree = prepare_variant_tree(&scratch_root().join("measure-no-client"), None);
     without_default_client(&tree);
     let host = smithy_tls_e2e::host_triple();
-    let names: BTreeSet<String> = tree_packages(&tree, &host, None).into_iter().map(|p| p.name).collect();
+    let names: BTreeSet<String> = tree_packages(&tree, &host, None, S3).into_iter().map(|p| p.name).collect();
     for stack in ["hyper", "hyper-util", "h2", "rustls", "aws-lc-sys", "ring", "aws-smithy-http-client"] {
         assert!(!names.contains(stack), "the no-client baseline compiles {stack}");
     }
@@ -347,7 +358,7 @@ fn crates_per_target() {
         let mut row = format!("| {target} |");
         let mut upstream = 0;
         for variant in &variants {
-            let packages = tree_packages(&variant.tree, target, variant.rustflags.as_deref());
+            let packages = tree_packages(&variant.tree, target, variant.rustflags.as_deref(), &variant.features);
             if variant.name == "upstream" {
                 upstream = packages.len();
             } else if packages.len() > upstream {
