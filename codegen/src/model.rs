@@ -14,19 +14,23 @@ mod facts {
 
 /// A TLS provider a policy can pick for a target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "kebab-case")]
 pub enum Provider {
     /// rustls with aws-lc-rs.
+    #[serde(rename = "rustls-aws-lc")]
     RustlsAwsLc,
     /// rustls with ring.
+    #[serde(rename = "rustls-ring")]
     RustlsRing,
     /// s2n-tls (Linux and macOS only).
+    #[serde(rename = "s2n-tls")]
     S2nTls,
     /// rustls with the FIPS build of aws-lc-rs (Linux x86_64 and aarch64; a build with it holds
     /// no non-FIPS provider).
+    #[serde(rename = "rustls-aws-lc-fips")]
     RustlsAwsLcFips,
     /// s2n-tls with the FIPS build of aws-lc (Linux x86_64 and aarch64; a build with it holds no
     /// non-FIPS provider).
+    #[serde(rename = "s2n-tls-fips")]
     S2nTlsFips,
     /// The operating system's OpenSSL (Linux, FreeBSD, NetBSD): the distro's crypto policy and,
     /// where the system runs it, its FIPS module apply.
@@ -34,6 +38,7 @@ pub enum Provider {
     OpenSsl,
     /// rustls with the application's own `CryptoProvider` (installed process-wide, or handed to
     /// the runtime's `set_custom_crypto_provider`): no crypto library is compiled for it.
+    #[serde(rename = "rustls-custom")]
     RustlsCustom,
 }
 
@@ -204,13 +209,15 @@ impl schemars::JsonSchema for TlsOverride {
 
 /// Where a client's trusted roots come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "kebab-case")]
 pub enum Roots {
     /// The operating system store.
+    #[serde(rename = "native")]
     Native,
     /// The bundled Mozilla roots.
+    #[serde(rename = "webpki")]
     Webpki,
     /// The platform's own certificate verifier (rustls providers only; not on Android).
+    #[serde(rename = "platform-verifier")]
     PlatformVerifier,
 }
 

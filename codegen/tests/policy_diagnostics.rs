@@ -223,7 +223,7 @@ roots = "webpki"
         9,
         12,
         "unknown provider `boringssl`",
-        "use one of: rustls-aws-lc, rustls-ring, s2n-tls, rustls-aws-lc-fips, s2n-tls-fips, openssl, rustls-custom, none",
+        &format!("use one of: {}, none", Provider::ALL.map(|p| p.name()).join(", ")),
     );
     // The marker covers the whole quoted value.
     assert_eq!(loc(&diags[0]).width, "\"boringssl\"".len());

@@ -61,7 +61,7 @@ fn every_provider_and_roots_combination_builds_without_warnings_including_no_roo
             "aws-lc-fips-sys builds on Linux x86_64/aarch64 only",
         );
     }
-    let providers = ["rustls-aws-lc", "rustls-ring", "s2n-tls", "openssl", "rustls-aws-lc-fips", "s2n-tls-fips"];
+    let providers = smithy_tls_codegen::model::Provider::ALL.map(|p| p.name());
     for provider in providers.into_iter().filter(|p| FIPS_HOST || !p.contains("fips")) {
         for roots in [",native", ",webpki", ",platform-verifier", ""] {
             let features = format!("{provider}{roots}");
