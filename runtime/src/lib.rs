@@ -24,8 +24,12 @@
 //! compiled: `[build] rustflags = ["--cfg", "smithy_tls=\"rustls-ring\""]`. The values are the
 //! provider features above and `none` (no TLS stack: the default client fails every request with
 //! [`Error::TlsDisabled`]); `--cfg smithy_tls_roots="native"` (`webpki`, `platform-verifier`)
-//! replaces the roots the same way. [`TlsInfo::chosen_by`] says when the application chose. An
-//! unknown value, or one that cannot build for the target, stops the build with the valid ones.
+//! replaces the roots the same way. `s2n-tls`, `openssl` and the FIPS values (and `webpki` or
+//! `platform-verifier` roots) also need their feature turned on from the application's
+//! `Cargo.toml` where no crate asked for them on that target: their crates are in a lock only
+//! where some crate does. [`TlsInfo::chosen_by`] says when the application chose, and
+//! [`TlsInfo::library`] which library served. An unknown value, one that cannot build for the
+//! target, or one whose feature is missing stops the build, saying what to set.
 //!
 //! Only TLS 1.2 and 1.3 are offered, and certificate chain and host name verification are always
 //! on: there is no switch to turn them off. HTTP/2 and HTTP/1.1 are negotiated through ALPN.
