@@ -435,3 +435,19 @@ fn every_override_value_is_named_once() {
     values.dedup();
     assert_eq!(values.len(), count, "a name in both tables, or twice in one");
 }
+
+/// A provider's crypto features go through a gate exactly when the cfg alone does not select it:
+/// a `CfgAlone` provider's are in the runtime's own table (in every lock, as its crates are); a
+/// `WithFeature` provider's in its own table would put them in every lock too.
+#[test]
+fn crypto_is_gated_exactly_where_the_provider_needs_its_feature() {
+    for provider in &PROVIDERS {
+        let Some(crypto) = provider.crypto_features else { continue };
+        assert_eq!(
+            crypto.gate.is_some(),
+            matches!(provider.reach, Reach::WithFeature),
+            "{}: a gate for its crypto if and only if its reach is WithFeature",
+            provider.name
+        );
+    }
+}
