@@ -32,8 +32,11 @@ fn client(provider: TlsProvider, ca_pem: &str, identity: Option<&ClientIdentity>
     builder.build().expect("client")
 }
 
-fn no_timeouts() -> aws_smithy_runtime_api::client::http::HttpConnectorSettings {
-    settings(None, None)
+/// Every call is bounded in time: a refusal that never reaches the client fails its test with a
+/// timeout naming the provider and version, instead of hanging the suite (seen once, in a FIPS
+/// run of the whole suite: `a_key_that_cannot_sign_any_scheme_the_server_takes_says_so`).
+fn bounded() -> aws_smithy_runtime_api::client::http::HttpConnectorSettings {
+    settings(Some(Duration::from_secs(30)), Some(Duration::from_secs(30)))
 }
 
 /// The key types every provider here signs with (Ed25519: not the FIPS providers).
@@ -65,7 +68,7 @@ async fn ed25519_is_refused_plainly_by_s2n_tls_and_the_fips_providers() {
             || !cfg!(any(feature = "s2n-tls", feature = "s2n-tls-fips", feature = "rustls-aws-lc-fips"))
     );
     for provider in refusing {
-        let err = call(&client(provider, &server_ca.pem, Some(&identity)), &no_timeouts(), get(&server.url("/")))
+        let err = call(&client(provider, &server_ca.pem, Some(&identity)), &bounded(), get(&server.url("/")))
             .await
             .expect_err("refused");
         let refused = find_in_chain::<smithy_default_tls::Error>(&err);
@@ -147,7 +150,7 @@ async fn a_server_that_asks_accepts_each_key_type_on_both_versions() {
                 let server =
                     TestServer::start_requiring_client_auth(&leaf, Alpn::H2AndHttp1, &client_ca.pem, versions).await;
                 let client = client(provider, &server_ca.pem, Some(&identity));
-                let result = call(&client, &no_timeouts(), get(&server.url("/"))).await;
+                let result = call(&client, &bounded(), get(&server.url("/"))).await;
                 let case = format!("{provider} {key_name} {version}");
                 let response = result.unwrap_or_else(|e| panic!("{case}: {}", error_chain(&e)));
                 assert_eq!(response.status().as_u16(), 200, "{case}");
@@ -165,7 +168,7 @@ async fn a_server_that_does_not_ask_gets_no_certificate() {
     let server = TestServer::start(&server_ca.leaf(&["localhost"]), Alpn::H2AndHttp1).await;
     for provider in providers() {
         let client = client(provider, &server_ca.pem, Some(&identity));
-        let response = call(&client, &no_timeouts(), get(&server.url("/"))).await.expect("GET");
+        let response = call(&client, &bounded(), get(&server.url("/"))).await.expect("GET");
         let tls = response.extension::<ConnectionInfo>().and_then(|i| i.tls).expect("TLS info");
         assert!(!tls.client_certificate_sent, "{provider}: {tls:?}");
     }
@@ -197,7 +200,7 @@ async fn assert_refused_asking_for(
             )
             .await;
             let client = client(provider, &server_ca.pem, identity);
-            let result = call(&client, &no_timeouts(), get(&server.url("/"))).await;
+            let result = call(&client, &bounded(), get(&server.url("/"))).await;
             let err = result.map(|r| r.status()).expect_err(&format!("{provider} {version}: refused"));
             let case = format!("{provider} {version}: {}", error_chain(&err));
             assert_eq!(client_certificate_problem(&err, &case), Some(expected), "{case}");
