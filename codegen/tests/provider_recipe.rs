@@ -1,0 +1,91 @@
+//! docs/ARCHITECTURE.md's "Adding a provider" recipe lists every source and config file that names
+//! a provider: each file that names `openssl` in code (identifiers, not comments or docs), outside
+//! its own backend folder and test modules, is in the recipe's list, and every file the list names
+//! exists. `openssl` stands for any provider: it is the one whose name is a word of its own.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use proc_macro2::{TokenStream, TokenTree};
+
+/// Where a provider may be named in code.
+const TREES: &[&str] = &["codegen/src", "runtime/src", "runtime/build.rs", ".cargo/config.toml"];
+/// The provider's own backend folder, which the recipe lists as `runtime/src/tls/<name>/`.
+const BACKEND: &str = "runtime/src/tls/openssl/";
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Files under `path` (or `path` itself), relative to the workspace, with forward slashes.
+fn files(path: &str) -> Vec<String> {
+    let full = workspace().join(path);
+    if full.is_file() {
+        return vec![path.to_owned()];
+    }
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(&full).unwrap_or_else(|e| panic!("{}: {e}", full.display())) {
+        let name = entry.expect("a directory entry").file_name().to_string_lossy().into_owned();
+        out.extend(files(&format!("{path}/{name}")));
+    }
+    out
+}
+
+/// Whether a Rust source names `openssl` in an identifier (comments are gone in tokens; doc
+/// comments are string literals, not identifiers).
+fn names_in_rust(tokens: TokenStream) -> bool {
+    tokens.into_iter().any(|tree| match tree {
+        TokenTree::Ident(ident) => ident.to_string().to_lowercase().contains("openssl"),
+        TokenTree::Group(group) => names_in_rust(group.stream()),
+        _ => false,
+    })
+}
+
+/// Whether a file names `openssl` in code: Rust identifiers, or TOML outside comments.
+fn names_openssl(path: &str) -> bool {
+    let text = std::fs::read_to_string(workspace().join(path)).unwrap_or_else(|e| panic!("{path}: {e}"));
+    if path.ends_with(".rs") {
+        let tokens = TokenStream::from_str(&text).unwrap_or_else(|e| panic!("{path}: does not lex: {e}"));
+        return names_in_rust(tokens);
+    }
+    text.lines().any(|line| !line.trim_start().starts_with('#') && line.contains("openssl"))
+}
+
+/// The backticked paths of the recipe in docs/ARCHITECTURE.md, up to "Then its tests".
+fn recipe() -> BTreeSet<String> {
+    let doc = std::fs::read_to_string(workspace().join("docs/ARCHITECTURE.md")).expect("docs/ARCHITECTURE.md");
+    let start = doc.find("### Adding a provider").expect("the recipe's heading");
+    let section = &doc[start..];
+    let section = &section[..section.find("Then its tests").expect("the recipe's end")];
+    section
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|quoted| TREES.iter().any(|tree| quoted.starts_with(tree.trim_end_matches(".rs"))))
+        .map(|quoted| quoted.replace("<name>", "openssl"))
+        .collect()
+}
+
+#[test]
+fn the_recipe_lists_every_file_that_names_a_provider() {
+    let listed = recipe();
+    for path in &listed {
+        assert!(workspace().join(path).exists(), "the recipe names {path}, which does not exist");
+    }
+    let naming: BTreeSet<String> = TREES
+        .iter()
+        .flat_map(|tree| files(tree))
+        .filter(|path| path.ends_with(".rs") || path.ends_with(".toml"))
+        .filter(|path| !path.starts_with(BACKEND) && !path.ends_with("/tests.rs"))
+        .filter(|path| names_openssl(path))
+        .collect();
+    assert!(naming.len() >= 8, "only {} files name openssl: is the scan reading the sources?", naming.len());
+    let missing: Vec<&String> = naming.iter().filter(|path| !listed.contains(*path)).collect();
+    assert!(
+        missing.is_empty(),
+        "these files name a provider but docs/ARCHITECTURE.md's recipe does not list them: {missing:?}\n(the recipe: \
+         {listed:?})"
+    );
+    println!("provider recipe: {} files name openssl in code, all in the recipe", naming.len());
+}
