@@ -162,8 +162,7 @@ fn feature_line(feature: &str) -> String {
 /// (the provider table's `reach`).
 fn reach_refusal(enabled: &[&ProviderFacts], requested: &[&ProviderFacts]) -> Option<String> {
     let provider = enabled.first()?;
-    let reached = matches!(provider.reach, Reach::CfgAlone) || requested.iter().any(|p| provider.reached_by(p));
-    if reached {
+    if provider.reached_by(requested.iter().copied()) {
         return None;
     }
     let asked = if requested.is_empty() { "no provider".to_owned() } else { one_of(requested.iter().copied()) };

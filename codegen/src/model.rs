@@ -100,8 +100,7 @@ impl Provider {
     /// runtime's feature of the same name on a target whose rule gives `rule_provider`: its
     /// crates are optional, in an application's lock only where some crate asks for them.
     pub fn override_needs_feature(self, rule_provider: Provider) -> bool {
-        let facts = self.facts();
-        !(matches!(facts.reach, facts::Reach::CfgAlone) || facts.reached_by(rule_provider.facts()))
+        !self.facts().reached_by([rule_provider.facts()])
     }
 
     /// Its row in the runtime's provider table, which lists providers in this enum's order.

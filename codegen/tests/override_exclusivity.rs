@@ -502,10 +502,7 @@ fn refusal(target: &TargetInfo, cfgs: Cfgs, set: &FeatureSet) -> Option<&'static
     let refused = match cfgs.tls {
         Some(_) => enabled.first().and_then(|p| {
             let fips_target = smithy_tls_codegen::model::fips_module_builds(os, target.arch.as_str(), env);
-            let facts = facts_of(*p);
-            let reached = matches!(facts.reach, facts::Reach::CfgAlone)
-                || requested.iter().any(|r| facts.reached_by(facts_of(*r)));
-            if !reached {
+            if !facts_of(*p).reached_by(requested.iter().map(|r| facts_of(*r))) {
                 Some("the override's provider needs its feature where no crate asked for it (reach)")
             } else if misplaced(p) {
                 Some("the override's provider does not build for this target_os (only_on_os)")

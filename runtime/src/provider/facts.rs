@@ -125,14 +125,16 @@ impl ProviderFacts {
         matches!(self.crypto, Crypto::AwsLc | Crypto::AwsLcFips)
     }
 
-    /// Whether the application's override can select it where the SDK crates turned on the
-    /// feature `enabled` for the target: the crates of `enabled` include its own, and its
-    /// cryptography needs no override gate that only its own feature opens.
-    pub(crate) fn reached_by(&self, enabled: &ProviderFacts) -> bool {
+    /// Whether the application's override can select it on a target where the crates turned on
+    /// the features of `enabled`: the cfg alone selects it, or one of them is its own feature, or
+    /// brings its crates and it needs no gate that only its own feature opens.
+    pub(crate) fn reached_by<'a>(&self, enabled: impl IntoIterator<Item = &'a ProviderFacts>) -> bool {
         let gated = matches!(self.crypto_features, Some(CryptoFeatures { gate: Some(_), .. }));
-        matches!(self.reach, Reach::CfgAlone)
-            || self.name == enabled.name
-            || (!gated && self.crates.iter().all(|c| enabled.crates.iter().any(|e| e.name == c.name)))
+        let brings = |other: &ProviderFacts| {
+            self.name == other.name
+                || (!gated && self.crates.iter().all(|c| other.crates.iter().any(|e| e.name == c.name)))
+        };
+        matches!(self.reach, Reach::CfgAlone) || enabled.into_iter().any(brings)
     }
 }
 
