@@ -38,10 +38,10 @@ use tokio::net::TcpStream;
 use crate::error::{Error, TlsHandshakeError};
 use crate::identity::IdentitySource;
 use crate::provider::application::ChosenBy;
-#[cfg(not(no_tls))]
-use crate::provider::compiled::Compiled;
 #[cfg(rustls)]
 use crate::provider::compiled::RustlsCrypto;
+#[cfg(not(no_tls))]
+use crate::provider::compiled::{Compiled, CompiledRoots};
 use crate::roots::{ExtraRoots, TrustRoots};
 use crate::TlsProvider;
 
@@ -77,6 +77,14 @@ pub(crate) struct TlsSettings {
 }
 
 impl TlsSettings {
+    /// The roots source to trust, as this build compiled it: `None` where only a CA bundle or
+    /// extra certificates are trusted; `NotCompiled` where the application's override left it out
+    /// (the clients it builds never ask for one).
+    #[cfg(not(no_tls))]
+    pub(crate) fn compiled_roots(&self) -> Result<Option<CompiledRoots>, Error> {
+        self.roots.map(TrustRoots::compiled).transpose().map_err(Error::NotCompiled)
+    }
+
     pub(crate) fn alpn(&self) -> Vec<Vec<u8>> {
         if self.enable_http2 {
             vec![ALPN_H2.to_vec(), ALPN_HTTP11.to_vec()]
@@ -271,8 +279,8 @@ impl TlsBackend {
     }
 
     /// The provider's library, prepared. A provider another crate's features name that the
-    /// application's override left out is `NotCompiled`: the shared clients never ask for one
-    /// (they serve the override); a client built for it by hand does.
+    /// application's override left out is `NotCompiled`, which the builders never ask for (they
+    /// resolve every provider to the application's).
     #[cfg(not(no_tls))]
     fn library(settings: &TlsSettings) -> Result<Library, Error> {
         match settings.provider.compiled().map_err(Error::NotCompiled)? {

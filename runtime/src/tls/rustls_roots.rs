@@ -14,9 +14,8 @@ use crate::roots::PemError;
 
 /// The root store for a trust-root source, built once per process and source.
 fn base_root_store(settings: &TlsSettings) -> Result<Arc<RootCertStore>, Error> {
-    // A source the application's override left out is `NotCompiled`: the clients it builds never ask.
-    let Some(roots) = settings.roots else { return Ok(Arc::new(RootCertStore::empty())) };
-    match roots.compiled().map_err(Error::NotCompiled)? {
+    let Some(roots) = settings.compiled_roots()? else { return Ok(Arc::new(RootCertStore::empty())) };
+    match roots {
         // The platform verifier brings its own roots; see `rustls::platform_verifier`.
         #[cfg(roots = "platform-verifier")]
         CompiledRoots::PlatformVerifier => Ok(Arc::new(RootCertStore::empty())),

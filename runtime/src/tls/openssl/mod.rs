@@ -115,7 +115,7 @@ fn context_builder(settings: &TlsSettings) -> Result<SslContextBuilder, ErrorSta
 
 /// Trusts the settings' roots source and extra certificates; trusting nothing is an error.
 fn trust_roots(builder: &mut SslContextBuilder, settings: &TlsSettings) -> Result<(), Error> {
-    match settings.roots.map(crate::TrustRoots::compiled).transpose().map_err(Error::NotCompiled)? {
+    match settings.compiled_roots()? {
         #[cfg(roots = "native")]
         Some(CompiledRoots::Native) => {
             crate::roots::check_native_store()?;

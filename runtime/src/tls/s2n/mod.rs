@@ -155,7 +155,7 @@ fn init() {
 fn trust_roots(builder: &mut s2n_tls::config::Builder, settings: &TlsSettings) -> Result<(), Error> {
     let provider = settings.provider;
     let config_error = config_error(provider);
-    match settings.roots.map(crate::TrustRoots::compiled).transpose().map_err(Error::NotCompiled)? {
+    match settings.compiled_roots()? {
         #[cfg(roots = "native")]
         Some(CompiledRoots::Native) => {
             crate::roots::check_native_store()?;
