@@ -3,7 +3,7 @@
 //! included (clippy's `too_many_lines`, on in both crates, counts code lines only). Read with syn,
 //! so functions in impls, traits and nested modules count too.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use syn::spanned::Spanned;
 use syn::visit::Visit;
@@ -44,29 +44,14 @@ impl<'ast> Visit<'ast> for Functions {
     }
 }
 
-/// The `.rs` files under `path` (or `path` itself).
-fn rust_files(path: &Path) -> Vec<PathBuf> {
-    if path.is_file() {
-        return vec![path.to_owned()];
-    }
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())) {
-        let path = entry.expect("a directory entry").path();
-        if path.is_dir() {
-            out.extend(rust_files(&path));
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-    out
-}
-
 #[test]
 fn no_function_is_longer_than_the_limit() {
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let (mut long, mut counted) = (Vec::new(), 0);
     for tree in TREES {
-        for file in rust_files(&workspace.join(tree)) {
+        let path = workspace.join(tree);
+        let files = if path.is_file() { vec![path] } else { smithy_tls_test_support::fs::files_with(&path, "rs") };
+        for file in files {
             let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
             let parsed = syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
             let mut functions = Functions::default();

@@ -25,20 +25,6 @@ fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
 }
 
-/// Every `.rs` file under `dir`, recursively.
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> =
-        std::fs::read_dir(dir).expect("reads src").map(|e| e.expect("a directory entry").path()).collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
-
 /// The module a file holds: `x.rs` and `x/mod.rs` hold `x`, `x/y.rs` holds `x::y`, and the crate
 /// root files (`lib.rs`, `main.rs`) the root.
 fn module_of(relative: &Path) -> ModulePath {
@@ -246,8 +232,7 @@ fn sibling_edge(from: &ModulePath, to: &ModulePath, modules: &BTreeSet<ModulePat
 
 /// The graph of paths between sibling modules in `src`.
 fn graph(src: &Path) -> Graph {
-    let mut files = Vec::new();
-    rust_files(src, &mut files);
+    let files = smithy_tls_test_support::fs::files_with(src, "rs");
     let mut modules = BTreeSet::new();
     let mut scanned = Scan::default();
     for file in files {

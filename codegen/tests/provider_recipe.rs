@@ -18,18 +18,16 @@ fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// Files under `path` (or `path` itself), relative to the workspace, with forward slashes.
+/// The `.rs` and `.toml` files under `path` (or `path` itself), relative to the workspace, with
+/// forward slashes.
 fn files(path: &str) -> Vec<String> {
     let full = workspace().join(path);
     if full.is_file() {
         return vec![path.to_owned()];
     }
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(&full).unwrap_or_else(|e| panic!("{}: {e}", full.display())) {
-        let name = entry.expect("a directory entry").file_name().to_string_lossy().into_owned();
-        out.extend(files(&format!("{path}/{name}")));
-    }
-    out
+    let found =
+        ["rs", "toml"].into_iter().flat_map(|extension| smithy_tls_test_support::fs::files_with(&full, extension));
+    found.map(|file| format!("{path}/{}", file.strip_prefix(&full).expect("under it").display())).collect()
 }
 
 /// Whether a Rust source names `openssl` in an identifier (comments are gone in tokens; doc
@@ -76,7 +74,6 @@ fn the_recipe_lists_every_file_that_names_a_provider() {
     let naming: BTreeSet<String> = TREES
         .iter()
         .flat_map(|tree| files(tree))
-        .filter(|path| path.ends_with(".rs") || path.ends_with(".toml"))
         .filter(|path| !path.starts_with(BACKEND) && !path.ends_with("/tests.rs"))
         .filter(|path| names_openssl(path))
         .collect();

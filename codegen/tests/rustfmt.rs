@@ -150,17 +150,6 @@ fn smithy_tls(args: &[&str], dir: &Path) -> (Option<i32>, String) {
     (out.status.code(), text)
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
-
 #[test]
 fn check_is_green_after_rustfmt_formats_the_applied_tree() {
     for preset in presets::names() {
@@ -171,8 +160,7 @@ fn check_is_green_after_rustfmt_formats_the_applied_tree() {
         let (code, out) = smithy_tls(&["apply", "--preset", preset], &tree);
         assert_eq!(code, Some(0), "{preset}: {out}");
 
-        let mut files = Vec::new();
-        rust_files(&tree, &mut files);
+        let files = smithy_tls_test_support::fs::files_with(&tree, "rs");
         let mut formatted = Vec::new();
         for file in files {
             let text = rustfmt(&std::fs::read_to_string(&file).unwrap(), "2021", root.path());

@@ -121,3 +121,35 @@ pub fn tree_files(dir: &Path) -> std::collections::BTreeMap<std::path::PathBuf, 
     }
     out
 }
+
+/// The files under `dir` whose name ends with `.{extension}`, at any depth, sorted: the source
+/// walk of the tests that read a crate's `.rs` files.
+///
+/// ```
+/// let dir = std::env::temp_dir().join(format!("files-with-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(dir.join("src/a")).unwrap();
+/// std::fs::write(dir.join("src/a/b.rs"), "").unwrap();
+/// std::fs::write(dir.join("src/c.toml"), "").unwrap();
+/// let found = smithy_tls_test_support::fs::files_with(&dir, "rs");
+/// assert_eq!(found, vec![dir.join("src/a/b.rs")]);
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// ```
+///
+/// # Panics
+/// When the tree cannot be read (a test has nothing to check then).
+pub fn files_with(dir: &Path, extension: &str) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display())) {
+            let path = entry.expect("directory entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == extension) {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
