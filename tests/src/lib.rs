@@ -536,3 +536,20 @@ impl Drop for MockMetadata {
         self.task.abort();
     }
 }
+
+/// The provider `preset`'s rule gives the builtin target `triple`, if it gives one (the rule that
+/// serves it: the first whose cfg matches, else the fallback).
+///
+/// ```
+/// use smithy_tls_codegen::model::Provider;
+/// let linux = smithy_tls_e2e::rule_provider("platform-default", "x86_64-unknown-linux-gnu");
+/// assert_eq!(linux, Some(Provider::S2nTls));
+/// assert_eq!(smithy_tls_e2e::rule_provider("platform-default", "wasm32-wasip1"), None);
+/// ```
+pub fn rule_provider(preset: &str, triple: &str) -> Option<smithy_tls_codegen::model::Provider> {
+    let text = smithy_tls_codegen::presets::preset(preset).unwrap_or_else(|| panic!("no preset `{preset}`"));
+    let parsed = smithy_tls_codegen::policy::parse_policy(text).unwrap_or_else(|_| panic!("`{preset}` parses"));
+    let target = cfg_expr::targets::get_builtin_target_by_triple(triple).unwrap_or_else(|| panic!("`{triple}`"));
+    let rule = parsed.policy.all_rules().find(|rule| rule.scope.cfg().is_none_or(|cfg| cfg.matches(target)))?;
+    rule.stack.provider()
+}

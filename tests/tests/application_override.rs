@@ -26,8 +26,8 @@ use std::process::Command;
 use smithy_tls_codegen::model::Provider;
 use smithy_tls_codegen::native_build::libraries;
 use smithy_tls_e2e::{
-    consumer_command, pin_lock, prepare_sdk_tree, run, scratch_root, smithy_tls_binary, tail, MockRun, PUBLISHED,
-    PUBLISHED_REWRITTEN_LOCK,
+    consumer_command, pin_lock, prepare_sdk_tree, rule_provider, run, scratch_root, smithy_tls_binary, tail, MockRun,
+    PUBLISHED, PUBLISHED_REWRITTEN_LOCK,
 };
 
 /// The targets whose graphs are checked for every value.
@@ -106,13 +106,12 @@ fn has_rustls_024(packages: &BTreeMap<String, BTreeSet<String>>) -> bool {
     packages.get("rustls").is_some_and(|versions| versions.contains("v0.24.0-dev.2"))
 }
 
-/// Whether the cfg alone selects `value` on `target` in the platform-default tree: the values
-/// whose crates every application's lock holds, and the provider the preset chose there (s2n-tls
-/// on linux-gnu x86_64/aarch64). The others need the runtime's feature from the application.
+/// Whether the cfg alone selects `value` on `target` in the platform-default tree (the provider
+/// table's reach, against the provider the preset chose there); the others need the runtime's
+/// feature from the application. The graph test asserts how many cells are which.
 fn cfg_alone(value: &str, target: &str) -> bool {
-    let linux_gnu =
-        target.ends_with("-unknown-linux-gnu") && (target.starts_with("x86_64") || target.starts_with("aarch64"));
-    matches!(value, "rustls-aws-lc" | "rustls-ring" | "rustls-custom" | "none") || (value == "s2n-tls" && linux_gnu)
+    let rule = rule_provider("platform-default", target).unwrap_or_else(|| panic!("{target}: a rule with a provider"));
+    Provider::from_name(value).is_none_or(|provider| !provider.override_needs_feature(rule))
 }
 
 /// The consumer's features for `value` on `target`: the runtime's feature beside the cfg where

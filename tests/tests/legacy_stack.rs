@@ -103,7 +103,7 @@ fn own_crates(provider: Provider) -> &'static [&'static str] {
         Provider::S2nTlsFips => &["s2n-tls", "s2n-tls-sys", "s2n-tls-tokio", "aws-lc-fips-sys"],
         Provider::OpenSsl => &["openssl", "openssl-sys", "tokio-openssl"],
         Provider::RustlsAwsLcFips => &["aws-lc-fips-sys"],
-        _ => &[],
+        Provider::RustlsAwsLc | Provider::RustlsRing | Provider::RustlsCustom => &[],
     }
 }
 

@@ -117,9 +117,11 @@ fn variants() -> Vec<Variant> {
         // keeps nothing of another's.
         let tree = prepare_variant_tree(&root.join(format!("measure-override-{value}")), Some("platform-default"));
         let rustflags = Some(format!("--cfg smithy_tls=\"{value}\""));
-        // platform-default asks for s2n-tls on this host (linux-gnu): a value whose crates that
-        // leaves out of the lock takes the runtime's feature too, as the application's line does.
-        let needs_feature = Provider::from_name(&value).is_some_and(|p| p.override_needs_feature(Provider::S2nTls));
+        // A value whose crates platform-default's rule for this host leaves out of the lock takes
+        // the runtime's feature too, as the application's line does.
+        let host_rule =
+            smithy_tls_e2e::rule_provider("platform-default", &smithy_tls_e2e::host_triple()).expect("a host provider");
+        let needs_feature = Provider::from_name(&value).is_some_and(|p| p.override_needs_feature(host_rule));
         let features = if needs_feature { format!("{S3},smithy-default-tls/{value}") } else { S3.to_owned() };
         variants.push(Variant { name: format!("platform-default smithy_tls={value}"), tree, rustflags, features });
     }
