@@ -392,6 +392,8 @@ fn aliases(enabled: &[&ProviderFacts], roots: &[&str]) -> Vec<(&'static str, boo
         ("s2n", s2n),
         // The system's OpenSSL (`openssl`).
         ("openssl_provider", openssl_provider),
+        // Some backend makes TLS connections; every backend presents a client identity.
+        ("tls_backend", rustls_backend || rustls_in_place || s2n || openssl_provider),
         // Some backend reads the socket through `tls::ReadAhead` (all but rustls 0.24's stream).
         ("read_ahead", rustls_backend || s2n || openssl_provider),
         // Some trust-root source is compiled in.

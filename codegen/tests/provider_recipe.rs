@@ -1,6 +1,6 @@
 //! docs/ARCHITECTURE.md's "Adding a provider" recipe lists every source and config file that names
 //! a provider: each file that names `openssl` in code (identifiers, not comments or docs), outside
-//! its own backend folder and test modules, is in the recipe's list, and every file the list names
+//! its own backend folder and test modules (`tests.rs` files, `#[cfg(test)] mod` blocks), is in the recipe's list, and every file the list names
 //! exists. `openssl` stands for any provider: it is the one whose name is a word of its own.
 
 use std::collections::BTreeSet;
@@ -31,13 +31,41 @@ fn files(path: &str) -> Vec<String> {
 }
 
 /// Whether a Rust source names `openssl` in an identifier (comments are gone in tokens; doc
-/// comments are string literals, not identifiers).
+/// comments are string literals, not identifiers), outside `#[cfg(test)] mod .. { .. }` blocks.
 fn names_in_rust(tokens: TokenStream) -> bool {
-    tokens.into_iter().any(|tree| match tree {
-        TokenTree::Ident(ident) => ident.to_string().to_lowercase().contains("openssl"),
-        TokenTree::Group(group) => names_in_rust(group.stream()),
-        _ => false,
-    })
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut i = 0;
+    while i < trees.len() {
+        if let Some(end) = test_module_end(&trees, i) {
+            i = end;
+            continue;
+        }
+        let names = match &trees[i] {
+            TokenTree::Ident(ident) => ident.to_string().to_lowercase().contains("openssl"),
+            TokenTree::Group(group) => names_in_rust(group.stream()),
+            _ => false,
+        };
+        if names {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// Where a `#[cfg(test)] mod name { .. }` starting at `trees[i]` ends (the index after its body).
+fn test_module_end(trees: &[TokenTree], i: usize) -> Option<usize> {
+    let attribute = match (trees.get(i), trees.get(i + 1)) {
+        (Some(TokenTree::Punct(hash)), Some(TokenTree::Group(attribute))) if hash.as_char() == '#' => attribute,
+        _ => return None,
+    };
+    let is_test = attribute.stream().to_string().replace(' ', "") == "cfg(test)";
+    match (trees.get(i + 2), trees.get(i + 3), trees.get(i + 4)) {
+        (Some(TokenTree::Ident(m)), Some(TokenTree::Ident(_)), Some(TokenTree::Group(_))) if is_test && m == "mod" => {
+            Some(i + 5)
+        }
+        _ => None,
+    }
 }
 
 /// Whether a file names `openssl` in code: Rust identifiers, or TOML outside comments.
@@ -85,4 +113,14 @@ fn the_recipe_lists_every_file_that_names_a_provider() {
          {listed:?})"
     );
     println!("provider recipe: {} files name openssl in code, all in the recipe", naming.len());
+}
+
+#[test]
+fn test_modules_and_docs_do_not_count_as_naming() {
+    let names = |source: &str| names_in_rust(TokenStream::from_str(source).expect("lexes"));
+    assert!(names("fn f() { openssl::init(); }"));
+    assert!(names("#[cfg(openssl_provider)] fn f() {}"));
+    assert!(!names("/// Uses `openssl`.\nfn f() {} // openssl"));
+    assert!(!names("#[cfg(test)]\nmod tests { fn f() { openssl::init(); } }"));
+    assert!(names("#[cfg(test)]\nmod tests {}\nfn f() { openssl::init(); }"));
 }

@@ -30,10 +30,11 @@ use crate::connect::{ConnectionInfo, TlsConnectService};
 use crate::dns::Resolver;
 use crate::error::{ConnectTimeout, Error, HandshakeFailure, ProxyError, ReadTimeout, TlsHandshakeError};
 use crate::identity::IdentitySource;
+use crate::provider::TlsProvider;
 use crate::proxy::ProxyConfig;
 use crate::roots::ExtraRoots;
+use crate::roots::TrustRoots;
 use crate::tls::{LazyTlsBackend, TlsSettings};
-use crate::{TlsProvider, TrustRoots};
 
 /// Idle pooled connections are closed after this long unless the builder says otherwise.
 pub const DEFAULT_POOL_IDLE_TIMEOUT: Duration = Duration::from_secs(90);
@@ -612,7 +613,7 @@ impl Builder {
     /// # let _ = client;
     /// # }
     /// ```
-    pub fn client_identity(mut self, identity: crate::ClientIdentity) -> Self {
+    pub fn client_identity(mut self, identity: crate::identity::ClientIdentity) -> Self {
         self.client_identity = Some(IdentitySource::Fixed(identity));
         self
     }
@@ -636,7 +637,7 @@ impl Builder {
     /// let client = SmithyTlsClient::builder().watched_client_identity(identity).build().expect("client");
     /// # let _ = client;
     /// ```
-    pub fn watched_client_identity(mut self, identity: crate::WatchedIdentity) -> Self {
+    pub fn watched_client_identity(mut self, identity: crate::identity::WatchedIdentity) -> Self {
         self.client_identity = Some(IdentitySource::Watched(identity));
         self
     }
@@ -686,7 +687,7 @@ impl Builder {
         self,
         provider: TlsProvider,
         roots: Option<TrustRoots>,
-        chosen_by: crate::ChosenBy,
+        chosen_by: crate::provider::application::ChosenBy,
     ) -> SmithyTlsClient {
         let settings = TlsSettings {
             provider,

@@ -412,9 +412,9 @@ mod tests {
     #[tokio::test]
     async fn the_info_goes_to_hyper_util_once_and_the_flags_stay() {
         let tls = TlsInfo {
-            provider: crate::TlsProvider::ALL[0],
+            provider: crate::provider::TlsProvider::ALL[0],
             roots: None,
-            chosen_by: crate::ChosenBy::Builder,
+            chosen_by: crate::provider::application::ChosenBy::Builder,
             protocol_version: "TLSv1_3",
             cipher_suite: "TLS13_AES_128_GCM_SHA256",
             key_exchange_group: Some("X25519"),
@@ -439,9 +439,9 @@ mod tests {
         assert!(forwarded.is_proxied());
         assert!(!forwarded.is_negotiated_h2());
         let tls = TlsInfo {
-            provider: crate::TlsProvider::ALL[0],
+            provider: crate::provider::TlsProvider::ALL[0],
             roots: None,
-            chosen_by: crate::ChosenBy::Builder,
+            chosen_by: crate::provider::application::ChosenBy::Builder,
             protocol_version: "TLSv1_3",
             cipher_suite: "TLS13_AES_128_GCM_SHA256",
             key_exchange_group: None,

@@ -192,10 +192,10 @@ pub enum TlsConfigError {
     ExtraRootsWithPlatformVerifier,
     /// A FIPS provider with a client identity whose key type FIPS does not approve
     /// ([`KeyType::is_fips_approved`](crate::KeyType::is_fips_approved)).
-    ClientKeyNotFipsApproved(crate::KeyType),
+    ClientKeyNotFipsApproved(crate::identity::KeyType),
     /// A client identity whose key type the provider does not present: s2n-tls takes no Ed25519
     /// certificates.
-    ClientKeyTypeUnsupported(crate::KeyType),
+    ClientKeyTypeUnsupported(crate::identity::KeyType),
 }
 
 impl fmt::Display for TlsConfigError {
@@ -425,7 +425,7 @@ impl ClientCertificateProblem {
     /// The problem a TLS alert (its code, RFC 8446 section 6) names, when it names one about the
     /// client's certificate. `answer`: when the server asked and got no certificate, a bare
     /// `handshake_failure` (TLS 1.2) or `certificate_required` is about that, and why.
-    #[cfg_attr(not(any(rustls_backend, openssl_provider, s2n)), allow(dead_code))] // the backends that present an identity
+    #[cfg_attr(not(tls_backend), allow(dead_code))]
     pub(crate) fn from_alert(alert: u8, answer: CertificateAnswer) -> Option<Self> {
         Some(match (alert, answer) {
             (116 | 40, CertificateAnswer::KeyCannotSign) => ClientCertificateProblem::KeyCannotSign,
@@ -662,7 +662,7 @@ impl StdError for ProxyResponseError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::TrustRoots;
+    use crate::roots::TrustRoots;
 
     /// The lists messages name are every provider and roots feature of the manifest (and each
     /// compiled-in variant's name is in its list), so no message omits one.

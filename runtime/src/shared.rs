@@ -11,8 +11,10 @@ use aws_smithy_runtime_api::client::runtime_components::RuntimeComponentsBuilder
 use aws_smithy_runtime_api::client::runtime_plugin::{Order, RuntimePlugin, SharedRuntimePlugin};
 
 use crate::client::{Builder, SmithyTlsClient};
+use crate::error::Error;
+use crate::provider::TlsProvider;
 use crate::proxy::ProxyConfig;
-use crate::{Error, TlsProvider, TrustRoots};
+use crate::roots::TrustRoots;
 
 /// The process-wide client for a (provider, roots) choice.
 ///

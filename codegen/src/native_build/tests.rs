@@ -151,7 +151,7 @@ fn pinned_verdicts_for_the_targets_sdk_users_build_for() {
     // No system OpenSSL to honour on Apple systems, Windows or Android; LibreSSL on OpenBSD.
     for triple in ["aarch64-apple-darwin", "x86_64-pc-windows-msvc", "aarch64-linux-android", "x86_64-unknown-openbsd"]
     {
-        assert!(stack_build(Provider::OpenSsl, target(triple)).is_err(), "openssl on {triple}");
+        assert!(stack_build(Provider::OpenSsl, target(triple)).is_err(), "{} on {triple}", Provider::OpenSsl);
     }
 }
 

@@ -11,7 +11,7 @@ use zeroize::Zeroizing;
 use super::{ClientIdentity, IdentityError, KeyFormat, KeyType};
 #[cfg(not(no_tls))]
 use crate::provider::compiled::Compiled;
-use crate::TlsProvider;
+use crate::provider::TlsProvider;
 
 /// Checks that the key is the leaf certificate's, with the crypto library of the first provider
 /// compiled in ([`TlsProvider::ALL`]'s order; see [`ClientIdentity`]'s documentation).

@@ -4,7 +4,8 @@
 
 use std::fmt;
 
-use crate::{TlsProvider, TrustRoots};
+use crate::provider::TlsProvider;
+use crate::roots::TrustRoots;
 
 /// The provider the application's `--cfg smithy_tls` chose (`none` included), or "" without one.
 const PROVIDER: &str = env!("SMITHY_TLS_OVERRIDE");

@@ -11,7 +11,8 @@
 use std::sync::Arc;
 
 use crate::provider::NotCompiled;
-use crate::{TlsProvider, TrustRoots};
+use crate::provider::TlsProvider;
+use crate::roots::TrustRoots;
 
 /// A provider compiled into this build, by the library that serves it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

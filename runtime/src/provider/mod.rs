@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::TrustRoots;
+use crate::roots::TrustRoots;
 
 // The table of provider facts (`facts.rs`), which the build script and the generator include too:
 // they read columns this crate does not.

@@ -63,3 +63,15 @@ impl KeyLogFile {
         self.0.lock().unwrap_or_else(PoisonError::into_inner).write_all(&record)
     }
 }
+
+/// `SSLKEYLOGFILE`, when set and not empty: where TLS secrets are logged for debugging (in the
+/// NSS key log format Wireshark reads), with a warning that they are. Off otherwise.
+pub(crate) fn key_log_file() -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("SSLKEYLOGFILE").filter(|v| !v.is_empty()).map(std::path::PathBuf::from)?;
+    tracing::warn!(
+        path = %path.display(),
+        "SSLKEYLOGFILE is set: TLS session secrets are written to it, so anyone who can read the \
+         file can decrypt this process's traffic; unset it outside debugging"
+    );
+    Some(path)
+}

@@ -2,7 +2,7 @@
 //! connection and response can carry it without allocating: constants where the set is ours
 //! (ALPN), the library's own otherwise, copied once per process where it only lends them.
 
-use super::{ALPN_H2, ALPN_HTTP11};
+use super::settings::{ALPN_H2, ALPN_HTTP11};
 
 /// The ALPN protocol as text: one of the two we offer, or `None` for any other bytes (which a
 /// backend must refuse: rustls does itself, s2n-tls's backend checks).
@@ -19,7 +19,7 @@ pub(crate) fn alpn(protocol: &[u8]) -> Option<&'static str> {
 /// and hyper would speak h2 to a server that picked `h2` from a client offering only HTTP/1.1.
 #[cfg(alpn_checked_by_backend)]
 pub(crate) fn selected_alpn(
-    provider: crate::TlsProvider,
+    provider: crate::provider::TlsProvider,
     selected: Option<&[u8]>,
     offered: &[Vec<u8>],
 ) -> Result<Option<&'static str>, crate::error::TlsHandshakeError> {
@@ -46,7 +46,7 @@ pub(crate) fn selected_alpn(
 /// name that is neither a DNS name nor an IP address fails the handshake before any byte is sent.
 #[cfg(rustls)]
 pub(crate) fn server_name(
-    provider: crate::TlsProvider,
+    provider: crate::provider::TlsProvider,
     name: &str,
 ) -> Result<rustls_pki_types::ServerName<'static>, crate::error::TlsHandshakeError> {
     rustls_pki_types::ServerName::try_from(name.to_owned()).map_err(|e| crate::error::TlsHandshakeError {
@@ -108,7 +108,7 @@ mod tests {
     #[test]
     fn the_server_may_select_only_an_offered_protocol() {
         use crate::error::HandshakeFailure;
-        let provider = crate::TlsProvider::ALL[0];
+        let provider = crate::provider::TlsProvider::ALL[0];
         let both = [b"h2".to_vec(), b"http/1.1".to_vec()];
         let http11_only = [b"http/1.1".to_vec()];
         assert_eq!(selected_alpn(provider, None, &both).ok(), Some(None));

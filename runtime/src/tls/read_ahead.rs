@@ -15,7 +15,7 @@ use std::task::{ready, Context, Poll};
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
-use super::{INITIAL_CAPACITY, READ_AHEAD_CAPACITY};
+use super::settings::{INITIAL_CAPACITY, READ_AHEAD_CAPACITY};
 
 /// A read straight into the caller's buffer that fills it and brings at least this much means
 /// bulk data is arriving: from then on reads are batched. Handshake messages and small

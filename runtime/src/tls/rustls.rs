@@ -8,17 +8,25 @@ use rustls::SupportedProtocolVersion;
 use tokio_rustls::TlsConnector;
 
 use super::client_auth_seen::ClientAuthSeen;
+use super::info::Negotiated;
 use super::key_log_file::KeyLogFile;
+use super::names;
+use super::read_ahead::ReadAhead;
+use super::refusal::ReadRefusal;
 use super::rustls_roots::root_store;
-use super::{names, MaybeTlsStream, Negotiated, ReadAhead, TlsSettings, Transport};
+use super::settings::TlsSettings;
+use super::transport::Transport;
 use crate::error::{
     CertificateAnswer, CertificateProblem, ClientCertificateProblem, Error, HandshakeFailure, TlsConfigError,
     TlsHandshakeError,
 };
-use crate::TlsProvider;
+use crate::provider::TlsProvider;
 
 /// TLS 1.3 first, then TLS 1.2. Nothing older is ever offered.
 static PROTOCOL_VERSIONS: &[&SupportedProtocolVersion] = &[&rustls::version::TLS13, &rustls::version::TLS12];
+
+/// A connection the rustls 0.23 backend made.
+pub(crate) type RustlsStream = tokio_rustls::client::TlsStream<ReadAhead<Transport>>;
 
 pub(crate) struct RustlsBackend {
     provider: TlsProvider,
@@ -93,7 +101,7 @@ fn platform_verifier(
     settings: &TlsSettings,
     crypto: Arc<CryptoProvider>,
 ) -> Result<rustls_platform_verifier::Verifier, Error> {
-    let failed = |e: rustls::Error| Error::Roots(crate::RootsError::PlatformVerifier { source: Arc::new(e) });
+    let failed = |e: rustls::Error| Error::Roots(crate::roots::RootsError::PlatformVerifier { source: Arc::new(e) });
     #[cfg(target_os = "android")]
     {
         if !settings.extra_roots.is_empty() {
@@ -126,9 +134,10 @@ impl RustlsBackend {
         let seed = || {
             let _ = crypto.secure_random.fill(&mut [0u8; 32]);
         };
-        let overlap = provider.is_built_on_aws_lc() && settings.roots.is_some_and(crate::TrustRoots::reads_the_store);
+        let overlap =
+            provider.is_built_on_aws_lc() && settings.roots.is_some_and(crate::roots::TrustRoots::reads_the_store);
         let builder = if overlap {
-            super::seeding_meanwhile(seed, || Self::config_builder(settings, &crypto))
+            super::preparing::seeding_meanwhile(seed, || Self::config_builder(settings, &crypto))
         } else {
             seed();
             Self::config_builder(settings, &crypto)
@@ -136,7 +145,7 @@ impl RustlsBackend {
         let resolver = ClientCertResolver(certified_key(settings, &crypto)?);
         let mut config = builder.with_client_cert_resolver(Arc::new(resolver));
         config.alpn_protocols = settings.alpn();
-        if let Some(path) = super::key_log_file() {
+        if let Some(path) = super::key_log_file::key_log_file() {
             let file = KeyLogFile::for_path(&path)
                 .map_err(|e| Error::TlsConfig { provider, reason: TlsConfigError::KeyLog(e) })?;
             config.key_log = Arc::new(FileKeyLog(file));
@@ -147,7 +156,7 @@ impl RustlsBackend {
         // The FIPS provider promises FIPS mode: a configuration rustls would not run in FIPS
         // mode is refused, not used quietly.
         #[cfg(provider = "rustls-aws-lc-fips")]
-        if provider == crate::TlsProvider::RustlsAwsLcFips && !config.fips() {
+        if provider == crate::provider::TlsProvider::RustlsAwsLcFips && !config.fips() {
             return Err(Error::TlsConfig { provider, reason: TlsConfigError::NotFipsMode });
         }
         Ok(RustlsBackend { provider, connector: TlsConnector::from(Arc::new(config)) })
@@ -167,7 +176,7 @@ impl RustlsBackend {
         // A custom verifier, but still a verifying one: the operating system checks the chain
         // and the name. (`dangerous()` is rustls's name for any non-webpki verifier.)
         #[cfg(roots = "platform-verifier")]
-        let builder = if settings.roots == Some(crate::TrustRoots::PlatformVerifier) {
+        let builder = if settings.roots == Some(crate::roots::TrustRoots::PlatformVerifier) {
             builder
                 .dangerous()
                 .with_custom_certificate_verifier(Arc::new(platform_verifier(settings, Arc::clone(crypto))?))
@@ -183,7 +192,7 @@ impl RustlsBackend {
         &self,
         server_name: &str,
         tcp: Transport,
-    ) -> Result<(MaybeTlsStream, Negotiated), TlsHandshakeError> {
+    ) -> Result<(RustlsStream, ReadRefusal, Negotiated), TlsHandshakeError> {
         let provider = self.provider;
         let name = names::server_name(provider, server_name)?;
         let (connected, answer) = ClientAuthSeen::during(self.connector.connect(name, ReadAhead::new(tcp))).await;
@@ -206,7 +215,7 @@ impl RustlsBackend {
             fips: conn.fips(),
             client_certificate_sent: answer == CertificateAnswer::Sent,
         };
-        Ok((MaybeTlsStream::Rustls(Box::new(stream), super::ReadRefusal::new(provider, answer)), info))
+        Ok((stream, ReadRefusal::new(provider, answer), info))
     }
 }
 

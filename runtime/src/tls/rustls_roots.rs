@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use rustls::RootCertStore;
 
-use super::TlsSettings;
+use super::settings::TlsSettings;
 use crate::error::Error;
 #[cfg(roots_source)]
 use crate::provider::compiled::CompiledRoots;
@@ -27,7 +27,7 @@ fn base_root_store(settings: &TlsSettings) -> Result<Arc<RootCertStore>, Error> 
         #[cfg(native_or_webpki)]
         CompiledRoots::NativeOrWebpki => Ok(native_store().unwrap_or_else(|why| {
             let store = webpki_store();
-            super::warn_native_fallback(settings.provider, &why, store.len());
+            super::preparing::warn_native_fallback(settings.provider, &why, store.len());
             store
         })),
     }
@@ -42,8 +42,8 @@ fn webpki_store() -> Arc<RootCertStore> {
 
 /// The operating system store, read once per process (the outcome, roots or error, is kept).
 #[cfg(roots = "native")]
-fn native_store() -> Result<Arc<RootCertStore>, crate::RootsError> {
-    type Cached = Result<Arc<RootCertStore>, crate::RootsError>;
+fn native_store() -> Result<Arc<RootCertStore>, crate::roots::RootsError> {
+    type Cached = Result<Arc<RootCertStore>, crate::roots::RootsError>;
     static NATIVE: std::sync::OnceLock<Cached> = std::sync::OnceLock::new();
     NATIVE
         .get_or_init(|| {
@@ -51,7 +51,7 @@ fn native_store() -> Result<Arc<RootCertStore>, crate::RootsError> {
             let mut store = RootCertStore::empty();
             let (added, rejected) = store.add_parsable_certificates(certs);
             if added == 0 {
-                return Err(crate::RootsError::NativeEmpty { rejected });
+                return Err(crate::roots::RootsError::NativeEmpty { rejected });
             }
             Ok(Arc::new(store))
         })

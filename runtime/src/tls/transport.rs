@@ -9,15 +9,21 @@ use std::task::{Context, Poll};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 
-use super::MaybeTlsStream;
-
 /// The byte stream under a connection's HTTP (and TLS to the origin).
 #[derive(Debug)]
 pub(crate) enum Transport {
     /// A TCP connection: to the origin, or to an `http://` proxy.
     Tcp(TcpStream),
     /// A TLS connection to an `https://` proxy.
-    ProxyTls(Box<MaybeTlsStream>),
+    ProxyTls(Box<dyn Tunnel>),
+}
+
+/// The TLS connection to an `https://` proxy, seen from the transport it carries. A trait here
+/// because that connection is itself made over a [`Transport`] (the recursion closes one layer
+/// up, in the stream module), so the backends below need not know the stream above them.
+pub(crate) trait Tunnel: AsyncRead + AsyncWrite + Send + Unpin + std::fmt::Debug {
+    /// The TCP socket underneath.
+    fn tcp(&self) -> &TcpStream;
 }
 
 impl Transport {

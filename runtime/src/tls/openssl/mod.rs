@@ -32,15 +32,20 @@ use openssl::x509::X509;
 use tokio_openssl::SslStream;
 
 use self::sessions::SessionCache;
-use super::{names, MaybeTlsStream, Negotiated, ReadAhead, TlsSettings, Transport};
+use super::info::Negotiated;
+use super::names;
+use super::read_ahead::ReadAhead;
+use super::refusal::ReadRefusal;
+use super::settings::TlsSettings;
+use super::transport::Transport;
 use crate::error::{
     CertificateAnswer, CertificateProblem, ClientCertificateProblem, Error, HandshakeFailure, TlsConfigError,
     TlsHandshakeError,
 };
 #[cfg(roots_source)]
 use crate::provider::compiled::CompiledRoots;
+use crate::provider::TlsProvider;
 use crate::roots::PemError;
-use crate::TlsProvider;
 
 pub(crate) use self::stream::OpensslStream;
 
@@ -133,7 +138,7 @@ fn trust_roots(builder: &mut SslContextBuilder, settings: &TlsSettings) -> Resul
                 Err(why) => {
                     trust_bundled_roots(builder, settings.provider)?;
                     let roots = webpki_root_certs::TLS_SERVER_ROOT_CERTS.len();
-                    super::warn_native_fallback(settings.provider, &why, roots);
+                    super::preparing::warn_native_fallback(settings.provider, &why, roots);
                 }
             }
         }
@@ -141,7 +146,7 @@ fn trust_roots(builder: &mut SslContextBuilder, settings: &TlsSettings) -> Resul
         // Refused by `TlsProvider::validate_roots` before any backend is prepared.
         #[cfg(roots = "platform-verifier")]
         Some(CompiledRoots::PlatformVerifier) => {
-            settings.provider.validate_roots(crate::TrustRoots::PlatformVerifier)?
+            settings.provider.validate_roots(crate::roots::TrustRoots::PlatformVerifier)?
         }
     }
     for cert in &settings.extra_roots.certificates {
@@ -213,7 +218,7 @@ impl OpensslBackend {
         let config_error = config_error(provider);
         let mut builder = context_builder(settings).map_err(config_error)?;
         trust_roots(&mut builder, settings)?;
-        if let Some(path) = super::key_log_file() {
+        if let Some(path) = super::key_log_file::key_log_file() {
             key_log::install(&mut builder, &path)
                 .map_err(|e| Error::TlsConfig { provider, reason: TlsConfigError::KeyLog(e) })?;
         }
@@ -259,7 +264,7 @@ impl OpensslBackend {
         &self,
         server_name: &str,
         tcp: Transport,
-    ) -> Result<(MaybeTlsStream, Negotiated), TlsHandshakeError> {
+    ) -> Result<(OpensslStream, Negotiated), TlsHandshakeError> {
         let provider = self.provider;
         let setup = |e: ErrorStack| TlsHandshakeError {
             provider,
@@ -284,8 +289,8 @@ impl OpensslBackend {
             fips: self.fips,
             client_certificate_sent: self.answer(&asked, ssl) == CertificateAnswer::Sent,
         };
-        let refusal = super::ReadRefusal::new(provider, self.answer(&asked, ssl));
-        Ok((MaybeTlsStream::OpenSsl(Box::new(OpensslStream::new(stream, refusal))), info))
+        let refusal = ReadRefusal::new(provider, self.answer(&asked, ssl));
+        Ok((OpensslStream::new(stream, refusal), info))
     }
 
     /// How the handshake on `ssl` answered the server's request for a certificate (`asked`:

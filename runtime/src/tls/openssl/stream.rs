@@ -12,7 +12,9 @@ use std::task::{Context, Poll};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio_openssl::SslStream;
 
-use super::super::{ReadAhead, ReadRefusal, Transport};
+use crate::tls::read_ahead::ReadAhead;
+use crate::tls::refusal::ReadRefusal;
+use crate::tls::transport::Transport;
 
 /// A TLS connection through libssl.
 #[derive(Debug)]

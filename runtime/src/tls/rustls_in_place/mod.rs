@@ -19,13 +19,17 @@ use rustls_024::{HandshakeKind, KeyLog, RootCertStore};
 use rustls_pki_types::FipsStatus;
 
 use super::client_auth_seen::ClientAuthSeen;
+use super::info::Negotiated;
 use super::key_log_file::KeyLogFile;
-use super::{names, MaybeTlsStream, Negotiated, TlsSettings, Transport};
+use super::names;
+use super::refusal::ReadRefusal;
+use super::settings::TlsSettings;
+use super::transport::Transport;
 use crate::error::{
     CertificateAnswer, CertificateProblem, ClientCertificateProblem, Error, HandshakeFailure, TlsConfigError,
     TlsHandshakeError,
 };
-use crate::TlsProvider;
+use crate::provider::TlsProvider;
 use stream::HandshakeError;
 pub(crate) use stream::InPlaceStream;
 
@@ -92,8 +96,8 @@ impl InPlaceBackend {
         let seed = || {
             let _ = crypto.secure_random.fill(&mut [0u8; 32]);
         };
-        let roots = if settings.roots.is_some_and(crate::TrustRoots::reads_the_store) {
-            super::seeding_meanwhile(seed, || super::rustls_roots::root_store(settings))
+        let roots = if settings.roots.is_some_and(crate::roots::TrustRoots::reads_the_store) {
+            super::preparing::seeding_meanwhile(seed, || super::rustls_roots::root_store(settings))
         } else {
             seed();
             super::rustls_roots::root_store(settings)
@@ -112,7 +116,7 @@ impl InPlaceBackend {
             .with_client_credential_resolver(Arc::new(CredentialResolver(credentials)))
             .map_err(tls_error)?;
         config.alpn_protocols = settings.alpn().into_iter().map(ApplicationProtocol::from).collect();
-        if let Some(path) = super::key_log_file() {
+        if let Some(path) = super::key_log_file::key_log_file() {
             let file = KeyLogFile::for_path(&path)
                 .map_err(|e| Error::TlsConfig { provider, reason: TlsConfigError::KeyLog(e) })?;
             config.key_log = Arc::new(FileKeyLog(file));
@@ -127,7 +131,7 @@ impl InPlaceBackend {
         &self,
         server_name: &str,
         tcp: Transport,
-    ) -> Result<(MaybeTlsStream, Negotiated), TlsHandshakeError> {
+    ) -> Result<(InPlaceStream<Transport>, ReadRefusal, Negotiated), TlsHandshakeError> {
         let provider = self.provider;
         let name = names::server_name(provider, server_name)?;
         let mut hello = Vec::new();
@@ -163,8 +167,7 @@ impl InPlaceBackend {
             fips: !matches!(conn.fips(), FipsStatus::Unvalidated),
             client_certificate_sent: answer == CertificateAnswer::Sent,
         };
-        let refusal = super::ReadRefusal::new(self.provider, answer);
-        Ok((MaybeTlsStream::RustlsInPlace(Box::new(stream), refusal), info))
+        Ok((stream, ReadRefusal::new(self.provider, answer), info))
     }
 }
 

@@ -16,7 +16,7 @@ use rustls_024::crypto::cipher::OutboundPlain;
 use rustls_024::{Connection, Tcp, TlsInputBuffer};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
-use super::super::{INITIAL_CAPACITY, READ_AHEAD_CAPACITY};
+use crate::tls::settings::{INITIAL_CAPACITY, READ_AHEAD_CAPACITY};
 
 /// The most plaintext one write encrypts: four full records. A larger write is taken in part.
 const MAX_WRITE: usize = 64 * 1024;
@@ -434,7 +434,8 @@ mod tests {
     use super::*;
     use crate::roots::ExtraRoots;
     use crate::tls::rustls_in_place::InPlaceBackend;
-    use crate::tls::{MaybeTlsStream, TlsSettings, Transport};
+    use crate::tls::settings::TlsSettings;
+    use crate::tls::transport::Transport;
 
     /// What the server does after the handshake.
     #[derive(Clone, Copy)]
@@ -497,21 +498,20 @@ mod tests {
         let mut extra_roots = ExtraRoots::default();
         extra_roots.add_pem("test CA", ca.pem.as_bytes()).expect("CA");
         let backend = InPlaceBackend::prepare(&TlsSettings {
-            provider: crate::TlsProvider::RustlsAwsLc,
+            provider: crate::provider::TlsProvider::RustlsAwsLc,
             roots: None,
             extra_roots,
             enable_http2: false,
             session_resumption: true,
             ca_bundle: None,
-            chosen_by: crate::ChosenBy::Builder,
+            chosen_by: crate::provider::application::ChosenBy::Builder,
             client_identity: None,
         })
         .expect("prepare");
         let tcp = TcpStream::connect(addr).await.expect("connect");
-        let (stream, info) = backend.handshake("localhost", Transport::Tcp(tcp)).await.expect("client handshake");
+        let (stream, _, info) = backend.handshake("localhost", Transport::Tcp(tcp)).await.expect("client handshake");
         assert_eq!(info.protocol_version, "TLSv1_3");
-        let MaybeTlsStream::RustlsInPlace(stream, _) = stream else { panic!("not the in-place stream") };
-        (*stream, server)
+        (stream, server)
     }
 
     /// Reads to the end `step` bytes at a time at most; what was read, or the error.

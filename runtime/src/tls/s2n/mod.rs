@@ -27,16 +27,21 @@ use s2n_tls::error::ErrorType;
 use s2n_tls::security::Policy;
 
 use self::tickets::{TicketGate, TicketSink, TicketStore};
+use super::info::Negotiated;
+use super::names;
 use super::read_ahead::FirstByte;
-use super::{names, MaybeTlsStream, Negotiated, ReadAhead, TlsSettings, Transport};
+use super::read_ahead::ReadAhead;
+use super::refusal::ReadRefusal;
+use super::settings::TlsSettings;
+use super::transport::Transport;
 use crate::error::{
     CertificateAnswer, CertificateProblem, ClientCertificateProblem, Error, HandshakeFailure, TlsConfigError,
     TlsHandshakeError,
 };
 #[cfg(roots_source)]
 use crate::provider::compiled::CompiledRoots;
+use crate::provider::TlsProvider;
 use crate::roots::PemError;
-use crate::TlsProvider;
 
 /// The s2n-tls security policy every s2n-tls client uses.
 pub(crate) const SECURITY_POLICY: &str = "20251014";
@@ -147,7 +152,7 @@ fn init() {
         let seed = || {
             let _ = aws_lc_rs::rand::fill(&mut [0u8; 1]);
         };
-        super::seeding_meanwhile(seed, s2n_tls::init::init);
+        super::preparing::seeding_meanwhile(seed, s2n_tls::init::init);
     });
 }
 
@@ -175,7 +180,7 @@ fn trust_roots(builder: &mut s2n_tls::config::Builder, settings: &TlsSettings) -
                 Err(why) => {
                     trust_bundled_roots(builder, config_error)?;
                     let roots = webpki_root_certs::TLS_SERVER_ROOT_CERTS.len();
-                    super::warn_native_fallback(provider, &why, roots);
+                    super::preparing::warn_native_fallback(provider, &why, roots);
                 }
             }
         }
@@ -184,7 +189,7 @@ fn trust_roots(builder: &mut s2n_tls::config::Builder, settings: &TlsSettings) -
         }
         // Refused by `TlsProvider::validate_roots` before any backend is prepared.
         #[cfg(roots = "platform-verifier")]
-        Some(CompiledRoots::PlatformVerifier) => provider.validate_roots(crate::TrustRoots::PlatformVerifier)?,
+        Some(CompiledRoots::PlatformVerifier) => provider.validate_roots(crate::roots::TrustRoots::PlatformVerifier)?,
     }
     for cert in &settings.extra_roots.certificates {
         builder.trust_pem(der_to_pem(cert.as_ref()).as_bytes()).map_err(|e| Error::InvalidPem {
@@ -206,7 +211,7 @@ fn present_identity(builder: &mut s2n_tls::config::Builder, settings: &TlsSettin
             return Err(Error::TlsConfig { provider, reason });
         }
         // s2n-tls reads no Ed25519 certificate (S2N_ERR_DECODE_CERTIFICATE): said plainly.
-        if identity.key_type() == crate::KeyType::Ed25519 {
+        if identity.key_type() == crate::identity::KeyType::Ed25519 {
             let reason = TlsConfigError::ClientKeyTypeUnsupported(identity.key_type());
             return Err(Error::TlsConfig { provider, reason });
         }
@@ -227,7 +232,7 @@ impl S2nBackend {
         if is_fips(provider) && !s2n_tls::init::fips_mode().is_ok_and(|mode| mode.is_enabled()) {
             return Err(Error::TlsConfig { provider, reason: TlsConfigError::LibcryptoNotFips });
         }
-        if let Some(path) = super::key_log_file() {
+        if let Some(path) = super::key_log_file::key_log_file() {
             key_log::install(&mut builder, &path)
                 .map_err(|e| Error::TlsConfig { provider, reason: TlsConfigError::KeyLog(e) })?;
         }
@@ -261,7 +266,7 @@ impl S2nBackend {
         &self,
         server_name: &str,
         tcp: Transport,
-    ) -> Result<(MaybeTlsStream, Negotiated), TlsHandshakeError> {
+    ) -> Result<(S2nStream, Negotiated), TlsHandshakeError> {
         let ticket = self.tickets.take(server_name);
         let gate = TicketGate::new(Arc::clone(&self.tickets));
         let conn_gate = Arc::clone(&gate);
@@ -309,8 +314,8 @@ impl S2nBackend {
             fips: is_fips(self.provider),
             client_certificate_sent: conn.client_cert_used(),
         };
-        let refusal = super::ReadRefusal::new(self.provider, self.answer(asked_for_certificate(conn)));
-        Ok((MaybeTlsStream::S2n(Box::new(S2nStream::new(stream, refusal))), info))
+        let refusal = ReadRefusal::new(self.provider, self.answer(asked_for_certificate(conn)));
+        Ok((S2nStream::new(stream, refusal), info))
     }
 
     /// How the handshake answered the server's request for a certificate (`asked`: whether it

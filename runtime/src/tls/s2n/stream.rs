@@ -10,7 +10,9 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tokio::time::{Instant, Sleep};
 
-use crate::tls::{ReadAhead, ReadRefusal, Transport};
+use crate::tls::read_ahead::ReadAhead;
+use crate::tls::refusal::ReadRefusal;
+use crate::tls::transport::Transport;
 
 /// How long a connection must have had nothing to read before s2n-tls's record buffers are
 /// given back. Releasing them at every empty read (between each request and its response)
