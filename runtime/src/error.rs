@@ -196,6 +196,18 @@ pub enum TlsConfigError {
     /// A client identity whose key type the provider does not present: s2n-tls takes no Ed25519
     /// certificates.
     ClientKeyTypeUnsupported(crate::identity::KeyType),
+    /// The provider's crypto library could not load the client identity's key (ring takes no
+    /// P-521 key, for one); the source is its error. Other providers in the build may take it.
+    ClientKeyRefused {
+        /// The key's type.
+        key_type: crate::identity::KeyType,
+        /// The library's error.
+        source: Arc<dyn StdError + Send + Sync>,
+    },
+    /// The provider's crypto found the client identity's key not to be the private half of the
+    /// leaf certificate's public key: a key whose encoding does not carry its public half, which
+    /// [`ClientIdentity::from_pem`](crate::ClientIdentity::from_pem) could not compare.
+    ClientKeyMismatch,
 }
 
 impl fmt::Display for TlsConfigError {
@@ -216,6 +228,12 @@ impl fmt::Display for TlsConfigError {
             TlsConfigError::ClientKeyTypeUnsupported(key_type) => {
                 write!(f, "this provider does not present a client certificate with an {key_type} key")
             }
+            TlsConfigError::ClientKeyRefused { key_type, source } => {
+                write!(f, "this provider's crypto cannot load the client identity's {key_type} key: {source}")
+            }
+            TlsConfigError::ClientKeyMismatch => {
+                f.write_str("client private key does not match the public key of the chain's first certificate")
+            }
         }
     }
 }
@@ -225,11 +243,13 @@ impl StdError for TlsConfigError {
         match self {
             TlsConfigError::Library(e) => Some(&**e),
             TlsConfigError::KeyLog(e) => Some(e),
+            TlsConfigError::ClientKeyRefused { source, .. } => Some(&**source),
             TlsConfigError::NotFipsMode
             | TlsConfigError::LibcryptoNotFips
             | TlsConfigError::ExtraRootsWithPlatformVerifier
             | TlsConfigError::ClientKeyNotFipsApproved(_)
-            | TlsConfigError::ClientKeyTypeUnsupported(_) => None,
+            | TlsConfigError::ClientKeyTypeUnsupported(_)
+            | TlsConfigError::ClientKeyMismatch => None,
         }
     }
 }

@@ -274,6 +274,160 @@ async fn openssl_s_server_with_verify_accepts_the_identity_and_requires_one() {
     let _ = std::fs::remove_file(&ca_file);
 }
 
+/// The configuration error a request failed with, if it failed with one.
+fn tls_config_error(err: &ConnectorError) -> Option<&smithy_default_tls::TlsConfigError> {
+    match find_in_chain::<smithy_default_tls::Error>(err) {
+        Some(smithy_default_tls::Error::TlsConfig { reason, .. }) => Some(reason),
+        _ => None,
+    }
+}
+
+/// A request with `identity` to `openssl s_server` verifying client certificates against
+/// `client_ca_file` only (so an intermediate must come from the client), on `version`.
+async fn call_verifying_server(
+    provider: TlsProvider,
+    identity: &ClientIdentity,
+    server_ca: &OpensslCa,
+    client_ca_file: &std::path::Path,
+    version: &str,
+) -> Result<aws_smithy_runtime_api::client::orchestrator::HttpResponse, ConnectorError> {
+    let leaf = server_ca.leaf("localhost", KeySpec::EcP256, "sha256");
+    let ca_path = client_ca_file.to_str().expect("UTF-8 path");
+    let server = OpensslServer::start(&leaf, &["-Verify", "1", "-verify_return_error", "-CAfile", ca_path, version]);
+    call(&client(provider, &server_ca.pem, Some(identity)), &bounded(), get(&server.url())).await
+}
+
+/// ECDSA P-384 and P-521 keys, and a chain with an intermediate the server does not have, on
+/// every provider and both versions, to a server that verifies them: each is sent and taken. A
+/// provider whose crypto cannot load a key type says so, typed, before any handshake (ring:
+/// P-521), and the identity is still taken for the others in the same build.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_curve_and_an_intermediate_are_presented_by_every_provider_that_can() {
+    let (server_ca, client_ca) = (OpensslCa::new(), OpensslCa::new());
+    let cases = [
+        ("ECDSA P-384", client_ca.client_leaf("p384", KeySpec::EcP384, false)),
+        ("ECDSA P-521", client_ca.client_leaf("p521", KeySpec::EcP521, false)),
+        ("RSA 2048 via an intermediate", client_ca.client_leaf("chained", KeySpec::Rsa(2048), true)),
+    ];
+    for (name, files) in &cases {
+        let identity = ClientIdentity::from_pem(files.chain_pem(), files.key_pem())
+            .unwrap_or_else(|e| panic!("{name}: taken whatever providers are compiled: {e}"));
+        assert_eq!(identity.certificate_chain().len(), if files.intermediate.is_some() { 2 } else { 1 }, "{name}");
+        for provider in providers() {
+            let ring_p521 = provider.name() == "rustls-ring" && identity.key_type() == KeyType::EcdsaP521;
+            for version in ["-tls1_3", "-tls1_2"] {
+                let case = format!("{provider} {name} {version}");
+                let result =
+                    call_verifying_server(provider, &identity, &server_ca, &client_ca.ca_file(), version).await;
+                if ring_p521 {
+                    let err = result.expect_err(&case);
+                    assert!(
+                        matches!(
+                            tls_config_error(&err),
+                            Some(smithy_default_tls::TlsConfigError::ClientKeyRefused {
+                                key_type: KeyType::EcdsaP521,
+                                ..
+                            })
+                        ),
+                        "{case}: {}",
+                        error_chain(&err)
+                    );
+                    assert!(!sdk_retries(&err), "{case}: a configuration error is not retried");
+                    continue;
+                }
+                // rustls offers no secp521r1 key exchange, so a TLS 1.2 client hello from it
+                // names no P-521 in supported_groups, and OpenSSL's TLS 1.2 server then refuses a
+                // P-521 client certificate (illegal_parameter): TLS 1.3 has no such tie.
+                if provider.name().starts_with("rustls") && name.ends_with("P-521") && version == "-tls1_2" {
+                    let err = result.expect_err(&format!("{case}: rustls has no P-521 group to offer"));
+                    let failed = find_in_chain::<TlsHandshakeError>(&err).map(TlsHandshakeError::kind);
+                    assert!(matches!(failed, Some(HandshakeFailure::Protocol)), "{case}: {}", error_chain(&err));
+                    continue;
+                }
+                let response = result.unwrap_or_else(|e| panic!("{case}: {}", error_chain(&e)));
+                assert_eq!(response.status().as_u16(), 200, "{case}");
+                let tls = response.extension::<ConnectionInfo>().and_then(|i| i.tls).expect("TLS info");
+                assert!(tls.client_certificate_sent, "{case}: {tls:?}");
+            }
+        }
+    }
+}
+
+/// A key whose encoding carries no public half (SEC1 written with `-no_public`):
+/// `ClientIdentity::from_pem` cannot compare it with the certificate, so the provider's own
+/// crypto does when the client is prepared. The right key is sent; another is refused as
+/// `ClientKeyMismatch`, typed, before any handshake, by every provider.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_without_its_public_half_is_checked_by_the_provider_that_presents_it() {
+    let (server_ca, client_ca) = (OpensslCa::new(), OpensslCa::new());
+    let files = client_ca.client_leaf("bare", KeySpec::EcP256, false);
+    let bare = openssl_stdout(&["ec", "-no_public"], Some(&files.key_pem()));
+    let other = client_ca.client_leaf("other", KeySpec::EcP256, false);
+    let other_bare = openssl_stdout(&["ec", "-no_public"], Some(&other.key_pem()));
+    let right = ClientIdentity::from_pem(files.chain_pem(), &bare).expect("a bare key is taken");
+    let wrong = ClientIdentity::from_pem(files.chain_pem(), &other_bare).expect("nothing to compare it with here");
+    for provider in providers() {
+        // ring loads no EC key without its public half: refused as such, typed, either way.
+        if provider.name() == "rustls-ring" {
+            for identity in [&right, &wrong] {
+                let ca_file = client_ca.ca_file();
+                let result = call_verifying_server(provider, identity, &server_ca, &ca_file, "-tls1_3").await;
+                let err = result.expect_err("ring takes no bare EC key");
+                assert!(
+                    matches!(
+                        tls_config_error(&err),
+                        Some(smithy_default_tls::TlsConfigError::ClientKeyRefused { key_type: KeyType::EcdsaP256, .. })
+                    ),
+                    "{provider}: {}",
+                    error_chain(&err)
+                );
+            }
+            continue;
+        }
+        let case = format!("{provider}, the right key");
+        let result = call_verifying_server(provider, &right, &server_ca, &client_ca.ca_file(), "-tls1_3").await;
+        let response = result.unwrap_or_else(|e| panic!("{case}: {}", error_chain(&e)));
+        let tls = response.extension::<ConnectionInfo>().and_then(|i| i.tls).expect("TLS info");
+        assert!(tls.client_certificate_sent, "{case}: {tls:?}");
+
+        let case = format!("{provider}, another key");
+        let result = call_verifying_server(provider, &wrong, &server_ca, &client_ca.ca_file(), "-tls1_3").await;
+        let err = result.expect_err(&case);
+        assert!(
+            matches!(tls_config_error(&err), Some(smithy_default_tls::TlsConfigError::ClientKeyMismatch)),
+            "{case}: {}",
+            error_chain(&err)
+        );
+    }
+    // Where the key carries its public half, `from_pem` itself refuses the pair.
+    let err = ClientIdentity::from_pem(files.chain_pem(), other.key_pem()).expect_err("mismatch");
+    assert!(matches!(err, IdentityError::KeyMismatch), "{err:?}");
+}
+
+/// RSA under 2048 bits: a FIPS provider refuses it as not approved, typed, before any handshake.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rsa_under_2048_bits_is_refused_by_the_fips_providers() {
+    let (server_ca, client_ca) = (OpensslCa::new(), OpensslCa::new());
+    let files = client_ca.client_leaf("rsa1024", KeySpec::Rsa(1024), false);
+    let identity = ClientIdentity::from_pem(files.chain_pem(), files.key_pem()).expect("RSA-1024 is an identity");
+    assert_eq!(identity.key_type(), KeyType::Rsa { bits: 1024 });
+    assert!(!identity.key_type().is_fips_approved());
+    let fips = providers().filter(|p| p.name().ends_with("-fips")).collect::<Vec<_>>();
+    assert!(!fips.is_empty() || !cfg!(any(feature = "s2n-tls-fips", feature = "rustls-aws-lc-fips")));
+    for provider in fips {
+        let result = call_verifying_server(provider, &identity, &server_ca, &client_ca.ca_file(), "-tls1_3").await;
+        let err = result.expect_err(&format!("{provider}: refused"));
+        assert!(
+            matches!(
+                tls_config_error(&err),
+                Some(smithy_default_tls::TlsConfigError::ClientKeyNotFipsApproved(KeyType::Rsa { bits: 1024 }))
+            ),
+            "{provider}: {}",
+            error_chain(&err)
+        );
+    }
+}
+
 // Construction: what `ClientIdentity` refuses, and what it takes.
 
 #[test]
@@ -370,4 +524,18 @@ fn debug_shows_no_key_material() {
     for spelled in [format!("{secret:?}"), secret.iter().map(|b| format!("{b:02x}")).collect::<String>()] {
         assert!(!debug.contains(&spelled[1..spelled.len() - 1]), "{debug}");
     }
+}
+
+/// An RSA key restricted to PSS (`id-RSASSA-PSS`, as `openssl req -newkey rsa-pss:2048` writes):
+/// no provider's crypto loads one, so it is refused when built, typed, naming what to use.
+#[test]
+fn an_rsa_pss_key_is_refused_as_unsupported_naming_it() {
+    let ca = OpensslCa::new();
+    let files = ca.client_leaf("pss", KeySpec::RsaPss(2048), false);
+    let err = ClientIdentity::from_pem(files.chain_pem(), files.key_pem()).expect_err("RSA-PSS");
+    match &err {
+        IdentityError::UnsupportedKeyType { algorithm } => assert!(algorithm.contains("RSASSA-PSS"), "{err}"),
+        other => panic!("{other:?}"),
+    }
+    assert!(err.to_string().contains("rsaEncryption"), "{err}");
 }

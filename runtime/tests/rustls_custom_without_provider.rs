@@ -27,3 +27,15 @@ async fn a_connection_without_a_crypto_provider_fails_clearly_and_is_not_retried
     // The TCP dial runs beside preparing TLS, so connections may be accepted; none reached TLS.
     assert!(server.stats.handshakes().is_empty(), "no handshake completed without a provider");
 }
+
+/// A client identity needs no crypto provider to be built (the pair is compared from the key's
+/// own encoding); the provider checks it again when it is installed and the client prepared.
+#[test]
+fn a_client_identity_is_built_without_a_crypto_provider() {
+    let ca = TestCa::new("no crypto CA");
+    let pem = ca.client_leaf("client", &rcgen::KeyPair::generate().expect("key"));
+    smithy_default_tls::ClientIdentity::from_pem(&pem.cert, &pem.key).expect("no crypto needed");
+    let other = rcgen::KeyPair::generate().expect("other key").serialize_pem();
+    let err = smithy_default_tls::ClientIdentity::from_pem(&pem.cert, &other).expect_err("mismatch");
+    assert!(matches!(err, smithy_default_tls::IdentityError::KeyMismatch), "{err:?}");
+}

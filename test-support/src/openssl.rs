@@ -30,6 +30,12 @@ pub enum KeySpec {
     Rsa(u32),
     /// ECDSA on P-256.
     EcP256,
+    /// ECDSA on P-384.
+    EcP384,
+    /// ECDSA on P-521.
+    EcP521,
+    /// RSA restricted to PSS signatures (`id-RSASSA-PSS`), with a modulus of this many bits.
+    RsaPss(u32),
 }
 
 impl KeySpec {
@@ -37,6 +43,9 @@ impl KeySpec {
         match self {
             KeySpec::Rsa(bits) => format!("rsa:{bits}"),
             KeySpec::EcP256 => "ec:prime256v1.params".to_owned(),
+            KeySpec::EcP384 => "ec:secp384r1.params".to_owned(),
+            KeySpec::EcP521 => "ec:secp521r1.params".to_owned(),
+            KeySpec::RsaPss(bits) => format!("rsa-pss:{bits}"),
         }
     }
 }
@@ -58,6 +67,22 @@ pub struct OpensslLeaf {
     pub intermediate: Option<PathBuf>,
 }
 
+impl OpensslLeaf {
+    /// The certificate, then its intermediate when there is one: the chain a client presents.
+    pub fn chain_pem(&self) -> String {
+        let mut chain = std::fs::read_to_string(&self.cert).expect("leaf PEM");
+        if let Some(intermediate) = &self.intermediate {
+            chain.push_str(&std::fs::read_to_string(intermediate).expect("intermediate PEM"));
+        }
+        chain
+    }
+
+    /// The private key's PEM text.
+    pub fn key_pem(&self) -> String {
+        std::fs::read_to_string(&self.key).expect("key PEM")
+    }
+}
+
 impl Drop for OpensslCa {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.dir);
@@ -74,7 +99,9 @@ impl OpensslCa {
             NEXT_DIR.fetch_add(1, Ordering::Relaxed)
         ));
         std::fs::create_dir_all(&dir).expect("temporary directory");
-        openssl(&["ecparam", "-name", "prime256v1", "-out", "prime256v1.params"], &dir);
+        for curve in ["prime256v1", "secp384r1", "secp521r1"] {
+            openssl(&["ecparam", "-name", curve, "-out", &format!("{curve}.params")], &dir);
+        }
         openssl(
             &[
                 "req",
@@ -114,6 +141,36 @@ impl OpensslCa {
         let mut leaf = self.sign_leaf(name, KeySpec::Rsa(2048), "sha256", &inter);
         leaf.intermediate = Some(self.dir.join(format!("{inter}.pem")));
         leaf
+    }
+
+    /// A client certificate (extended key usage `clientAuth`) with `key`, signed (SHA-256) by
+    /// this CA, or with `via_intermediate` by an intermediate CA this CA signed. Its chain as
+    /// a client presents it: [`OpensslLeaf::chain_pem`].
+    pub fn client_leaf(&self, name: &str, key: KeySpec, via_intermediate: bool) -> OpensslLeaf {
+        let extensions = "extendedKeyUsage=clientAuth\n";
+        let subject = format!("/CN={name}");
+        if !via_intermediate {
+            self.issue(name, &subject, key, "sha256", "ca", extensions);
+            return OpensslLeaf {
+                cert: self.dir.join(format!("{name}.pem")),
+                key: self.dir.join(format!("{name}.key")),
+                intermediate: None,
+            };
+        }
+        let inter = format!("{name}-intermediate");
+        let ca_extensions = "basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n";
+        self.issue(&inter, "/CN=openssl test intermediate", KeySpec::Rsa(2048), "sha256", "ca", ca_extensions);
+        self.issue(name, &subject, key, "sha256", &inter, extensions);
+        OpensslLeaf {
+            cert: self.dir.join(format!("{name}.pem")),
+            key: self.dir.join(format!("{name}.key")),
+            intermediate: Some(self.dir.join(format!("{inter}.pem"))),
+        }
+    }
+
+    /// The CA certificate's PEM file (for a server's `-CAfile`).
+    pub fn ca_file(&self) -> PathBuf {
+        self.dir.join("ca.pem")
     }
 
     fn sign_leaf(&self, name: &str, key: KeySpec, digest: &str, issuer: &str) -> OpensslLeaf {

@@ -1,125 +1,127 @@
-//! Whether a client identity's key is the private half of its leaf certificate's public key,
-//! checked with a crypto library the build already has (the module above says which).
+//! Whether a client identity's key is the private half of its leaf certificate's public key, as
+//! far as the key's own encoding tells, with no crypto library: the algorithm and curve always;
+//! the public key itself where the key carries it (an RSA key's modulus and exponent; the public
+//! point of a SEC1 key, which OpenSSL and ring write; a PKCS#8 v2 key's public key). A key that
+//! carries no public half is checked by the provider that presents it, with its own crypto, when
+//! the client's TLS is prepared (`TlsConfigError::ClientKeyMismatch`).
 
-#[cfg(any(rustls, openssl_provider, s2n))]
 use std::sync::Arc;
 
-#[cfg(openssl_provider)]
-use zeroize::Zeroizing;
+use pkcs8::der::asn1::{AnyRef, UintRef};
+use pkcs8::der::{Decode, Reader, SliceReader, Tag, TagNumber};
+use pkcs8::{ObjectIdentifier, PrivateKeyInfoRef, SubjectPublicKeyInfoRef};
 
-#[allow(unused_imports)] // which are used depends on the providers compiled
+use super::parse::{ec_key_type, EC_PUBLIC_KEY, ED25519, RSASSA_PSS, RSA_ENCRYPTION};
 use super::{ClientIdentity, IdentityError, KeyFormat, KeyType};
-#[cfg(not(no_tls))]
-use crate::provider::compiled::Compiled;
-use crate::provider::TlsProvider;
 
-/// Checks that the key is the leaf certificate's, with the crypto library of the first provider
-/// compiled in ([`TlsProvider::ALL`]'s order; see [`ClientIdentity`]'s documentation).
-#[cfg_attr(no_tls, allow(unused_variables))]
+/// The public half a private key's encoding carries, when it does.
+#[derive(Debug, PartialEq, Eq)]
+enum PublicHalf<'a> {
+    /// An RSA key's modulus and public exponent (every RSA private key holds both).
+    Rsa { modulus: &'a [u8], exponent: &'a [u8] },
+    /// An EC point (SEC1 encoding) or an Ed25519 public key, as the certificate's
+    /// SubjectPublicKeyInfo holds it.
+    Bits(&'a [u8]),
+}
+
+/// Checks the identity's key against its leaf certificate's public key (see the module).
 pub(super) fn check_match(identity: &ClientIdentity) -> Result<(), IdentityError> {
-    // Nothing to check with (`none`), or rustls-custom before the application installed its
-    // provider: the TLS library checks when the client's TLS is prepared.
-    let Some(compiled) = TlsProvider::ALL.first().and_then(|p| p.compiled().ok()) else { return Ok(()) };
-    match compiled {
-        #[cfg(rustls)]
-        Compiled::Rustls(crypto) => match crypto.provider() {
-            Some(provider) => check_with_rustls(identity, &provider),
-            None => Ok(()),
-        },
-        #[cfg(openssl_provider)]
-        Compiled::OpenSsl => check_with_openssl(identity),
-        #[cfg(s2n_plain)]
-        Compiled::S2nTls => check_with_aws_lc(identity),
-        #[cfg(s2n_fips)]
-        Compiled::S2nTlsFips => check_with_aws_lc(identity),
+    let rejected = |e: pkcs8::der::Error| IdentityError::Rejected(Arc::new(e));
+    let leaf = leaf_public_key(&identity.inner.chain[0]).map_err(rejected)?;
+    if !same_algorithm(identity.inner.key_type, &leaf) {
+        return Err(IdentityError::KeyMismatch);
     }
-}
-
-#[cfg(rustls)]
-fn check_with_rustls(identity: &ClientIdentity, crypto: &rustls::crypto::CryptoProvider) -> Result<(), IdentityError> {
-    let key = crypto
-        .key_provider
-        .load_private_key(identity.private_key_der())
-        .map_err(|e| IdentityError::Rejected(Arc::new(e)))?;
-    let certified = rustls::sign::CertifiedKey::new(identity.inner.chain.clone(), key);
-    match certified.keys_match() {
-        Ok(()) => Ok(()),
-        Err(rustls::Error::InconsistentKeys(rustls::InconsistentKeys::KeyMismatch)) => Err(IdentityError::KeyMismatch),
-        Err(e) => Err(IdentityError::Rejected(Arc::new(e))),
-    }
-}
-
-#[cfg(openssl_provider)]
-fn check_with_openssl(identity: &ClientIdentity) -> Result<(), IdentityError> {
-    let rejected = |e: openssl::error::ErrorStack| IdentityError::Rejected(Arc::new(e));
-    let key = openssl_private_key(identity).map_err(rejected)?;
-    let leaf = openssl::x509::X509::from_der(&identity.inner.chain[0]).map_err(rejected)?;
-    let public = leaf.public_key().map_err(rejected)?;
-    if public.public_eq(&key) {
-        Ok(())
-    } else {
-        Err(IdentityError::KeyMismatch)
-    }
-}
-
-/// The check with aws-lc-rs, s2n-tls's libcrypto: the public key the private key derives,
-/// against the bits of the leaf certificate's SubjectPublicKeyInfo (an EC point, an Ed25519 key,
-/// or a DER `RSAPublicKey`, in both spellings).
-#[cfg(s2n)]
-fn check_with_aws_lc(identity: &ClientIdentity) -> Result<(), IdentityError> {
-    use aws_lc_rs::signature::{self, KeyPair as _};
-    use pkcs8::der::Decode as _;
-    let rejected = |e: aws_lc_rs::error::KeyRejected| IdentityError::Rejected(Arc::new(e));
-    let der = &identity.inner.key[..];
-    let ec = |alg| signature::EcdsaKeyPair::from_private_key_der(alg, der).map(|k| k.public_key().as_ref().to_vec());
-    let public = match (identity.inner.key_type, identity.inner.format) {
-        (KeyType::EcdsaP256, _) => ec(&signature::ECDSA_P256_SHA256_ASN1_SIGNING),
-        (KeyType::EcdsaP384, _) => ec(&signature::ECDSA_P384_SHA384_ASN1_SIGNING),
-        (KeyType::EcdsaP521, _) => ec(&signature::ECDSA_P521_SHA512_ASN1_SIGNING),
-        (KeyType::Ed25519, _) => {
-            signature::Ed25519KeyPair::from_pkcs8_maybe_unchecked(der).map(|k| k.public_key().as_ref().to_vec())
-        }
-        (KeyType::Rsa { .. }, KeyFormat::Pkcs1) => {
-            signature::RsaKeyPair::from_der(der).map(|k| k.public_key().as_ref().to_vec())
-        }
-        (KeyType::Rsa { .. }, _) => signature::RsaKeyPair::from_pkcs8(der).map(|k| k.public_key().as_ref().to_vec()),
-    }
-    .map_err(rejected)?;
-    let leaf =
-        x509_cert::Certificate::from_der(&identity.inner.chain[0]).map_err(|e| IdentityError::Rejected(Arc::new(e)))?;
-    match leaf.tbs_certificate().subject_public_key_info().subject_public_key.as_bytes() {
-        Some(bits) if bits == public.as_slice() => Ok(()),
-        _ => Err(IdentityError::KeyMismatch),
-    }
-}
-
-/// The key as OpenSSL's `EVP_PKEY` (OpenSSL's decoder takes all three encodings).
-#[cfg(openssl_provider)]
-pub(crate) fn openssl_private_key(
-    identity: &ClientIdentity,
-) -> Result<openssl::pkey::PKey<openssl::pkey::Private>, openssl::error::ErrorStack> {
-    match identity.inner.format {
-        KeyFormat::Pkcs1 => openssl::rsa::Rsa::private_key_from_der(identity.private_key_bytes())
-            .and_then(openssl::pkey::PKey::from_rsa),
-        KeyFormat::Sec1 => openssl::ec::EcKey::private_key_from_der(identity.private_key_bytes())
-            .and_then(openssl::pkey::PKey::from_ec_key),
-        // OpenSSL's PKCS#8 decoder refuses version 2 (RFC 5958, the public key included, as
-        // ring writes Ed25519 keys): the same key without its public half is version 1.
-        KeyFormat::Pkcs8 => openssl::pkey::PKey::private_key_from_pkcs8(identity.private_key_bytes()).or_else(|e| {
-            match pkcs8_without_public_key(identity.private_key_bytes()) {
-                Some(v1) => openssl::pkey::PKey::private_key_from_pkcs8(&v1),
-                None => Err(e),
+    let theirs = leaf.subject_public_key.as_bytes().ok_or(IdentityError::KeyMismatch)?;
+    match public_half(identity.inner.format, identity.inner.key_type, &identity.inner.key)? {
+        None => Ok(()),
+        Some(PublicHalf::Rsa { modulus, exponent }) => {
+            let fields = Vec::<UintRef<'_>>::from_der(theirs).map_err(rejected)?;
+            match fields.as_slice() {
+                [n, e] if n.as_bytes() == modulus && e.as_bytes() == exponent => Ok(()),
+                _ => Err(IdentityError::KeyMismatch),
             }
-        }),
+        }
+        // A compressed point (first byte 2 or 3) against an uncompressed one (4) would need the
+        // curve's arithmetic to compare: left to the provider.
+        Some(PublicHalf::Bits(ours)) if ours.first() != theirs.first() && ours.len() != theirs.len() => Ok(()),
+        Some(PublicHalf::Bits(ours)) if ours == theirs => Ok(()),
+        Some(PublicHalf::Bits(_)) => Err(IdentityError::KeyMismatch),
     }
 }
 
-/// A PKCS#8 version 2 key re-encoded as version 1 (without its public key), zeroed on drop;
-/// `None` for a key without a public key, or one that cannot be re-encoded.
-#[cfg(openssl_provider)]
-fn pkcs8_without_public_key(der: &[u8]) -> Option<Zeroizing<Vec<u8>>> {
-    use pkcs8::der::Encode;
-    let mut info = pkcs8::PrivateKeyInfoRef::try_from(der).ok()?;
-    info.public_key.take()?;
-    info.to_der().ok().map(Zeroizing::new)
+/// The SubjectPublicKeyInfo of a DER certificate: `Certificate ::= SEQUENCE { tbsCertificate
+/// SEQUENCE { [0] version OPTIONAL, serialNumber, signature, issuer, validity, subject,
+/// subjectPublicKeyInfo, .. }, .. }` (RFC 5280, 4.1).
+fn leaf_public_key(cert: &[u8]) -> Result<SubjectPublicKeyInfoRef<'_>, pkcs8::der::Error> {
+    let mut reader = SliceReader::new(cert)?;
+    reader.sequence(|certificate| {
+        let spki = certificate.sequence(|tbs| {
+            if Tag::peek(tbs)? == (Tag::ContextSpecific { constructed: true, number: TagNumber(0) }) {
+                AnyRef::decode(tbs)?;
+            }
+            for _serial_signature_issuer_validity_subject in 0..5 {
+                AnyRef::decode(tbs)?;
+            }
+            let spki = SubjectPublicKeyInfoRef::decode(tbs)?;
+            skip_rest(tbs)?;
+            Ok::<_, pkcs8::der::Error>(spki)
+        })?;
+        skip_rest(certificate)?;
+        Ok::<_, pkcs8::der::Error>(spki)
+    })
+}
+
+fn skip_rest<'a>(reader: &mut SliceReader<'a>) -> Result<(), pkcs8::der::Error> {
+    while !reader.is_finished() {
+        AnyRef::decode(reader)?;
+    }
+    Ok(())
+}
+
+/// Whether the certificate's key is of the key's algorithm (and curve).
+fn same_algorithm(key_type: KeyType, leaf: &SubjectPublicKeyInfoRef<'_>) -> bool {
+    let oid = leaf.algorithm.oid;
+    match key_type {
+        KeyType::Rsa { .. } => oid == RSA_ENCRYPTION || oid == RSASSA_PSS,
+        KeyType::Ed25519 => oid == ED25519,
+        KeyType::EcdsaP256 | KeyType::EcdsaP384 | KeyType::EcdsaP521 => {
+            let curve = leaf.algorithm.parameters.and_then(|p| p.decode_as::<ObjectIdentifier>().ok());
+            oid == EC_PUBLIC_KEY && ec_key_type(curve).is_ok_and(|curve| curve == key_type)
+        }
+    }
+}
+
+/// The public half `der` (a key of `format` and `key_type`, parsed before) carries, if any.
+fn public_half(format: KeyFormat, key_type: KeyType, der: &[u8]) -> Result<Option<PublicHalf<'_>>, IdentityError> {
+    match (format, key_type) {
+        (KeyFormat::Pkcs1, _) => rsa_public_half(der).map(Some),
+        (KeyFormat::Sec1, _) => Ok(sec1::EcPrivateKey::try_from(der)
+            .map_err(|_| IdentityError::MalformedKey)?
+            .public_key
+            .map(PublicHalf::Bits)),
+        (KeyFormat::Pkcs8, _) => {
+            let info = PrivateKeyInfoRef::try_from(der).map_err(|_| IdentityError::MalformedKey)?;
+            let inner = info.private_key.as_bytes();
+            let outer = info.public_key.and_then(|bits| bits.as_bytes()).map(PublicHalf::Bits);
+            match key_type {
+                KeyType::Rsa { .. } => rsa_public_half(inner).map(Some),
+                KeyType::EcdsaP256 | KeyType::EcdsaP384 | KeyType::EcdsaP521 => {
+                    let sec1 = sec1::EcPrivateKey::try_from(inner).map_err(|_| IdentityError::MalformedKey)?;
+                    Ok(sec1.public_key.map(PublicHalf::Bits).or(outer))
+                }
+                KeyType::Ed25519 => Ok(outer),
+            }
+        }
+    }
+}
+
+/// A PKCS#1 `RSAPrivateKey`'s modulus and public exponent (its second and third integers).
+fn rsa_public_half(der: &[u8]) -> Result<PublicHalf<'_>, IdentityError> {
+    let fields = Vec::<UintRef<'_>>::from_der(der).map_err(|_| IdentityError::MalformedKey)?;
+    match fields.as_slice() {
+        [_version, modulus, exponent, ..] => {
+            Ok(PublicHalf::Rsa { modulus: modulus.as_bytes(), exponent: exponent.as_bytes() })
+        }
+        _ => Err(IdentityError::MalformedKey),
+    }
 }

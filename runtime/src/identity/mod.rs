@@ -18,8 +18,6 @@ mod key_match;
 mod parse;
 mod watched;
 
-#[cfg(openssl_provider)]
-pub(crate) use key_match::openssl_private_key;
 pub use watched::WatchedIdentity;
 
 /// A client certificate chain and its private key, for servers that ask for one (mutual TLS).
@@ -36,18 +34,16 @@ pub use watched::WatchedIdentity;
 /// (PKCS#8, SEC1 or PKCS#1), not encrypted; its type is one every provider signs with
 /// ([`KeyType`]); and it is the private half of the leaf certificate's public key.
 ///
-/// **The key/certificate match** needs public-key arithmetic for some keys (an Ed25519 or EC key
-/// need not carry its public half), so it is done by the crypto library of the first provider
-/// compiled into the build ([`TlsProvider::ALL`](crate::TlsProvider::ALL)'s order): a rustls
-/// provider's crypto (rustls's `CertifiedKey::keys_match`, which compares the
-/// SubjectPublicKeyInfo the loaded key derives with the certificate's; for `rustls-custom`, the
-/// application's `CryptoProvider` when one is installed by then), aws-lc-rs as s2n-tls builds it
-/// (the public key the private key derives against the bits of the certificate's
-/// SubjectPublicKeyInfo), or the system's OpenSSL (`EVP_PKEY` comparison of the key with the
-/// certificate's public key). Only a `rustls-custom` build whose provider is
-/// installed later leaves the match to rustls when the client's TLS is prepared (a configuration
-/// error before any handshake). No crypto crate is added to any build for this: each build checks
-/// with the crypto it already has (a FIPS build with its FIPS module).
+/// **The key/certificate match** is checked twice. Here, without any crypto library: the key's
+/// algorithm and curve against the certificate's, and its public half where the key's encoding
+/// carries one (every RSA key; the SEC1 and PKCS#8 v2 keys OpenSSL, ring and aws-lc write).
+/// Then by the provider that presents the key, with its own crypto, when a client's TLS is
+/// prepared: a key it cannot load is
+/// [`TlsConfigError::ClientKeyRefused`](crate::TlsConfigError::ClientKeyRefused) (ring and
+/// P-521, say) and a pair it finds apart is
+/// [`TlsConfigError::ClientKeyMismatch`](crate::TlsConfigError::ClientKeyMismatch) (a key
+/// without its public half), both configuration errors before any handshake. So a key type one
+/// compiled provider cannot use is still taken for the others in the same build.
 ///
 /// **Key material.** The key's DER is held in memory only, zeroed when the last clone of the
 /// identity is dropped (`zeroize`), never logged, and not in `Debug`. Each TLS library takes its
@@ -71,7 +67,7 @@ struct Inner {
 
 /// The encoding a private key came in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum KeyFormat {
+pub(crate) enum KeyFormat {
     Pkcs8,
     Sec1,
     Pkcs1,
@@ -175,7 +171,8 @@ pub enum IdentityError {
     EncryptedKey,
     /// The key's DER is not the structure its PEM label promises.
     MalformedKey,
-    /// A key type no provider signs with here; `algorithm` is its object identifier (and curve).
+    /// A key type no provider signs with here; `algorithm` is its object identifier (and curve),
+    /// after its name where one is known (`RSASSA-PSS (1.2.840.113549.1.1.10)`).
     UnsupportedKeyType {
         /// The algorithm's object identifier, dotted, with the curve's when there is one.
         algorithm: String,
@@ -206,7 +203,8 @@ impl fmt::Display for IdentityError {
             IdentityError::MalformedKey => f.write_str("client private key: malformed DER"),
             IdentityError::UnsupportedKeyType { algorithm } => write!(
                 f,
-                "client private key: unsupported key type {algorithm} (use ECDSA P-256/P-384/P-521, Ed25519 or RSA)"
+                "client private key: unsupported key type {algorithm} (use ECDSA P-256/P-384/P-521, Ed25519 or RSA \
+                 with the rsaEncryption algorithm)"
             ),
             IdentityError::KeyMismatch => {
                 f.write_str("client private key does not match the public key of the chain's first certificate")
@@ -277,8 +275,9 @@ impl ClientIdentity {
     #[cfg(rustls)]
     pub(crate) fn private_key_der(&self) -> PrivateKeyDer<'static> {
         use rustls_pki_types::{PrivatePkcs1KeyDer, PrivatePkcs8KeyDer, PrivateSec1KeyDer};
-        let bytes = self.inner.key.to_vec();
-        match self.inner.format {
+        let (format, der) = self.key_der();
+        let bytes = der.to_vec();
+        match format {
             KeyFormat::Pkcs8 => PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(bytes)),
             KeyFormat::Sec1 => PrivateKeyDer::Sec1(PrivateSec1KeyDer::from(bytes)),
             KeyFormat::Pkcs1 => PrivateKeyDer::Pkcs1(PrivatePkcs1KeyDer::from(bytes)),
@@ -301,10 +300,10 @@ impl ClientIdentity {
         (chain, Zeroizing::new(pem_section(label, &self.inner.key)))
     }
 
-    /// The key's DER, borrowed (for OpenSSL, which parses it itself).
-    #[cfg(openssl_provider)]
-    pub(crate) fn private_key_bytes(&self) -> &[u8] {
-        &self.inner.key
+    /// The key's encoding and DER, borrowed (for the libraries that parse it themselves, and
+    /// the backends' own check of the pair).
+    pub(crate) fn key_der(&self) -> (KeyFormat, &[u8]) {
+        (self.inner.format, &self.inner.key)
     }
 }
 

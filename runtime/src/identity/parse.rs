@@ -12,9 +12,11 @@ use zeroize::Zeroizing;
 
 use super::{IdentityError, IdentityPart, KeyFormat, KeyType};
 
-const RSA_ENCRYPTION: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.1.1");
-const EC_PUBLIC_KEY: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.10045.2.1");
-const ED25519: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.3.101.112");
+pub(super) const RSA_ENCRYPTION: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.1.1");
+/// `id-RSASSA-PSS`: an RSA key restricted to PSS signatures (RFC 4055).
+pub(super) const RSASSA_PSS: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.1.10");
+pub(super) const EC_PUBLIC_KEY: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.10045.2.1");
+pub(super) const ED25519: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.3.101.112");
 const SECP256R1: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.10045.3.1.7");
 const SECP384R1: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.3.132.0.34");
 const SECP521R1: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.3.132.0.35");
@@ -88,6 +90,8 @@ pub(super) fn key_type(format: KeyFormat, der: &[u8]) -> Result<KeyType, Identit
                         .and_then(|p| p.named_curve()),
                 };
                 ec_key_type(curve)
+            } else if oid == RSASSA_PSS {
+                Err(IdentityError::UnsupportedKeyType { algorithm: format!("RSASSA-PSS ({oid})") })
             } else {
                 Err(IdentityError::UnsupportedKeyType { algorithm: oid.to_string() })
             }
@@ -95,7 +99,7 @@ pub(super) fn key_type(format: KeyFormat, der: &[u8]) -> Result<KeyType, Identit
     }
 }
 
-fn ec_key_type(curve: Option<ObjectIdentifier>) -> Result<KeyType, IdentityError> {
+pub(super) fn ec_key_type(curve: Option<ObjectIdentifier>) -> Result<KeyType, IdentityError> {
     match curve {
         Some(c) if c == SECP256R1 => Ok(KeyType::EcdsaP256),
         Some(c) if c == SECP384R1 => Ok(KeyType::EcdsaP384),

@@ -87,11 +87,21 @@ fn certified_key(
             reason: TlsConfigError::ClientKeyNotFipsApproved(identity.key_type()),
         });
     }
-    let key = crypto
-        .key_provider
-        .load_private_key(identity.private_key_der())
-        .map_err(|e| Error::TlsConfig { provider, reason: TlsConfigError::Library(Arc::new(e)) })?;
-    Ok(Some(Arc::new(rustls::sign::CertifiedKey::new(identity.certificate_chain().to_vec(), key))))
+    let refused = |reason| Error::TlsConfig { provider, reason };
+    let key = crypto.key_provider.load_private_key(identity.private_key_der()).map_err(|e| {
+        refused(TlsConfigError::ClientKeyRefused { key_type: identity.key_type(), source: Arc::new(e) })
+    })?;
+    let certified = rustls::sign::CertifiedKey::new(identity.certificate_chain().to_vec(), key);
+    // The pair with this provider's crypto: what `ClientIdentity::from_pem` could not compare
+    // (a key without its public half). A key that cannot give its public half is left unchecked.
+    match certified.keys_match() {
+        Ok(()) | Err(rustls::Error::InconsistentKeys(rustls::InconsistentKeys::Unknown)) => {}
+        Err(rustls::Error::InconsistentKeys(rustls::InconsistentKeys::KeyMismatch)) => {
+            return Err(refused(TlsConfigError::ClientKeyMismatch))
+        }
+        Err(e) => return Err(refused(TlsConfigError::Library(Arc::new(e)))),
+    }
+    Ok(Some(Arc::new(certified)))
 }
 
 /// The operating system's verifier, with the extra certificates trusted as well. Built once per

@@ -15,6 +15,7 @@
 
 mod ffi;
 mod floor;
+mod key;
 mod key_log;
 mod sessions;
 mod stream;
@@ -184,9 +185,8 @@ fn client_identity(builder: &mut SslContextBuilder, settings: &TlsSettings, fips
     for cert in chain {
         builder.add_extra_chain_cert(X509::from_der(cert).map_err(config_error)?).map_err(config_error)?;
     }
-    let key = crate::identity::openssl_private_key(identity).map_err(config_error)?;
+    let key = key::checked_private_key(provider, identity)?;
     builder.set_private_key(&key).map_err(config_error)?;
-    builder.check_private_key().map_err(config_error)?;
     Ok(())
 }
 

@@ -82,6 +82,30 @@ impl ClientCredentialResolver for CredentialResolver {
     }
 }
 
+/// The client identity as rustls 0.24 signs with it, its key loaded and the pair checked with
+/// aws-lc-rs (a key without its public half is what `ClientIdentity::from_pem` could not compare).
+fn credentials(
+    settings: &TlsSettings,
+    crypto: &rustls_024::crypto::CryptoProvider,
+) -> Result<Option<Credentials>, Error> {
+    let provider = settings.provider;
+    let Some(identity) = &settings.client_identity else { return Ok(None) };
+    let refused = |reason| Error::TlsConfig { provider, reason };
+    let chain = Identity::from_cert_chain(identity.certificate_chain().to_vec())
+        .map_err(|e| refused(TlsConfigError::Library(Arc::new(rustls_024::Error::from(e)))))?;
+    let key = crypto.key_provider.load_private_key(identity.private_key_der()).map_err(|e| {
+        refused(TlsConfigError::ClientKeyRefused { key_type: identity.key_type(), source: Arc::new(e) })
+    })?;
+    let chain = Arc::new(chain);
+    match Credentials::new(Arc::clone(&chain), key) {
+        Ok(credentials) => Ok(Some(credentials)),
+        Err(rustls_024::Error::InconsistentKeys(rustls_024::crypto::InconsistentKeys::KeyMismatch)) => {
+            Err(refused(TlsConfigError::ClientKeyMismatch))
+        }
+        Err(e) => Err(refused(TlsConfigError::Library(Arc::new(e)))),
+    }
+}
+
 impl InPlaceBackend {
     /// Prepares `settings.provider` (`rustls-aws-lc`) on rustls 0.24.
     pub(crate) fn prepare(settings: &TlsSettings) -> Result<Self, Error> {
@@ -103,14 +127,7 @@ impl InPlaceBackend {
             super::rustls_roots::root_store(settings)
         }?;
         let store = RootCertStore { roots: roots.roots.clone() };
-        let credentials = match &settings.client_identity {
-            Some(identity) => {
-                let chain = Identity::from_cert_chain(identity.certificate_chain().to_vec())
-                    .map_err(|e| tls_error(e.into()))?;
-                Some(Credentials::from_der(Arc::new(chain), identity.private_key_der(), &crypto).map_err(tls_error)?)
-            }
-            None => None,
-        };
+        let credentials = credentials(settings, &crypto)?;
         let mut config = ClientConfig::builder(Arc::clone(&crypto))
             .with_root_certificates(store)
             .with_client_credential_resolver(Arc::new(CredentialResolver(credentials)))

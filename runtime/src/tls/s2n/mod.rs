@@ -13,6 +13,7 @@
 //! record at once.
 
 mod chain;
+mod key;
 mod key_log;
 mod stream;
 mod tickets;
@@ -215,6 +216,7 @@ fn present_identity(builder: &mut s2n_tls::config::Builder, settings: &TlsSettin
             let reason = TlsConfigError::ClientKeyTypeUnsupported(identity.key_type());
             return Err(Error::TlsConfig { provider, reason });
         }
+        key::check_pair(provider, identity)?;
         let (chain, key) = identity.pem();
         builder.load_pem(chain.as_bytes(), key.as_bytes()).map_err(config_error(provider))?;
     }
