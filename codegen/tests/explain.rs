@@ -460,6 +460,21 @@ fn explain_override_for_people_shows_the_provider_s_native_build() {
         ),
         "{out}"
     );
+    // No SDK crate asks for openssl there: the application's feature line is needed, and said.
+    assert!(
+        out.contains(
+            "\n    needs: the runtime's `openssl` feature in the application's Cargo.toml as well (`features = \
+             [\"openssl\"]` on its smithy-default-tls dependency)"
+        ),
+        "{out}"
+    );
+    let doc =
+        json_of(&["explain", "--format", "json", "--target", "x86_64-unknown-linux-gnu", "--override", "openssl"]);
+    assert_eq!(doc["targets"][0]["under_override"]["needs_feature"], true, "{doc:#}");
+    // The rule's own provider, or one whose crates every lock has, needs none.
+    let doc =
+        json_of(&["explain", "--format", "json", "--target", "x86_64-unknown-linux-gnu", "--override", "rustls-ring"]);
+    assert!(doc["targets"][0]["under_override"].get("needs_feature").is_none_or(|v| v == false), "{doc:#}");
 
     let out = stdout_of(&["explain", "--target", "x86_64-unknown-linux-gnu", "--override", "none"]);
     let last = out.lines().last().unwrap();

@@ -19,8 +19,12 @@
 //! `rustls-custom`), or, with no override, the union of the requested providers'. The roots
 //! crates are checked too: with `smithy_tls_roots` set, only that source's crate is in the graph.
 //!
-//! Cells build.rs refuses (it stops the build with an error) are counted and checked only to
-//! compile nothing outside the libraries they should have.
+//! Cells build.rs refuses (it stops the build with an error) are counted, per kind, and checked
+//! only to compile nothing outside the libraries they should have.
+//!
+//! The model is checked against real cargo: `the_model_agrees_with_cargo_tree_on_every_class`
+//! runs `cargo tree` for one cell of every class the model tells apart (refused ones included)
+//! and compares the native libraries and roots crates, which also checks [`ROWS`].
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -721,6 +725,18 @@ fn every_override_brings_the_native_libraries_of_one_provider_on_every_target() 
     // Every kind of refusal the model knows occurs (`no provider requested` only in a build with
     // no provider feature, which no feature set here is), so each is exercised, not assumed.
     assert_eq!(skipped.len(), 7, "the kinds of refused cells: {skipped:?}");
+    // How many of each, over the pinned cfg-expr's targets: a change says which refusal moved.
+    let counts = BTreeMap::from([
+        ("a FIPS override outside Linux x86_64/aarch64 gnu/musl", 5928),
+        ("a FIPS provider requested with a non-FIPS one", 44),
+        ("a requested provider does not build for this target_os (only_on_os)", 8496),
+        ("platform-verifier roots with a provider that cannot use them", 1884),
+        ("the override's provider does not build for this target_os (only_on_os)", 11388),
+        ("the override's provider needs its feature where no crate asked for it (reach)", 131_020),
+        ("the roots override needs its feature where no crate asked for it", 45712),
+    ]);
+    assert_eq!(skipped, counts, "the refused cells per kind");
+    assert_eq!(checked, 139_220, "the cells checked");
 }
 
 /// The runtime's unconditional `[dependencies]` compile no native library: none of the crates
@@ -774,4 +790,140 @@ fn the_unconditional_dependencies_reach_no_native_library() {
         }
     }
     assert!(roots >= 10 && seen.len() > roots, "{roots} dependencies, {} packages reached", seen.len());
+}
+
+/// One class's cell as real cargo resolves it: `cargo tree` of the runtime for `triple` with
+/// `features` and the override's cfgs (`CARGO_ENCODED_RUSTFLAGS`, nothing inherited), offline
+/// and locked. Returns every package (`name@major`) and the runtime's direct dependencies.
+fn cargo_tree_cell(triple: &str, cfgs: Cfgs, features: &BTreeSet<String>) -> (BTreeSet<String>, BTreeSet<String>) {
+    let mut flags: Vec<String> = Vec::new();
+    for (key, value) in [("smithy_tls", cfgs.tls), ("smithy_tls_roots", cfgs.roots)] {
+        if let Some(value) = value {
+            flags.extend(["--cfg".to_owned(), format!("{key}=\"{value}\"")]);
+        }
+    }
+    let features = features.iter().cloned().collect::<Vec<_>>().join(",");
+    let out = std::process::Command::new(env!("CARGO"))
+        .current_dir(workspace())
+        .env_remove("RUSTFLAGS")
+        .env_remove("CARGO_BUILD_RUSTFLAGS")
+        .env("CARGO_ENCODED_RUSTFLAGS", flags.join("\u{1f}"))
+        .args(["tree", "--offline", "--locked", "-p", "smithy-default-tls", "--target", triple])
+        .args(["-e", "normal,build", "--prefix", "depth", "--format", "{p}", "--no-default-features"])
+        .args(["--features", &features])
+        .output()
+        .expect("run cargo tree");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "cargo tree {triple} {features}: {}", String::from_utf8_lossy(&out.stderr));
+    let (mut all, mut direct) = (BTreeSet::new(), BTreeSet::new());
+    for line in stdout.lines() {
+        let depth_end = line.find(|c: char| !c.is_ascii_digit()).unwrap_or(line.len());
+        let (depth, rest) = line.split_at(depth_end);
+        let mut words = rest.split_whitespace();
+        let (Some(name), Some(version)) = (words.next(), words.next()) else { continue };
+        let version = version.trim_start_matches('v');
+        let mut parts = version.split('.');
+        let major = match (parts.next(), parts.next()) {
+            (Some("0"), Some(minor)) => format!("0.{minor}"),
+            (Some(major), _) => major.to_owned(),
+            _ => version.to_owned(),
+        };
+        let key = format!("{name}@{major}");
+        if depth == "1" {
+            direct.insert(key.clone());
+        }
+        all.insert(key);
+    }
+    (all, direct)
+}
+
+/// One class of cells the model tells apart: a target standing for it, the cfgs, the features,
+/// and the model's graph.
+struct Class {
+    triple: &'static str,
+    cfgs: Cfgs,
+    features: BTreeSet<String>,
+    graph: Graph,
+}
+
+/// The model against real cargo: for every class the model tells apart (which declarations of
+/// the two manifests are active, over unix and non-unix targets, every override value and roots
+/// value, and feature sets that turn each kind of provider on: a rustls one alone, every
+/// non-FIPS one, the FIPS ones, rustls 0.24), `cargo tree` resolves the runtime with the same
+/// cfgs and features, and the native libraries and the runtime's roots crates must be the ones
+/// the model finds. A wrong row of [`ROWS`] (the hand-written crate → library table) shows here
+/// as a class where they differ. Refused cells are compared too: cargo tree runs no build script.
+#[test]
+fn the_model_agrees_with_cargo_tree_on_every_class() {
+    let runtime = manifest("runtime/Cargo.toml");
+    let carrier = manifest("runtime/crypto/Cargo.toml");
+    let manifests = [(RUNTIME, &runtime), (CARRIER, &carrier)];
+    let sets: Vec<BTreeSet<String>> = [
+        &["rustls-ring", "webpki"][..],
+        &["rustls-aws-lc", "rustls-ring", "s2n-tls", "openssl", "native", "webpki", "platform-verifier"],
+        &["rustls-aws-lc-fips", "s2n-tls-fips", "webpki"],
+        &["experimental-rustls-024", "native"],
+    ]
+    .iter()
+    .map(|set| set.iter().map(|f| (*f).to_owned()).collect())
+    .collect();
+    let mut classes: Vec<Class> = Vec::new();
+    let mut seen: BTreeSet<(Vec<bool>, Vec<bool>, BTreeSet<String>)> = BTreeSet::new();
+    for triple in ["x86_64-unknown-linux-gnu", "x86_64-pc-windows-msvc"] {
+        let target = cfg_expr::targets::get_builtin_target_by_triple(triple).expect("builtin");
+        for cfgs in override_values()
+            .into_iter()
+            .flat_map(|tls| roots_values().into_iter().map(move |roots| Cfgs { tls, roots }))
+        {
+            let active: Vec<Vec<bool>> = manifests
+                .iter()
+                .map(|(_, m)| m.decls.iter().map(|d| holds(&d.scope, target, cfgs)).collect())
+                .collect();
+            for set in &sets {
+                if seen.insert((active[0].clone(), active[1].clone(), set.clone())) {
+                    let graph = resolve(&manifests, set, &active);
+                    classes.push(Class { triple, cfgs, features: set.clone(), graph });
+                }
+            }
+        }
+    }
+    let natives: BTreeSet<&str> = NativeLibrary::ALL.iter().map(|l| l.crate_name()).collect();
+    let roots_crates: BTreeSet<&str> = Roots::ALL.into_iter().map(roots_crate).chain([ROOT_CERTS]).collect();
+    let name = |key: &str| key.split('@').next().unwrap_or(key).to_owned();
+    // Two at a time: each `cargo tree` resolves the whole lock (a few hundred milliseconds).
+    let chunks: Vec<&[Class]> = classes.chunks(classes.len().div_ceil(2)).collect();
+    let differences: Vec<String> = std::thread::scope(|scope| {
+        let handles: Vec<_> = chunks
+            .iter()
+            .map(|chunk| {
+                scope.spawn(|| {
+                    let mut out = Vec::new();
+                    for Class { triple, cfgs, features: set, graph } in chunk.iter() {
+                        let (all, direct) = cargo_tree_cell(triple, *cfgs, set);
+                        let cargo_natives: BTreeSet<String> =
+                            all.iter().map(|k| name(k)).filter(|n| natives.contains(n.as_str())).collect();
+                        let model_natives: BTreeSet<String> =
+                            native_libraries(graph).iter().map(|l| l.crate_name().to_owned()).collect();
+                        let cargo_roots: BTreeSet<&String> =
+                            direct.iter().filter(|k| roots_crates.contains(k.as_str())).collect();
+                        let model_roots: BTreeSet<&String> =
+                            graph.keys().filter(|k| roots_crates.contains(k.as_str())).collect();
+                        let features = set.iter().cloned().collect::<Vec<_>>().join("+");
+                        if cargo_natives != model_natives || cargo_roots != model_roots {
+                            out.push(format!(
+                                "{triple} {} features {features}: cargo {cargo_natives:?} roots {cargo_roots:?}, \
+                                 model {model_natives:?} roots {model_roots:?}",
+                                cfgs.label()
+                            ));
+                        }
+                    }
+                    out
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().expect("cargo tree thread")).collect()
+    });
+    println!("override model against cargo tree: {} classes, {} differ", classes.len(), differences.len());
+    assert!(classes.len() >= 100, "only {} classes", classes.len());
+    assert!(differences.is_empty(), "the model and cargo disagree:\n{}", differences.join("\n"));
 }

@@ -398,6 +398,7 @@ async fn a_key_without_its_public_half_is_checked_by_the_provider_that_presents_
             "{case}: {}",
             error_chain(&err)
         );
+        assert!(!sdk_retries(&err), "{case}: a configuration error is not retried");
     }
     // Where the key carries its public half, `from_pem` itself refuses the pair.
     let err = ClientIdentity::from_pem(files.chain_pem(), other.key_pem()).expect_err("mismatch");
@@ -424,6 +425,36 @@ async fn rsa_under_2048_bits_is_refused_by_the_fips_providers() {
             ),
             "{provider}: {}",
             error_chain(&err)
+        );
+        assert!(!sdk_retries(&err), "{provider}: a configuration error is not retried");
+    }
+}
+
+/// A resumed session presents no certificate in its own handshake: `client_certificate_sent` is
+/// `false` there (README: whether the handshake that made the session sent one is not known), on
+/// every provider, while the server still knows the client from the first handshake.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resumed_session_reports_no_certificate_sent() {
+    let (server_ca, client_ca) = (TestCa::new("server CA"), TestCa::new("client CA"));
+    let identity = identity_for(&client_ca, &KeyPair::generate().expect("key"));
+    for provider in providers() {
+        let leaf = server_ca.leaf(&["localhost"]);
+        let server =
+            TestServer::start_requiring_client_auth(&leaf, Alpn::Http1Only, &client_ca.pem, rustls::DEFAULT_VERSIONS)
+                .await;
+        let client = client(provider, &server_ca.pem, Some(&identity));
+        let mut seen = Vec::new();
+        for _ in 0..2 {
+            let mut request = get(&server.url("/"));
+            request.headers_mut().insert("connection", http::HeaderValue::from_static("close"));
+            let response = call(&client, &bounded(), request).await.unwrap_or_else(|e| panic!("{provider}: {e:?}"));
+            let tls = response.extension::<ConnectionInfo>().and_then(|i| i.tls).expect("TLS info");
+            seen.push((tls.resumed, tls.client_certificate_sent));
+        }
+        assert_eq!(
+            seen,
+            [(false, true), (true, false)],
+            "{provider}: (resumed, client_certificate_sent) per connection"
         );
     }
 }

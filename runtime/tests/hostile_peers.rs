@@ -31,8 +31,9 @@ use support::*;
 /// What a peer must do to a client.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Expect {
-    /// The request succeeds over this protocol version (as the provider names it).
-    Ok(Version),
+    /// The request succeeds over this protocol version (as the provider names it), and the
+    /// client's certificate went out or not (`TlsInfo::client_certificate_sent`).
+    Ok(Version, Sent),
     /// The certificate is refused for this reason.
     Certificate(CertificateProblem),
     /// The server refused our client certificate (or our not sending one) for this reason.
@@ -41,6 +42,13 @@ enum Expect {
     Protocol,
     /// The transport broke during the handshake (worth a retry).
     Transport,
+}
+
+/// Whether the client presented its certificate (every client here has an identity).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sent {
+    Certificate,
+    Nothing,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -190,7 +198,7 @@ fn peers() -> Vec<Peer> {
         },
         Peer {
             name: "complete chain: RSA-2048 leaf + intermediate (openssl)",
-            expect: |_| Expect::Ok(Version::Tls13),
+            expect: |_| Expect::Ok(Version::Tls13, Sent::Nothing),
             start: || {
                 Box::pin(async {
                     let ca = OpensslCa::new();
@@ -234,13 +242,13 @@ fn peers() -> Vec<Peer> {
         },
         Peer {
             name: "TLS 1.2 only (openssl)",
-            expect: |_| Expect::Ok(Version::Tls12),
+            expect: |_| Expect::Ok(Version::Tls12, Sent::Nothing),
             start: || Box::pin(async { openssl_sound_leaf(&["-tls1_2"]) }),
         },
         Peer {
             name: "asks for a client certificate naming 1,000 CAs, not ours (openssl)",
             // Sent anyway (no provider filters by the names); the peer does not insist.
-            expect: |_| Expect::Ok(Version::Tls13),
+            expect: |_| Expect::Ok(Version::Tls13, Sent::Certificate),
             start: || Box::pin(async { openssl_asking_peer("-verify", 1000, &[]) }),
         },
         Peer {
@@ -251,7 +259,7 @@ fn peers() -> Vec<Peer> {
                 if p == TlsProvider::S2nTls {
                     Expect::ClientCertificate(ClientCertificateProblem::KeyCannotSign)
                 } else {
-                    Expect::Ok(Version::Tls13)
+                    Expect::Ok(Version::Tls13, Sent::Nothing)
                 }
             },
             start: || Box::pin(async { openssl_asking_peer("-verify", 1, &["-client_sigalgs", "ed448"]) }),
@@ -294,8 +302,8 @@ fn openssl_leaf_peer(key: KeySpec, digest: &str, args: &[&str]) -> Running {
 /// What happened, as the table shows it.
 fn describe(expect: Expect) -> String {
     match expect {
-        Expect::Ok(Version::Tls12) => "ok, TLS 1.2".to_owned(),
-        Expect::Ok(Version::Tls13) => "ok, TLS 1.3".to_owned(),
+        Expect::Ok(Version::Tls12, _) => "ok, TLS 1.2".to_owned(),
+        Expect::Ok(Version::Tls13, _) => "ok, TLS 1.3".to_owned(),
         Expect::Certificate(problem) => format!("refused: certificate {problem}"),
         Expect::ClientCertificate(problem) => format!("refused: {problem}"),
         Expect::Protocol => "refused: handshake".to_owned(),
@@ -311,8 +319,11 @@ async fn run(provider: TlsProvider, peer: &Peer) -> Result<(), String> {
     let client = client.client_identity(identity()).build().expect("client");
     let result = call(&client, &settings(Some(std::time::Duration::from_secs(10)), None), get(&running.url)).await;
     match (expect, result) {
-        (Expect::Ok(version), Ok(response)) => {
+        (Expect::Ok(version, sent), Ok(response)) => {
             let tls = response.extension::<ConnectionInfo>().and_then(|i| i.tls).ok_or("no TLS info")?;
+            if tls.client_certificate_sent != (sent == Sent::Certificate) {
+                return Err(format!("client certificate sent: {}, expected {sent:?}", tls.client_certificate_sent));
+            }
             let digest = digest_body(response.into_body()).await;
             if digest.len == 0 {
                 return Err("no body".to_owned());
@@ -323,7 +334,7 @@ async fn run(provider: TlsProvider, peer: &Peer) -> Result<(), String> {
                 .ok_or_else(|| format!("negotiated {} instead of {wanted}", tls.protocol_version))
         }
         (_, Ok(response)) => Err(format!("succeeded ({}), must fail", response.status().as_u16())),
-        (Expect::Ok(_), Err(err)) => Err(format!("failed: {}", error_chain(&err))),
+        (Expect::Ok(..), Err(err)) => Err(format!("failed: {}", error_chain(&err))),
         (expect, Err(err)) => check_failure(expect, &err),
     }
 }
@@ -337,7 +348,7 @@ fn check_failure(expect: Expect, err: &ConnectorError) -> Result<(), String> {
         Expect::ClientCertificate(problem) => kind == HandshakeFailure::ClientCertificate(problem) && !retryable,
         Expect::Protocol => kind == HandshakeFailure::Protocol && !retryable,
         Expect::Transport => kind == HandshakeFailure::Io && retryable,
-        Expect::Ok(_) => false,
+        Expect::Ok(..) => false,
     };
     if !matches {
         return Err(format!("got {kind:?} (io/retryable: {retryable}): {chain}"));

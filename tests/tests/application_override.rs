@@ -184,10 +184,15 @@ fn every_value_leaves_only_its_providers_libraries_in_the_graph() {
 
 /// The consumer's build with `value` in a target dir of its own, unrun.
 fn consumer_build(tree: &Path, value: &str, features: &str) -> Command {
-    let target = scratch_root().join(format!("override-target-{value}"));
+    consumer_build_with(tree, &rustflags(value), value, features)
+}
+
+/// The consumer's build with `flags` as RUSTFLAGS, in the target dir named after `key`, unrun.
+fn consumer_build_with(tree: &Path, flags: &str, key: &str, features: &str) -> Command {
+    let target = scratch_root().join(format!("override-target-{key}"));
     let mut cmd = Command::new(env!("CARGO"));
     cmd.current_dir(tree)
-        .env("RUSTFLAGS", rustflags(value))
+        .env("RUSTFLAGS", flags)
         .env("CARGO_TARGET_DIR", &target)
         .env("CARGO_INCREMENTAL", "0")
         .env("CARGO_PROFILE_DEV_DEBUG", "false")
@@ -252,10 +257,16 @@ fn the_config_file_forms_set_the_override_and_rustflags_replaces_them() {
 /// Builds the consumer (STS and aws-config, the connection report, and `extra` features) with
 /// `value` into a target dir of its own; the binary.
 fn build_consumer(tree: &Path, value: &str, extra: &str) -> PathBuf {
-    let target = scratch_root().join(format!("override-target-{value}"));
     let base = features_for(value, "x86_64-unknown-linux-gnu");
     let features = if extra.is_empty() { base } else { format!("{base},{extra}") };
-    let out = run(&mut consumer_build(tree, value, &features));
+    build_consumer_with(tree, &rustflags(value), value, &features)
+}
+
+/// [`build_consumer`] with `flags` as RUSTFLAGS and exactly `features`, in the target dir named
+/// after `key`.
+fn build_consumer_with(tree: &Path, flags: &str, key: &str, features: &str) -> PathBuf {
+    let (target, value) = (scratch_root().join(format!("override-target-{key}")), key);
+    let out = run(&mut consumer_build_with(tree, flags, key, features));
     // The runtime is a path crate of the tree, so cargo shows its warnings: there must be none
     // under the override (unexpected_cfgs, dead code of the providers left out).
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -287,6 +298,11 @@ fn run_consumer(tree: &Path, binary: &Path, install_crypto: bool) -> (bool, Stri
 /// Asserts a run that connected with `provider`, on native roots (the host rule's), chosen by
 /// the application.
 fn assert_connected_with(value: &str, run: &(bool, String, String)) {
+    assert_connected_with_roots(value, "native", run);
+}
+
+/// [`assert_connected_with`] on `roots`.
+fn assert_connected_with_roots(value: &str, roots: &str, run: &(bool, String, String)) {
     let (ok, stdout, stderr) = run;
     assert!(ok, "{value}: the consumer failed:\n{stdout}\n{}", tail(stderr, 30));
     assert!(stdout.contains("STS account=123456789012"), "{value}:\n{stdout}");
@@ -294,7 +310,7 @@ fn assert_connected_with(value: &str, run: &(bool, String, String)) {
     assert!(!conns.is_empty(), "{value}: no CONN line:\n{stdout}");
     for line in conns {
         assert!(
-            line.contains(&format!("provider={value} roots=native chosen_by=application")),
+            line.contains(&format!("provider={value} roots={roots} chosen_by=application")),
             "{value}: TlsInfo must report the application's provider: {line}"
         );
     }
@@ -315,10 +331,24 @@ fn each_value_builds_and_runs_with_the_chosen_provider() {
         tail(&stderr, 20)
     );
     println!("E2E override openssl without its feature: refused, naming the Cargo.toml line");
-    for (value, library) in [("rustls-ring", "rustls 0.23"), ("rustls-aws-lc", "rustls 0.23"), ("openssl", "OpenSSL")] {
-        let binary = build_consumer(&tree, value, "");
+    let served = [
+        ("rustls-ring", "rustls 0.23"),
+        ("rustls-aws-lc", "rustls 0.23"),
+        ("s2n-tls", "s2n-tls"),
+        ("openssl", "OpenSSL"),
+    ];
+    for (value, library) in served {
+        let binary = build_consumer(&tree, value, "log-events");
         let run = run_consumer(&tree, &binary, false);
         assert_connected_with(value, &run);
+        // README's way to check: the runtime's `info` event naming the provider it used.
+        let announcement = "the application's --cfg smithy_tls chose this client's TLS stack";
+        let announced = run.2.lines().find(|l| l.contains(announcement));
+        let announced = announced.unwrap_or_else(|| panic!("{value}: no info event on stderr:\n{}", tail(&run.2, 20)));
+        assert!(
+            announced.contains(" INFO ") && announced.contains(&format!("used_provider={value}")),
+            "{value}: the info event names the provider used: {announced}"
+        );
         let conns = run.1.lines().filter(|l| l.starts_with("CONN "));
         assert!(conns.clone().all(|l| l.contains(&format!("library={library}"))), "{value}:\n{}", run.1);
         println!("E2E override {value}: connected, TlsInfo provider={value} chosen_by=application library={library}");
@@ -425,5 +455,51 @@ fn a_cross_target_check_with_rustls_ring_builds_neither_s2n_nor_aws_lc() {
         "E2E override cross check {CROSS_TARGET} rustls-ring: {} crates, no s2n-tls-sys, no aws-lc-sys",
         built.len()
     );
+    let _ = std::fs::remove_dir_all(&tree);
+}
+
+/// The roots half of the override, built and run by cargo: `smithy_tls_roots` beside a provider
+/// (rustls-ring with the platform verifier, which on Linux reads the native store the consumer
+/// is given) serves with those roots, chosen by the application; the pair the runtime refuses
+/// (`openssl` with `platform-verifier` roots) stops the build with README's message; and roots
+/// no crate asked for, set alone, stop it naming the feature line to add.
+#[test]
+fn the_roots_override_builds_serves_and_refuses_as_documented() {
+    let tree = rewritten_tree("override-roots");
+    let pair = format!("{} --cfg smithy_tls_roots=\"platform-verifier\"", rustflags("rustls-ring"));
+    let features = "report-connections,smithy-default-tls/platform-verifier";
+    let binary = build_consumer_with(&tree, &pair, "rustls-ring-platform-verifier", features);
+    let run = run_consumer(&tree, &binary, false);
+    assert_connected_with_roots("rustls-ring", "platform-verifier", &run);
+    println!("E2E override rustls-ring + roots platform-verifier: connected, TlsInfo roots=platform-verifier");
+
+    let refused_flags = format!("{} --cfg smithy_tls_roots=\"platform-verifier\"", rustflags("openssl"));
+    let refused_features = "report-connections,smithy-default-tls/openssl,smithy-default-tls/platform-verifier";
+    let out = consumer_build_with(&tree, &refused_flags, "openssl-platform-verifier", refused_features)
+        .output()
+        .expect("run cargo");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "openssl with platform-verifier roots must not build");
+    assert!(
+        stderr.contains(r#"--cfg smithy_tls_roots="platform-verifier" cannot be used with"#)
+            && stderr.contains("openssl"),
+        "the refusal names the pair and the cfg:\n{}",
+        tail(&stderr, 20)
+    );
+    println!("E2E override openssl + roots platform-verifier: refused by the build: {}", tail(&stderr, 1));
+
+    // Roots no crate asked for on this target (beside ring, whose build is quick): the build
+    // names the line to add.
+    let unasked = format!("{} --cfg smithy_tls_roots=\"webpki\"", rustflags("rustls-ring"));
+    let out = consumer_build_with(&tree, &unasked, "rustls-ring-webpki", "report-connections").output().expect("cargo");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "webpki roots without their feature must not build");
+    assert!(
+        stderr.contains(r#"--cfg smithy_tls_roots="webpki""#)
+            && stderr.contains(r#"smithy-default-tls = { version = "0.1", features = ["webpki"] }"#),
+        "the refusal names the feature line:\n{}",
+        tail(&stderr, 20)
+    );
+    println!("E2E override roots webpki without its feature: refused, naming the Cargo.toml line");
     let _ = std::fs::remove_dir_all(&tree);
 }

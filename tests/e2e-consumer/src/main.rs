@@ -59,6 +59,12 @@ fn pattern(len: usize) -> Vec<u8> {
 
 #[tokio::main]
 async fn main() {
+    #[cfg(feature = "log-events")]
+    tracing_subscriber::fmt()
+        .with_max_level(tracing_subscriber::filter::LevelFilter::INFO)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .init();
     #[cfg(feature = "custom-crypto")]
     if std::env::var_os("E2E_INSTALL_CRYPTO").is_some() {
         // ring's provider, deprecated from rustls 0.23.48 on for its lack of post-quantum groups.
