@@ -547,9 +547,20 @@ impl Drop for MockMetadata {
 /// assert_eq!(smithy_tls_e2e::rule_provider("platform-default", "wasm32-wasip1"), None);
 /// ```
 pub fn rule_provider(preset: &str, triple: &str) -> Option<smithy_tls_codegen::model::Provider> {
+    rule_stack(preset, triple).provider()
+}
+
+/// The stack (provider and roots) `preset`'s rule gives the builtin target `triple`.
+///
+/// ```
+/// use smithy_tls_codegen::model::Roots;
+/// let musl = smithy_tls_e2e::rule_stack("platform-default", "x86_64-unknown-linux-musl");
+/// assert_eq!(musl.roots(), Some(Roots::Native));
+/// ```
+pub fn rule_stack(preset: &str, triple: &str) -> smithy_tls_codegen::model::Stack {
     let text = smithy_tls_codegen::presets::preset(preset).unwrap_or_else(|| panic!("no preset `{preset}`"));
     let parsed = smithy_tls_codegen::policy::parse_policy(text).unwrap_or_else(|_| panic!("`{preset}` parses"));
     let target = cfg_expr::targets::get_builtin_target_by_triple(triple).unwrap_or_else(|| panic!("`{triple}`"));
-    let rule = parsed.policy.all_rules().find(|rule| rule.scope.cfg().is_none_or(|cfg| cfg.matches(target)))?;
-    rule.stack.provider()
+    let rule = parsed.policy.all_rules().find(|rule| rule.scope.cfg().is_none_or(|cfg| cfg.matches(target)));
+    rule.unwrap_or_else(|| panic!("`{preset}` has a fallback rule")).stack
 }
