@@ -249,6 +249,17 @@ pub enum RootsError {
     },
 }
 
+/// Where the platform verifier's trust comes from on this operating system, as advice.
+const PLATFORM_STORE_HINT: &str = if cfg!(target_os = "windows") {
+    "check the Windows certificate store (Trusted Root Certification Authorities)"
+} else if cfg!(target_vendor = "apple") {
+    "check the keychain's certificate trust settings"
+} else if cfg!(target_os = "android") {
+    "check the device's trusted credentials"
+} else {
+    "check SSL_CERT_FILE / SSL_CERT_DIR or install the system CA bundle"
+};
+
 impl fmt::Display for RootsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -273,9 +284,9 @@ impl fmt::Display for RootsError {
             ),
             RootsError::PlatformVerifier { source } => write!(
                 f,
-                "the platform certificate verifier could not be set up ({source}); on Linux check \
-                 SSL_CERT_FILE / SSL_CERT_DIR or install the system CA bundle, or use the `webpki` \
-                 roots"
+                "the platform certificate verifier could not be set up ({source}); {}, or use the \
+                 `webpki` roots",
+                PLATFORM_STORE_HINT
             ),
         }
     }

@@ -51,6 +51,34 @@ const AARCH64_LINUX: Platform = Platform {
     install: "rustup target add aarch64-unknown-linux-gnu; apt-get install gcc-aarch64-linux-gnu qemu-user",
 };
 
+const WINDOWS_GNU: Platform = Platform {
+    triple: "x86_64-pc-windows-gnu",
+    cc: "x86_64-w64-mingw32-gcc",
+    ar: "x86_64-w64-mingw32-ar",
+    linker: Some("x86_64-w64-mingw32-gcc"),
+    runner: &[WINE64],
+    install: "rustup target add x86_64-pc-windows-gnu; apt-get install gcc-mingw-w64-x86-64 wine64",
+};
+
+/// Wine's 64-bit loader (Debian's wine64 package).
+const WINE64: &str = "/usr/lib/wine/wine64";
+
+/// Debian's Wine 8.0 has no `ProcessPrng` in bcryptprimitives.dll, which Rust's standard
+/// library calls on Windows; without it the program does not load (c0000135). This DLL, put
+/// beside the program, exports it over `SystemFunction036` (RtlGenRandom). Test support only.
+const PROCESS_PRNG_SHIM: &str = r#"#include <windows.h>
+BOOLEAN WINAPI SystemFunction036(PVOID buffer, ULONG length);
+__declspec(dllexport) BOOL WINAPI ProcessPrng(PBYTE data, SIZE_T length) {
+    while (length > 0) {
+        ULONG chunk = length > 0x40000000 ? 0x40000000 : (ULONG)length;
+        if (!SystemFunction036(data, chunk)) return FALSE;
+        data += chunk;
+        length -= chunk;
+    }
+    return TRUE;
+}
+"#;
+
 impl Platform {
     /// Fails, naming what to install, unless the target's standard library, C compiler and
     /// runner are here.
@@ -97,13 +125,28 @@ impl Platform {
             cmd.env(format!("CARGO_TARGET_{}_LINKER", self.env_key(true)), linker);
         }
         run(&mut cmd);
-        target_dir.join(self.triple).join("debug/e2e-consumer")
+        let debug = target_dir.join(self.triple).join("debug");
+        if self.triple.contains("windows") {
+            let source = debug.join("process-prng-shim.c");
+            std::fs::write(&source, PROCESS_PRNG_SHIM).expect("write the shim's source");
+            run(Command::new(self.cc)
+                .args(["-shared", "-O2", "-o"])
+                .arg(debug.join("bcryptprimitives.dll"))
+                .arg(&source)
+                .arg("-ladvapi32"));
+            return debug.join("e2e-consumer.exe");
+        }
+        debug.join("e2e-consumer")
     }
 
     /// The consumer's command (its environment as `consumer_command` gives it), run through the
     /// runner where there is one.
-    fn command(&self, binary: &Path, mock: &MockRun, scratch: &Path, bundle: &Path) -> Command {
-        let native = consumer_command(binary, &mock.mock, scratch, bundle);
+    fn command(&self, binary: &Path, mock: &MockRun, scratch: &Path, bundle: &Path, trust: Trust) -> Command {
+        let mut native = consumer_command(binary, &mock.mock, scratch, bundle);
+        if trust == Trust::CaBundle {
+            let windows = self.runner.first() == Some(&WINE64);
+            native.env("AWS_CA_BUNDLE", if windows { wine_path(bundle) } else { bundle.display().to_string() });
+        }
         let Some((runner, args)) = self.runner.split_first() else { return native };
         let mut cmd = Command::new(runner);
         cmd.args(args).arg(binary).env_clear();
@@ -112,8 +155,69 @@ impl Platform {
                 cmd.env(key, value);
             }
         }
+        if *runner == WINE64 {
+            let prefix = wine_prefix(scratch);
+            if trust == Trust::RulesRoots {
+                trust_in_wine(&prefix, bundle);
+            }
+            cmd.env("WINEPREFIX", &prefix).env("WINEDEBUG", "-all");
+        }
         cmd
     }
+}
+
+/// The Wine prefix of a run's scratch directory (made by Wine on first use).
+fn wine_prefix(scratch: &Path) -> PathBuf {
+    scratch.join("wine-prefix")
+}
+
+/// Makes the CA in `bundle` trusted the Windows way: a certificate in the local machine's `Root`
+/// store, which Wine keeps in its registry (`HKLM\Software\Microsoft\SystemCertificates\
+/// Root\Certificates\<SHA-1>`, value `Blob`: the serialized certificate context, here one
+/// `CERT_CERT_PROP_ID` entry holding the DER). CryptoAPI's chain engine, which the platform
+/// verifier asks on Windows, then trusts it; `SSL_CERT_FILE` means nothing there.
+fn trust_in_wine(prefix: &Path, bundle: &Path) {
+    use smithy_tls_e2e::support::rustls::pki_types::{pem::PemObject, CertificateDer};
+    let pem = std::fs::read(bundle).expect("read the CA bundle");
+    let der = CertificateDer::from_pem_slice(&pem).expect("a CA certificate");
+    let fingerprint = run(Command::new("openssl").args(["x509", "-noout", "-fingerprint", "-sha1", "-in"]).arg(bundle));
+    let fingerprint = String::from_utf8_lossy(&fingerprint.stdout);
+    let thumbprint: String =
+        fingerprint.split('=').nth(1).expect("a fingerprint").trim().chars().filter(|c| *c != ':').collect();
+    let mut blob = Vec::new();
+    for word in [32u32, 1, u32::try_from(der.len()).expect("a small certificate")] {
+        blob.extend(word.to_le_bytes());
+    }
+    blob.extend(der.as_ref());
+    let hex: String = blob.iter().map(|b| format!("{b:02X}")).collect();
+    let key = format!("HKLM\\Software\\Microsoft\\SystemCertificates\\Root\\Certificates\\{thumbprint}");
+    run(Command::new(WINE64).env("WINEPREFIX", prefix).env("WINEDEBUG", "-all").args([
+        "reg",
+        "add",
+        &key,
+        "/v",
+        "Blob",
+        "/t",
+        "REG_BINARY",
+        "/d",
+        &hex,
+        "/f",
+    ]));
+}
+
+/// Where a run's trust in the test CA comes from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Trust {
+    /// The rule's roots: the native store (`SSL_CERT_FILE`), or under Wine the Windows `Root`
+    /// store the CA is put in.
+    RulesRoots,
+    /// `AWS_CA_BUNDLE`, which replaces the rule's roots (`TlsInfo::roots` is then none).
+    CaBundle,
+}
+
+/// `path` as a Windows program under Wine sees it (Wine's `Z:` drive is the Unix root).
+fn wine_path(path: &Path) -> String {
+    format!("Z:{}", path.display()).replace('/', "\\")
 }
 
 /// What one run printed.
@@ -143,10 +247,20 @@ fn rewritten_tree(preset: &str, tag: &str) -> PathBuf {
 /// Builds `preset`'s consumer for `platform` and runs it three ways: a request served by the
 /// rule's provider and roots; a server it must not trust; a `CONNECT` proxy from `HTTPS_PROXY`.
 fn runs_the_rule(platform: &Platform, preset: &str) {
+    let (_, scratch) = runs_the_rule_trusting(platform, preset, Trust::RulesRoots);
+    let _ = std::fs::remove_dir_all(scratch.parent().expect("the tree"));
+}
+
+/// [`runs_the_rule`] with the CA trusted through `trust`; the consumer's binary and its scratch
+/// directory, for more runs.
+fn runs_the_rule_trusting(platform: &Platform, preset: &str, trust: Trust) -> (PathBuf, PathBuf) {
     platform.check_tools();
     let stack = rule_stack(preset, platform.triple);
     let provider = stack.provider().unwrap_or_else(|| panic!("{preset} has a provider for {}", platform.triple));
-    let roots = stack.roots().expect("a provider's rule has roots");
+    let roots = match trust {
+        Trust::RulesRoots => stack.roots().expect("a provider's rule has roots").name(),
+        Trust::CaBundle => "-",
+    };
     let case = format!("{preset} on {}", platform.triple);
     let tree = rewritten_tree(preset, &format!("platform-{}-{preset}", platform.triple));
     let binary = platform.build(&tree, preset);
@@ -154,24 +268,24 @@ fn runs_the_rule(platform: &Platform, preset: &str) {
 
     // Served by the rule's stack, as TlsInfo reports it.
     let served = MockRun::start("platform CA", scratch.join("ca.pem"));
-    let run = output(&mut platform.command(&binary, &served, &scratch, &served.bundle));
+    let run = output(&mut platform.command(&binary, &served, &scratch, &served.bundle, trust));
     assert!(run.ok, "{case}: the consumer failed:\n{}\n{}", run.stdout, tail(&run.stderr, 30));
     assert!(run.stdout.contains("STS account=123456789012"), "{case}:\n{}", run.stdout);
     let conns: Vec<&str> = run.stdout.lines().filter(|l| l.starts_with("CONN ")).collect();
     assert!(!conns.is_empty(), "{case}: no CONN line:\n{}", run.stdout);
     for line in &conns {
         assert!(
-            line.contains(&format!("provider={} roots={} chosen_by=builder", provider.name(), roots.name())),
+            line.contains(&format!("provider={} roots={roots} chosen_by=builder", provider.name())),
             "{case}: TlsInfo must report the rule's stack: {line}"
         );
     }
-    println!("PLATFORM {case}: served by {} with {} roots: {}", provider.name(), roots.name(), conns[0]);
+    println!("PLATFORM {case}: served by {} with roots {roots}: {}", provider.name(), conns[0]);
 
     // A server whose CA the trust store does not hold: refused for that reason, once.
     let untrusted = MockRun::start("platform CA", scratch.join("served-ca.pem"));
     let other = scratch.join("other-ca.pem");
     std::fs::write(&other, TestCa::new("another CA").pem).expect("write the other CA");
-    let refused = output(&mut platform.command(&binary, &untrusted, &scratch, &other));
+    let refused = output(&mut platform.command(&binary, &untrusted, &scratch, &other, trust));
     assert!(!refused.ok, "{case}: an untrusted server must be refused:\n{}", refused.stdout);
     let reason =
         format!("server certificate rejected by {}: issued by an untrusted certificate authority", provider.name());
@@ -181,7 +295,7 @@ fn runs_the_rule(platform: &Platform, preset: &str) {
 
     // Through a CONNECT proxy named by HTTPS_PROXY: TLS end to end inside the tunnel.
     let proxy = served.runtime.block_on(ConnectProxy::start(ProxyMode::Open));
-    let mut cmd = platform.command(&binary, &served, &scratch, &served.bundle);
+    let mut cmd = platform.command(&binary, &served, &scratch, &served.bundle, trust);
     let proxied = output(cmd.env("HTTPS_PROXY", proxy.url()));
     assert!(proxied.ok, "{case}: through the proxy:\n{}\n{}", proxied.stdout, tail(&proxied.stderr, 30));
     let seen = proxy.seen();
@@ -190,7 +304,7 @@ fn runs_the_rule(platform: &Platform, preset: &str) {
     assert_eq!(tunnel.target, format!("localhost:{}", served.mock.addr().port()), "{case}");
     assert_eq!(tunnel.first_tunnel_byte, Some(0x16), "{case}: TLS inside the tunnel");
     println!("PLATFORM {case}: through the CONNECT proxy, {} request(s)", seen.len());
-    let _ = std::fs::remove_dir_all(&tree);
+    (binary, scratch)
 }
 
 #[test]
@@ -207,3 +321,36 @@ fn musl_runs_portable_s_ring_rule() {
 fn aarch64_linux_runs_platform_default_s_s2n_tls_rule_under_qemu() {
     runs_the_rule(&AARCH64_LINUX, "platform-default");
 }
+
+/// portable's windows-gnu rule (rustls-ring, no NASM, no cmake) built with mingw and run under
+/// Wine, trusting the test CA through `AWS_CA_BUNDLE`. Then its platform verifier, with the CA
+/// put in Wine's `Root` store: CryptoAPI builds the chain to it (without the CA, the refusal is
+/// an untrusted root instead), but Wine's SSL policy reports revocation as failed for a
+/// certificate without revocation information (CERT_E_REVOCATION_FAILURE), where Windows
+/// honours the verifier's "ignore unknown revocation" flags. So the platform verifier is shown
+/// consulting the Windows store, not serving a request. (Wine 8 also refuses the verifier's own
+/// chain engine for extra roots, which the runtime now creates only when there are extra roots.)
+#[test]
+fn windows_gnu_runs_portable_s_ring_rule_under_wine() {
+    let (binary, scratch) = runs_the_rule_trusting(&WINDOWS_GNU, "portable", Trust::CaBundle);
+    let case = "portable on x86_64-pc-windows-gnu, platform verifier";
+    let trusted = MockRun::start("Windows store CA", scratch.join("store-ca.pem"));
+    let run = output(&mut WINDOWS_GNU.command(&binary, &trusted, &scratch, &trusted.bundle, Trust::RulesRoots));
+    assert!(!run.ok, "{case}: Wine's revocation check fails (see above):\n{}", run.stdout);
+    assert!(run.stderr.contains(&CERT_E_REVOCATION_FAILURE.to_string()), "{case}:\n{}", tail(&run.stderr, 5));
+    let untrusted = MockRun::start("Windows store CA", scratch.join("unstored-ca.pem"));
+    let other = scratch.join("stored-other-ca.pem");
+    std::fs::write(&other, TestCa::new("another stored CA").pem).expect("write the other CA");
+    let run = output(&mut WINDOWS_GNU.command(&binary, &untrusted, &scratch, &other, Trust::RulesRoots));
+    assert!(!run.ok, "{case}: a CA outside the store is not trusted:\n{}", run.stdout);
+    // Refused before any revocation check: the chain does not reach a trusted root.
+    assert!(
+        run.stderr.contains("invalid peer certificate") && !run.stderr.contains(&CERT_E_REVOCATION_FAILURE.to_string()),
+        "{case}:\n{}",
+        tail(&run.stderr, 5)
+    );
+    println!("PLATFORM {case}: the Windows Root store is consulted; Wine refuses unknown revocation");
+}
+
+/// CryptoAPI's `CERT_E_REVOCATION_FAILURE` (0x800B010E), as the platform verifier prints it.
+const CERT_E_REVOCATION_FAILURE: i32 = 0x800B_010E_u32 as i32;

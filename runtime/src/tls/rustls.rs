@@ -127,6 +127,12 @@ fn platform_verifier(
         // An unusable extra certificate is the caller's input error, as with the other roots,
         // not a problem of the platform's store: check them first.
         super::rustls_roots::add_extra_roots(&mut rustls::RootCertStore::empty(), settings)?;
+        // Without extra certificates, the system's verifier as it is: on Windows, extra roots
+        // need a chain engine of their own (`hExclusiveRoot`, Windows 8 on), which older
+        // CryptoAPIs (Wine's, Windows 7's) refuse as an invalid parameter.
+        if settings.extra_roots.is_empty() {
+            return rustls_platform_verifier::Verifier::new(crypto).map_err(failed);
+        }
         let extra = settings.extra_roots.certificates.iter().cloned();
         rustls_platform_verifier::Verifier::new_with_extra_roots(extra, crypto).map_err(failed)
     }
