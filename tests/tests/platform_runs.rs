@@ -354,3 +354,11 @@ fn windows_gnu_runs_portable_s_ring_rule_under_wine() {
 
 /// CryptoAPI's `CERT_E_REVOCATION_FAILURE` (0x800B010E), as the platform verifier prints it.
 const CERT_E_REVOCATION_FAILURE: i32 = 0x800B_010E_u32 as i32;
+
+/// platform-default's windows rule (rustls-aws-lc, the platform verifier) built with mingw and
+/// run under Wine, trusting the test CA through `AWS_CA_BUNDLE` (see above for the verifier).
+#[test]
+fn windows_gnu_runs_platform_default_s_aws_lc_rule_under_wine() {
+    let (_, scratch) = runs_the_rule_trusting(&WINDOWS_GNU, "platform-default", Trust::CaBundle);
+    let _ = std::fs::remove_dir_all(scratch.parent().expect("the tree"));
+}
