@@ -362,3 +362,74 @@ fn windows_gnu_runs_platform_default_s_aws_lc_rule_under_wine() {
     let (_, scratch) = runs_the_rule_trusting(&WINDOWS_GNU, "platform-default", Trust::CaBundle);
     let _ = std::fs::remove_dir_all(scratch.parent().expect("the tree"));
 }
+
+/// The (preset, target) pairs the suite runs: the host for every preset (`published_sdk.rs`),
+/// and the cross runs above.
+const RUN: &[(&str, &str)] = &[
+    ("platform-default", "x86_64-unknown-linux-gnu"),
+    ("portable", "x86_64-unknown-linux-gnu"),
+    ("rustls-everywhere", "x86_64-unknown-linux-gnu"),
+    ("system-crypto", "x86_64-unknown-linux-gnu"),
+    ("fips", "x86_64-unknown-linux-gnu"),
+    ("platform-default", "x86_64-unknown-linux-musl"),
+    ("portable", "x86_64-unknown-linux-musl"),
+    ("platform-default", "aarch64-unknown-linux-gnu"),
+];
+
+/// The cross runs that trust the test CA through `AWS_CA_BUNDLE` (Windows under Wine).
+const RUN_WITH_CA_BUNDLE: &[(&str, &str)] =
+    &[("platform-default", "x86_64-pc-windows-gnu"), ("portable", "x86_64-pc-windows-gnu")];
+
+/// README's table of where each preset rule runs lists every rule of every preset once, with
+/// its stack, and each label is true: a target it names is one the rule serves, "runs" names
+/// only pairs the suite runs (above), "resolved" only targets whose graphs `published_sdk.rs`
+/// resolves for every preset.
+#[test]
+fn readme_s_table_of_where_each_rule_runs_is_complete_and_true() {
+    use smithy_tls_codegen::{policy, presets, targets::NOTABLE_TARGETS};
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md")).expect("README");
+    let section = readme.split("## Where each preset rule runs").nth(1).expect("the section");
+    let rows: Vec<Vec<&str>> = section
+        .lines()
+        .take_while(|l| !l.starts_with("## "))
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| preset"))
+        .map(|l| l.trim_matches('|').split(" | ").map(str::trim).collect())
+        .collect();
+    let mut listed = std::collections::BTreeSet::new();
+    for row in &rows {
+        let [preset, rule, stack, status] = row.as_slice() else { panic!("a row of four cells: {row:?}") };
+        assert!(listed.insert((*preset, *rule)), "{preset} {rule} is listed twice");
+        let parsed = policy::parse_policy(presets::preset(preset).expect("a preset")).expect("parses");
+        let found = parsed.policy.all_rules().find(|r| r.name == *rule);
+        let found = found.unwrap_or_else(|| panic!("{preset} has no rule {rule}"));
+        let spelled = match (found.stack.provider(), found.stack.roots()) {
+            (Some(provider), Some(roots)) => format!("{}, {}", provider.name(), roots.name()),
+            _ => "none".to_owned(),
+        };
+        assert_eq!(*stack, spelled, "{preset} {rule}: the stack");
+        for part in status.split("; ") {
+            let (label, targets) = part.split_once(": ").unwrap_or((part, ""));
+            for target in targets.split(", ").filter(|t| !t.is_empty()) {
+                let info = cfg_expr::targets::get_builtin_target_by_triple(target).expect("a builtin target");
+                let serves = parsed.policy.all_rules().find(|r| r.scope.cfg().is_none_or(|cfg| cfg.matches(info)));
+                assert_eq!(serves.map(|r| r.name.as_str()), Some(*rule), "{preset}: {target} is not {rule}'s");
+                match label {
+                    "runs" => assert!(RUN.contains(&(*preset, target)), "{preset} {target} is not run"),
+                    "runs, CA bundle" => {
+                        assert!(RUN_WITH_CA_BUNDLE.contains(&(*preset, target)), "{preset} {target} is not run")
+                    }
+                    "resolved" => assert!(NOTABLE_TARGETS.contains(&target), "{target}'s graph is not resolved"),
+                    other => panic!("{preset} {rule}: unknown label `{other}`"),
+                }
+            }
+            assert!(targets.is_empty() == (label == "source only"), "{preset} {rule}: `{part}`");
+        }
+    }
+    for preset in presets::names() {
+        let parsed = policy::parse_policy(presets::preset(preset).expect("a preset")).expect("parses");
+        for rule in parsed.policy.all_rules() {
+            assert!(listed.contains(&(preset, rule.name.as_str())), "README's table misses {preset} {}", rule.name);
+        }
+    }
+    println!("README: {} rules labelled", rows.len());
+}
