@@ -57,6 +57,9 @@ async fn platform_verifier_trusts_the_system_store_and_extra_roots_and_nothing_e
         let response = call(&client, &settings, get(&server.url("/bytes/5000"))).await.expect("GET via the store");
         let info = response.extension::<ConnectionInfo>().cloned().expect("info");
         assert_eq!(info.tls.as_ref().map(|t| t.provider), Some(provider));
+        // The platform verifier is built on rustls 0.23: its clients stay there, also where
+        // `experimental-rustls-024` puts rustls-aws-lc's other clients on 0.24.
+        assert_eq!(info.tls.as_ref().map(|t| t.library), Some("rustls 0.23"), "{provider}");
         assert_eq!(digest_body(response.into_body()).await, Digest::of_pattern(5000));
 
         // Refused: unknown issuer, wrong name, expired.

@@ -1,0 +1,125 @@
+//! What the runtime logs about a client identity: never its key (README: "never logged"), at
+//! any level, through a mutual-TLS handshake on every provider and a rotation; and a pair of
+//! files that does not make an identity is said once, at warn level, however many connections
+//! look at it. (A binary of its own: it installs the process's tracing subscriber.)
+
+use std::fmt::Write as _;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use smithy_default_tls::{ConnectionInfo, SmithyTlsClient, TlsProvider, WatchedIdentity};
+use smithy_tls_test_support::{call, get, rustls, settings, Alpn, TestCa, TestServer};
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id, Record};
+use tracing::{Event, Level, Metadata, Subscriber};
+
+/// Every event and span field the process logs, at every level, as text.
+#[derive(Default, Clone)]
+struct Capture(Arc<Mutex<Vec<(Level, String)>>>);
+
+struct Text<'a>(&'a mut String);
+
+impl Visit for Text<'_> {
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        let _ = write!(self.0, " {}={value:?}", field.name());
+    }
+}
+
+impl Subscriber for Capture {
+    fn enabled(&self, _: &Metadata<'_>) -> bool {
+        true
+    }
+    fn new_span(&self, span: &Attributes<'_>) -> Id {
+        let mut text = String::new();
+        span.record(&mut Text(&mut text));
+        self.0.lock().expect("lock").push((*span.metadata().level(), text));
+        Id::from_u64(1)
+    }
+    fn record(&self, _: &Id, values: &Record<'_>) {
+        let mut text = String::new();
+        values.record(&mut Text(&mut text));
+        self.0.lock().expect("lock").push((Level::TRACE, text));
+    }
+    fn record_follows_from(&self, _: &Id, _: &Id) {}
+    fn event(&self, event: &Event<'_>) {
+        let mut text = String::new();
+        event.record(&mut Text(&mut text));
+        self.0.lock().expect("lock").push((*event.metadata().level(), text));
+    }
+    fn enter(&self, _: &Id) {}
+    fn exit(&self, _: &Id) {}
+}
+
+fn providers() -> impl Iterator<Item = TlsProvider> {
+    TlsProvider::ALL.iter().copied().filter(|p| p.name() != "rustls-custom")
+}
+
+/// The base64 lines of a PEM's body, long enough not to occur by chance.
+fn body_lines(pem: &str) -> Vec<String> {
+    pem.lines().filter(|l| !l.starts_with("-----") && l.len() >= 32).map(str::to_owned).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_key_material_is_logged_and_an_unusable_pair_is_said_once() {
+    std::env::remove_var("AWS_CA_BUNDLE");
+    let capture = Capture::default();
+    tracing::subscriber::set_global_default(capture.clone()).expect("the only subscriber of this binary");
+    let (server_ca, client_ca) = (TestCa::new("server CA"), TestCa::new("client CA"));
+    let dir = std::env::temp_dir().join(format!("smithy-tls-identity-logging-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    let (cert, key) = (dir.join("client.pem"), dir.join("client.key"));
+    let pairs = ["first", "second"].map(|n| client_ca.client_leaf(n, &rcgen::KeyPair::generate().expect("key")));
+    std::fs::write(&cert, &pairs[0].cert).expect("certificate");
+    std::fs::write(&key, &pairs[0].key).expect("key");
+    let watched = WatchedIdentity::from_pem_files(&cert, &key, Duration::ZERO).expect("identity");
+    let leaf = server_ca.leaf(&["localhost"]);
+    let server =
+        TestServer::start_requiring_client_auth(&leaf, Alpn::Http1Only, &client_ca.pem, rustls::DEFAULT_VERSIONS).await;
+    let request = || {
+        let mut request = get(&server.url("/"));
+        request.headers_mut().insert("connection", http::HeaderValue::from_static("close"));
+        request
+    };
+    for provider in providers() {
+        let client = SmithyTlsClient::builder()
+            .provider(provider)
+            .extra_root_pem(&server_ca.pem)
+            .expect("CA")
+            .watched_client_identity(watched.clone())
+            .build()
+            .expect("client");
+        let response = call(&client, &settings(None, None), request()).await.expect("GET with the identity");
+        let tls = response.extension::<ConnectionInfo>().and_then(|i| i.tls).expect("TLS info");
+        assert!(tls.client_certificate_sent, "{provider}: {tls:?}");
+    }
+
+    // Half written: the second certificate with the first key, looked at by three connections.
+    std::fs::write(&cert, &pairs[1].cert).expect("new certificate only");
+    let client = SmithyTlsClient::builder()
+        .provider(TlsProvider::ALL[0])
+        .extra_root_pem(&server_ca.pem)
+        .expect("CA")
+        .watched_client_identity(watched.clone())
+        .build()
+        .expect("client");
+    for _ in 0..3 {
+        call(&client, &settings(None, None), request()).await.expect("the previous pair still serves");
+    }
+    std::fs::write(&key, &pairs[1].key).expect("then its key");
+    call(&client, &settings(None, None), request()).await.expect("the new pair");
+    assert_eq!(watched.generation(), 1);
+
+    let logged = capture.0.lock().expect("lock").clone();
+    assert!(logged.len() > 10, "the capture sees the runtime's events: {}", logged.len());
+    for pair in &pairs {
+        for line in body_lines(&pair.key) {
+            let leaked = logged.iter().find(|(_, text)| text.contains(&line));
+            assert!(leaked.is_none(), "a key's PEM line was logged: {leaked:?}");
+        }
+    }
+    let unusable: Vec<&(Level, String)> =
+        logged.iter().filter(|(_, text)| text.contains("do not make a usable identity")).collect();
+    assert_eq!(unusable.len(), 1, "said once: {unusable:#?}");
+    assert_eq!(unusable[0].0, Level::WARN);
+    let _ = std::fs::remove_dir_all(&dir);
+}
