@@ -11,6 +11,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::{Duration, Instant};
 
 use smithy_tls_e2e::support::proxy::{ConnectProxy, ProxyMode};
 use smithy_tls_e2e::support::TestCa;
@@ -31,6 +32,8 @@ struct Platform {
     runner: &'static [&'static str],
     /// What provides the pieces, for the message when one is missing.
     install: &'static str,
+    /// More of the build's environment: where the target's system libraries are found.
+    env: &'static [(&'static str, &'static str)],
 }
 
 const MUSL: Platform = Platform {
@@ -40,6 +43,7 @@ const MUSL: Platform = Platform {
     linker: None,
     runner: &[],
     install: "rustup target add x86_64-unknown-linux-musl; apt-get install musl-tools",
+    env: &[],
 };
 
 const AARCH64_LINUX: Platform = Platform {
@@ -47,8 +51,20 @@ const AARCH64_LINUX: Platform = Platform {
     cc: "aarch64-linux-gnu-gcc",
     ar: "aarch64-linux-gnu-ar",
     linker: Some("aarch64-linux-gnu-gcc"),
-    runner: &["qemu-aarch64", "-L", "/usr/aarch64-linux-gnu"],
-    install: "rustup target add aarch64-unknown-linux-gnu; apt-get install gcc-aarch64-linux-gnu qemu-user",
+    // The target's glibc from Debian's arm64 multiarch packages (/lib/ld-linux-aarch64.so.1 and
+    // /lib/aarch64-linux-gnu), which libssl-dev:arm64 brings: one glibc for the loader and the
+    // libraries. (The cross toolchain's sysroot as qemu's -L prefix mixes its loader with the
+    // multiarch libc where a system library is linked, and the program hangs.)
+    runner: &["qemu-aarch64"],
+    install: "rustup target add aarch64-unknown-linux-gnu; dpkg --add-architecture arm64; apt-get install \
+              gcc-aarch64-linux-gnu qemu-user libssl-dev:arm64",
+    // The system's OpenSSL for arm64 (Debian multiarch), for system-crypto's openssl-sys: its
+    // pkg-config file, and its headers beside the cross compiler's own.
+    env: &[
+        ("PKG_CONFIG_ALLOW_CROSS", "1"),
+        ("PKG_CONFIG_LIBDIR_aarch64_unknown_linux_gnu", "/usr/lib/aarch64-linux-gnu/pkgconfig"),
+        ("CFLAGS_aarch64_unknown_linux_gnu", "-idirafter /usr/include/aarch64-linux-gnu -idirafter /usr/include"),
+    ],
 };
 
 const WINDOWS_GNU: Platform = Platform {
@@ -58,6 +74,7 @@ const WINDOWS_GNU: Platform = Platform {
     linker: Some("x86_64-w64-mingw32-gcc"),
     runner: &[WINE64],
     install: "rustup target add x86_64-pc-windows-gnu; apt-get install gcc-mingw-w64-x86-64 wine64",
+    env: &[],
 };
 
 /// Wine's 64-bit loader (Debian's wine64 package).
@@ -93,6 +110,10 @@ impl Platform {
         .into_iter()
         .flatten()
         .collect();
+        let loader = (self.runner.first() == Some(&"qemu-aarch64")
+            && !Path::new("/lib/ld-linux-aarch64.so.1").exists())
+        .then_some("/lib/ld-linux-aarch64.so.1");
+        let missing: Vec<&str> = missing.into_iter().chain(loader).collect();
         assert!(missing.is_empty(), "{}: missing {missing:?}: `{}` (scripts/test does)", self.triple, self.install);
     }
 
@@ -124,6 +145,7 @@ impl Platform {
         if let Some(linker) = self.linker {
             cmd.env(format!("CARGO_TARGET_{}_LINKER", self.env_key(true)), linker);
         }
+        cmd.envs(self.env.iter().copied());
         run(&mut cmd);
         let debug = target_dir.join(self.triple).join("debug");
         if self.triple.contains("windows") {
@@ -227,13 +249,39 @@ struct Output {
     stderr: String,
 }
 
+/// How long one run of the consumer may take (emulated, it makes a few requests).
+const RUN_LIMIT: Duration = Duration::from_secs(180);
+
+/// Runs `cmd` to its end, or kills it and fails after [`RUN_LIMIT`].
 fn output(cmd: &mut Command) -> Output {
-    let out = cmd.output().unwrap_or_else(|e| panic!("run {cmd:?}: {e}"));
-    Output {
-        ok: out.status.success(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    use std::io::Read as _;
+    use std::process::Stdio;
+    let mut child =
+        cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap_or_else(|e| panic!("run {cmd:?}: {e}"));
+    let read = |pipe: Option<Box<dyn std::io::Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut text = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut text);
+            }
+            String::from_utf8_lossy(&text).into_owned()
+        })
+    };
+    let stdout = read(child.stdout.take().map(|p| Box::new(p) as Box<dyn std::io::Read + Send>));
+    let stderr = read(child.stderr.take().map(|p| Box::new(p) as Box<dyn std::io::Read + Send>));
+    let deadline = Instant::now() + RUN_LIMIT;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for the consumer") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{cmd:?} ran over {RUN_LIMIT:?}: killed\n{}", tail(&stderr.join().unwrap_or_default(), 20));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    Output { ok: status.success(), stdout: stdout.join().expect("stdout"), stderr: stderr.join().expect("stderr") }
 }
 
 /// The published crates rewritten with `preset`, with the committed lock.
@@ -322,6 +370,13 @@ fn aarch64_linux_runs_platform_default_s_s2n_tls_rule_under_qemu() {
     runs_the_rule(&AARCH64_LINUX, "platform-default");
 }
 
+/// system-crypto's rule (the system's OpenSSL, Debian's arm64 libssl3 through multiarch) on
+/// aarch64 Linux under qemu.
+#[test]
+fn aarch64_linux_runs_system_crypto_s_openssl_rule_under_qemu() {
+    runs_the_rule(&AARCH64_LINUX, "system-crypto");
+}
+
 /// portable's windows-gnu rule (rustls-ring, no NASM, no cmake) built with mingw and run under
 /// Wine, trusting the test CA through `AWS_CA_BUNDLE`. Then its platform verifier, with the CA
 /// put in Wine's `Root` store: CryptoAPI builds the chain to it (without the CA, the refusal is
@@ -374,6 +429,7 @@ const RUN: &[(&str, &str)] = &[
     ("platform-default", "x86_64-unknown-linux-musl"),
     ("portable", "x86_64-unknown-linux-musl"),
     ("platform-default", "aarch64-unknown-linux-gnu"),
+    ("system-crypto", "aarch64-unknown-linux-gnu"),
 ];
 
 /// The cross runs that trust the test CA through `AWS_CA_BUNDLE` (Windows under Wine).
