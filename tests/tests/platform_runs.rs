@@ -6,8 +6,10 @@
 //! CA it does not trust, typed and not retried; and go through a `CONNECT` proxy named by
 //! `HTTPS_PROXY`. Each target's native libraries build once into a target dir of its own.
 //!
-//! The toolchains come from `scripts/test` (`rustup target add`, apt's musl-tools, qemu-user,
-//! gcc-aarch64-linux-gnu); a missing one fails the test naming what to install.
+//! The runs are `#[ignore]`d in the main suite and run by `scripts/test-platforms` (which
+//! `.ci/run` runs after `scripts/test`), which installs their toolchains first (`rustup target
+//! add`, apt's musl-tools, qemu-user, gcc-aarch64-linux-gnu, gcc-mingw-w64-x86-64, wine64,
+//! libssl-dev:arm64); a missing one fails the test naming what to install.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -127,10 +129,11 @@ impl Platform {
         }
     }
 
-    /// Builds the consumer of `tree` for the target, into a target dir of its own per preset
-    /// (its native libraries are built once); the binary.
-    fn build(&self, tree: &Path, preset: &str) -> PathBuf {
-        let target_dir = scratch_root().join(format!("platform-target-{}-{preset}", self.triple));
+    /// Builds the consumer of `tree` for the target, into a target dir of its own per stack
+    /// (`provider-roots`: the presets that give the target one stack share its native builds);
+    /// the binary.
+    fn build(&self, tree: &Path, stack: &str) -> PathBuf {
+        let target_dir = scratch_root().join(format!("platform-target-{}-{stack}", self.triple));
         let mut cmd = Command::new(env!("CARGO"));
         cmd.current_dir(tree)
             .env_remove("RUSTFLAGS")
@@ -302,6 +305,9 @@ fn runs_the_rule(platform: &Platform, preset: &str) {
 /// [`runs_the_rule`] with the CA trusted through `trust`; the consumer's binary and its scratch
 /// directory, for more runs.
 fn runs_the_rule_trusting(platform: &Platform, preset: &str, trust: Trust) -> (PathBuf, PathBuf) {
+    // One build and run at a time: presets with one stack share a target dir and its binary.
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     platform.check_tools();
     let stack = rule_stack(preset, platform.triple);
     let provider = stack.provider().unwrap_or_else(|| panic!("{preset} has a provider for {}", platform.triple));
@@ -311,7 +317,8 @@ fn runs_the_rule_trusting(platform: &Platform, preset: &str, trust: Trust) -> (P
     };
     let case = format!("{preset} on {}", platform.triple);
     let tree = rewritten_tree(preset, &format!("platform-{}-{preset}", platform.triple));
-    let binary = platform.build(&tree, preset);
+    let stack_key = format!("{}-{}", provider.name(), stack.roots().map_or("none", |r| r.name()));
+    let binary = platform.build(&tree, &stack_key);
     let scratch = tree.join("run");
 
     // Served by the rule's stack, as TlsInfo reports it.
@@ -356,16 +363,37 @@ fn runs_the_rule_trusting(platform: &Platform, preset: &str, trust: Trust) -> (P
 }
 
 #[test]
+#[ignore = "a platform run: scripts/test-platforms runs these (cross toolchains, qemu-user, Wine)"]
 fn musl_runs_platform_default_s_fallback_rule() {
     runs_the_rule(&MUSL, "platform-default");
 }
 
 #[test]
+#[ignore = "a platform run: scripts/test-platforms runs these (cross toolchains, qemu-user, Wine)"]
 fn musl_runs_portable_s_ring_rule() {
     runs_the_rule(&MUSL, "portable");
 }
 
 #[test]
+#[ignore = "a platform run: scripts/test-platforms runs these (cross toolchains, qemu-user, Wine)"]
+fn musl_runs_rustls_everywhere_s_rule() {
+    runs_the_rule(&MUSL, "rustls-everywhere");
+}
+
+#[test]
+#[ignore = "a platform run: scripts/test-platforms runs these (cross toolchains, qemu-user, Wine)"]
+fn aarch64_linux_runs_portable_s_fallback_under_qemu() {
+    runs_the_rule(&AARCH64_LINUX, "portable");
+}
+
+#[test]
+#[ignore = "a platform run: scripts/test-platforms runs these (cross toolchains, qemu-user, Wine)"]
+fn aarch64_linux_runs_rustls_everywhere_s_rule_under_qemu() {
+    runs_the_rule(&AARCH64_LINUX, "rustls-everywhere");
+}
+
+#[test]
+#[ignore = "a platform run: scripts/test-platforms runs these (cross toolchains, qemu-user, Wine)"]
 fn aarch64_linux_runs_platform_default_s_s2n_tls_rule_under_qemu() {
     runs_the_rule(&AARCH64_LINUX, "platform-default");
 }
@@ -373,6 +401,7 @@ fn aarch64_linux_runs_platform_default_s_s2n_tls_rule_under_qemu() {
 /// system-crypto's rule (the system's OpenSSL, Debian's arm64 libssl3 through multiarch) on
 /// aarch64 Linux under qemu.
 #[test]
+#[ignore = "a platform run: scripts/test-platforms runs these (cross toolchains, qemu-user, Wine)"]
 fn aarch64_linux_runs_system_crypto_s_openssl_rule_under_qemu() {
     runs_the_rule(&AARCH64_LINUX, "system-crypto");
 }
@@ -386,6 +415,7 @@ fn aarch64_linux_runs_system_crypto_s_openssl_rule_under_qemu() {
 /// consulting the Windows store, not serving a request. (Wine 8 also refuses the verifier's own
 /// chain engine for extra roots, which the runtime now creates only when there are extra roots.)
 #[test]
+#[ignore = "a platform run: scripts/test-platforms runs these (cross toolchains, qemu-user, Wine)"]
 fn windows_gnu_runs_portable_s_ring_rule_under_wine() {
     let (binary, scratch) = runs_the_rule_trusting(&WINDOWS_GNU, "portable", Trust::CaBundle);
     let case = "portable on x86_64-pc-windows-gnu, platform verifier";
@@ -410,12 +440,16 @@ fn windows_gnu_runs_portable_s_ring_rule_under_wine() {
 /// CryptoAPI's `CERT_E_REVOCATION_FAILURE` (0x800B010E), as the platform verifier prints it.
 const CERT_E_REVOCATION_FAILURE: i32 = 0x800B_010E_u32 as i32;
 
-/// platform-default's windows rule (rustls-aws-lc, the platform verifier) built with mingw and
-/// run under Wine, trusting the test CA through `AWS_CA_BUNDLE` (see above for the verifier).
+/// The windows rule of platform-default, rustls-everywhere and system-crypto (rustls-aws-lc, the
+/// platform verifier) built with mingw and run under Wine, trusting the test CA through
+/// `AWS_CA_BUNDLE` (see above for the verifier).
 #[test]
-fn windows_gnu_runs_platform_default_s_aws_lc_rule_under_wine() {
-    let (_, scratch) = runs_the_rule_trusting(&WINDOWS_GNU, "platform-default", Trust::CaBundle);
-    let _ = std::fs::remove_dir_all(scratch.parent().expect("the tree"));
+#[ignore = "a platform run: scripts/test-platforms runs these (cross toolchains, qemu-user, Wine)"]
+fn windows_gnu_runs_the_aws_lc_windows_rules_under_wine() {
+    for preset in ["platform-default", "rustls-everywhere", "system-crypto"] {
+        let (_, scratch) = runs_the_rule_trusting(&WINDOWS_GNU, preset, Trust::CaBundle);
+        let _ = std::fs::remove_dir_all(scratch.parent().expect("the tree"));
+    }
 }
 
 /// The (preset, target) pairs the suite runs: the host for every preset (`published_sdk.rs`),
@@ -428,13 +462,20 @@ const RUN: &[(&str, &str)] = &[
     ("fips", "x86_64-unknown-linux-gnu"),
     ("platform-default", "x86_64-unknown-linux-musl"),
     ("portable", "x86_64-unknown-linux-musl"),
+    ("rustls-everywhere", "x86_64-unknown-linux-musl"),
     ("platform-default", "aarch64-unknown-linux-gnu"),
+    ("portable", "aarch64-unknown-linux-gnu"),
+    ("rustls-everywhere", "aarch64-unknown-linux-gnu"),
     ("system-crypto", "aarch64-unknown-linux-gnu"),
 ];
 
 /// The cross runs that trust the test CA through `AWS_CA_BUNDLE` (Windows under Wine).
-const RUN_WITH_CA_BUNDLE: &[(&str, &str)] =
-    &[("platform-default", "x86_64-pc-windows-gnu"), ("portable", "x86_64-pc-windows-gnu")];
+const RUN_WITH_CA_BUNDLE: &[(&str, &str)] = &[
+    ("platform-default", "x86_64-pc-windows-gnu"),
+    ("portable", "x86_64-pc-windows-gnu"),
+    ("rustls-everywhere", "x86_64-pc-windows-gnu"),
+    ("system-crypto", "x86_64-pc-windows-gnu"),
+];
 
 /// README's table of where each preset rule runs lists every rule of every preset once, with
 /// its stack, and each label is true: a target it names is one the rule serves, "runs" names
