@@ -821,14 +821,7 @@ fn cargo_tree_cell(triple: &str, cfgs: Cfgs, features: &BTreeSet<String>) -> (BT
         let (depth, rest) = line.split_at(depth_end);
         let mut words = rest.split_whitespace();
         let (Some(name), Some(version)) = (words.next(), words.next()) else { continue };
-        let version = version.trim_start_matches('v');
-        let mut parts = version.split('.');
-        let major = match (parts.next(), parts.next()) {
-            (Some("0"), Some(minor)) => format!("0.{minor}"),
-            (Some(major), _) => major.to_owned(),
-            _ => version.to_owned(),
-        };
-        let key = format!("{name}@{major}");
+        let key = package_key(name, version.trim_start_matches('v'));
         if depth == "1" {
             direct.insert(key.clone());
         }

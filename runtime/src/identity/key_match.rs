@@ -11,7 +11,7 @@ use pkcs8::der::asn1::{AnyRef, UintRef};
 use pkcs8::der::{Decode, Reader, SliceReader, Tag, TagNumber};
 use pkcs8::{ObjectIdentifier, PrivateKeyInfoRef, SubjectPublicKeyInfoRef};
 
-use super::parse::{ec_key_type, EC_PUBLIC_KEY, ED25519, RSASSA_PSS, RSA_ENCRYPTION};
+use super::parse::{ec_key_type, rsa_public, EC_PUBLIC_KEY, ED25519, RSASSA_PSS, RSA_ENCRYPTION};
 use super::{ClientIdentity, IdentityError, KeyFormat, KeyType};
 
 /// The public half a private key's encoding carries, when it does.
@@ -93,13 +93,13 @@ fn same_algorithm(key_type: KeyType, leaf: &SubjectPublicKeyInfoRef<'_>) -> bool
 
 /// The public half `der` (a key of `format` and `key_type`, parsed before) carries, if any.
 fn public_half(format: KeyFormat, key_type: KeyType, der: &[u8]) -> Result<Option<PublicHalf<'_>>, IdentityError> {
-    match (format, key_type) {
-        (KeyFormat::Pkcs1, _) => rsa_public_half(der).map(Some),
-        (KeyFormat::Sec1, _) => Ok(sec1::EcPrivateKey::try_from(der)
+    match format {
+        KeyFormat::Pkcs1 => rsa_public_half(der).map(Some),
+        KeyFormat::Sec1 => Ok(sec1::EcPrivateKey::try_from(der)
             .map_err(|_| IdentityError::MalformedKey)?
             .public_key
             .map(PublicHalf::Bits)),
-        (KeyFormat::Pkcs8, _) => {
+        KeyFormat::Pkcs8 => {
             let info = PrivateKeyInfoRef::try_from(der).map_err(|_| IdentityError::MalformedKey)?;
             let inner = info.private_key.as_bytes();
             let outer = info.public_key.and_then(|bits| bits.as_bytes()).map(PublicHalf::Bits);
@@ -115,13 +115,7 @@ fn public_half(format: KeyFormat, key_type: KeyType, der: &[u8]) -> Result<Optio
     }
 }
 
-/// A PKCS#1 `RSAPrivateKey`'s modulus and public exponent (its second and third integers).
+/// A PKCS#1 `RSAPrivateKey`'s public half.
 fn rsa_public_half(der: &[u8]) -> Result<PublicHalf<'_>, IdentityError> {
-    let fields = Vec::<UintRef<'_>>::from_der(der).map_err(|_| IdentityError::MalformedKey)?;
-    match fields.as_slice() {
-        [_version, modulus, exponent, ..] => {
-            Ok(PublicHalf::Rsa { modulus: modulus.as_bytes(), exponent: exponent.as_bytes() })
-        }
-        _ => Err(IdentityError::MalformedKey),
-    }
+    rsa_public(der).map(|(modulus, exponent)| PublicHalf::Rsa { modulus, exponent })
 }

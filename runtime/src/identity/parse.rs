@@ -109,14 +109,19 @@ pub(super) fn ec_key_type(curve: Option<ObjectIdentifier>) -> Result<KeyType, Id
     }
 }
 
-/// A PKCS#1 `RSAPrivateKey`: nine integers (two-prime; multi-prime keys, with a tenth field,
-/// are not supported), the second the modulus.
-fn rsa_key_type(der: &[u8]) -> Result<KeyType, IdentityError> {
+/// A PKCS#1 `RSAPrivateKey`'s modulus and public exponent: nine integers (two-prime; multi-prime
+/// keys, with a tenth field, are not supported), the second and third these two.
+pub(super) fn rsa_public(der: &[u8]) -> Result<(&[u8], &[u8]), IdentityError> {
     let fields = Vec::<UintRef<'_>>::from_der(der).map_err(|_| IdentityError::MalformedKey)?;
-    let modulus = match fields.as_slice() {
-        [_version, modulus, _e, _d, _p, _q, _dp, _dq, _qinv] => modulus.as_bytes(),
-        _ => return Err(IdentityError::MalformedKey),
-    };
+    match fields.as_slice() {
+        [_version, modulus, exponent, _d, _p, _q, _dp, _dq, _qinv] => Ok((modulus.as_bytes(), exponent.as_bytes())),
+        _ => Err(IdentityError::MalformedKey),
+    }
+}
+
+/// An RSA key's type, from its modulus's size.
+fn rsa_key_type(der: &[u8]) -> Result<KeyType, IdentityError> {
+    let (modulus, _) = rsa_public(der)?;
     let leading = modulus.first().map_or(8, |b| b.leading_zeros());
     let bits = u32::try_from(modulus.len() * 8).unwrap_or(u32::MAX).saturating_sub(leading);
     Ok(KeyType::Rsa { bits })
