@@ -297,11 +297,6 @@ fn rewritten_tree(preset: &str, tag: &str) -> PathBuf {
 
 /// Builds `preset`'s consumer for `platform` and runs it three ways: a request served by the
 /// rule's provider and roots; a server it must not trust; a `CONNECT` proxy from `HTTPS_PROXY`.
-fn runs_the_rule(platform: &Platform, preset: &str) {
-    let (_, scratch) = runs_the_rule_trusting(platform, preset, Trust::RulesRoots);
-    let _ = std::fs::remove_dir_all(scratch.parent().expect("the tree"));
-}
-
 /// [`runs_the_rule`] with the CA trusted through `trust`; the consumer's binary and its scratch
 /// directory, for more runs.
 fn runs_the_rule_trusting(platform: &Platform, preset: &str, trust: Trust) -> (PathBuf, PathBuf) {
@@ -362,48 +357,53 @@ fn runs_the_rule_trusting(platform: &Platform, preset: &str, trust: Trust) -> (P
     (binary, scratch)
 }
 
-#[test]
-#[ignore = "a platform run: scripts/test-platforms runs these (cross toolchains, qemu-user, Wine)"]
-fn musl_runs_platform_default_s_fallback_rule() {
-    runs_the_rule(&MUSL, "platform-default");
+/// Every cross run: a preset's rule on a platform, and where its trust in the test CA comes
+/// from. The tests below run them per platform; README's table is checked against them.
+const CROSS_RUNS: &[(&Platform, &str, Trust)] = &[
+    (&MUSL, "platform-default", Trust::RulesRoots),
+    (&MUSL, "portable", Trust::RulesRoots),
+    (&MUSL, "rustls-everywhere", Trust::RulesRoots),
+    (&AARCH64_LINUX, "platform-default", Trust::RulesRoots),
+    (&AARCH64_LINUX, "portable", Trust::RulesRoots),
+    (&AARCH64_LINUX, "rustls-everywhere", Trust::RulesRoots),
+    // The system's OpenSSL: Debian's arm64 libssl3 through multiarch.
+    (&AARCH64_LINUX, "system-crypto", Trust::RulesRoots),
+    (&WINDOWS_GNU, "platform-default", Trust::CaBundle),
+    (&WINDOWS_GNU, "portable", Trust::CaBundle),
+    (&WINDOWS_GNU, "rustls-everywhere", Trust::CaBundle),
+    (&WINDOWS_GNU, "system-crypto", Trust::CaBundle),
+];
+
+/// Runs `platform`'s rows of [`CROSS_RUNS`]; each preset with its consumer's binary and scratch
+/// directory (inside its tree, which the caller removes).
+fn runs_on(platform: &Platform) -> Vec<(&'static str, PathBuf, PathBuf)> {
+    CROSS_RUNS
+        .iter()
+        .filter(|(p, _, _)| p.triple == platform.triple)
+        .map(|&(p, preset, trust)| {
+            let (binary, scratch) = runs_the_rule_trusting(p, preset, trust);
+            (preset, binary, scratch)
+        })
+        .collect()
+}
+
+/// Removes the trees of `runs`.
+fn remove_trees(runs: &[(&str, PathBuf, PathBuf)]) {
+    for (_, _, scratch) in runs {
+        let _ = std::fs::remove_dir_all(scratch.parent().expect("the tree"));
+    }
 }
 
 #[test]
 #[ignore = "a platform run: scripts/test-platforms runs these (cross toolchains, qemu-user, Wine)"]
-fn musl_runs_portable_s_ring_rule() {
-    runs_the_rule(&MUSL, "portable");
+fn musl_runs_its_rules() {
+    remove_trees(&runs_on(&MUSL));
 }
 
 #[test]
 #[ignore = "a platform run: scripts/test-platforms runs these (cross toolchains, qemu-user, Wine)"]
-fn musl_runs_rustls_everywhere_s_rule() {
-    runs_the_rule(&MUSL, "rustls-everywhere");
-}
-
-#[test]
-#[ignore = "a platform run: scripts/test-platforms runs these (cross toolchains, qemu-user, Wine)"]
-fn aarch64_linux_runs_portable_s_fallback_under_qemu() {
-    runs_the_rule(&AARCH64_LINUX, "portable");
-}
-
-#[test]
-#[ignore = "a platform run: scripts/test-platforms runs these (cross toolchains, qemu-user, Wine)"]
-fn aarch64_linux_runs_rustls_everywhere_s_rule_under_qemu() {
-    runs_the_rule(&AARCH64_LINUX, "rustls-everywhere");
-}
-
-#[test]
-#[ignore = "a platform run: scripts/test-platforms runs these (cross toolchains, qemu-user, Wine)"]
-fn aarch64_linux_runs_platform_default_s_s2n_tls_rule_under_qemu() {
-    runs_the_rule(&AARCH64_LINUX, "platform-default");
-}
-
-/// system-crypto's rule (the system's OpenSSL, Debian's arm64 libssl3 through multiarch) on
-/// aarch64 Linux under qemu.
-#[test]
-#[ignore = "a platform run: scripts/test-platforms runs these (cross toolchains, qemu-user, Wine)"]
-fn aarch64_linux_runs_system_crypto_s_openssl_rule_under_qemu() {
-    runs_the_rule(&AARCH64_LINUX, "system-crypto");
+fn aarch64_linux_runs_its_rules_under_qemu() {
+    remove_trees(&runs_on(&AARCH64_LINUX));
 }
 
 /// portable's windows-gnu rule (rustls-ring, no NASM, no cmake) built with mingw and run under
@@ -416,8 +416,10 @@ fn aarch64_linux_runs_system_crypto_s_openssl_rule_under_qemu() {
 /// chain engine for extra roots, which the runtime now creates only when there are extra roots.)
 #[test]
 #[ignore = "a platform run: scripts/test-platforms runs these (cross toolchains, qemu-user, Wine)"]
-fn windows_gnu_runs_portable_s_ring_rule_under_wine() {
-    let (binary, scratch) = runs_the_rule_trusting(&WINDOWS_GNU, "portable", Trust::CaBundle);
+fn windows_gnu_runs_its_rules_under_wine() {
+    let runs = runs_on(&WINDOWS_GNU);
+    let (_, binary, scratch) = runs.iter().find(|(preset, _, _)| *preset == "portable").expect("portable's run");
+    let (binary, scratch) = (binary.clone(), scratch.clone());
     let case = "portable on x86_64-pc-windows-gnu, platform verifier";
     let trusted = MockRun::start("Windows store CA", scratch.join("store-ca.pem"));
     let run = output(&mut WINDOWS_GNU.command(&binary, &trusted, &scratch, &trusted.bundle, Trust::RulesRoots));
@@ -435,47 +437,14 @@ fn windows_gnu_runs_portable_s_ring_rule_under_wine() {
         tail(&run.stderr, 5)
     );
     println!("PLATFORM {case}: the Windows Root store is consulted; Wine refuses unknown revocation");
+    remove_trees(&runs);
 }
 
 /// CryptoAPI's `CERT_E_REVOCATION_FAILURE` (0x800B010E), as the platform verifier prints it.
 const CERT_E_REVOCATION_FAILURE: i32 = 0x800B_010E_u32 as i32;
 
-/// The windows rule of platform-default, rustls-everywhere and system-crypto (rustls-aws-lc, the
-/// platform verifier) built with mingw and run under Wine, trusting the test CA through
-/// `AWS_CA_BUNDLE` (see above for the verifier).
-#[test]
-#[ignore = "a platform run: scripts/test-platforms runs these (cross toolchains, qemu-user, Wine)"]
-fn windows_gnu_runs_the_aws_lc_windows_rules_under_wine() {
-    for preset in ["platform-default", "rustls-everywhere", "system-crypto"] {
-        let (_, scratch) = runs_the_rule_trusting(&WINDOWS_GNU, preset, Trust::CaBundle);
-        let _ = std::fs::remove_dir_all(scratch.parent().expect("the tree"));
-    }
-}
-
-/// The (preset, target) pairs the suite runs: the host for every preset (`published_sdk.rs`),
-/// and the cross runs above.
-const RUN: &[(&str, &str)] = &[
-    ("platform-default", "x86_64-unknown-linux-gnu"),
-    ("portable", "x86_64-unknown-linux-gnu"),
-    ("rustls-everywhere", "x86_64-unknown-linux-gnu"),
-    ("system-crypto", "x86_64-unknown-linux-gnu"),
-    ("fips", "x86_64-unknown-linux-gnu"),
-    ("platform-default", "x86_64-unknown-linux-musl"),
-    ("portable", "x86_64-unknown-linux-musl"),
-    ("rustls-everywhere", "x86_64-unknown-linux-musl"),
-    ("platform-default", "aarch64-unknown-linux-gnu"),
-    ("portable", "aarch64-unknown-linux-gnu"),
-    ("rustls-everywhere", "aarch64-unknown-linux-gnu"),
-    ("system-crypto", "aarch64-unknown-linux-gnu"),
-];
-
-/// The cross runs that trust the test CA through `AWS_CA_BUNDLE` (Windows under Wine).
-const RUN_WITH_CA_BUNDLE: &[(&str, &str)] = &[
-    ("platform-default", "x86_64-pc-windows-gnu"),
-    ("portable", "x86_64-pc-windows-gnu"),
-    ("rustls-everywhere", "x86_64-pc-windows-gnu"),
-    ("system-crypto", "x86_64-pc-windows-gnu"),
-];
+/// The host's triple, where `published_sdk.rs` builds and runs every preset.
+const HOST: &str = "x86_64-unknown-linux-gnu";
 
 /// README's table of where each preset rule runs lists every rule of every preset once, with
 /// its stack, and each label is true: a target it names is one the rule serves, "runs" names
@@ -510,11 +479,14 @@ fn readme_s_table_of_where_each_rule_runs_is_complete_and_true() {
                 let info = cfg_expr::targets::get_builtin_target_by_triple(target).expect("a builtin target");
                 let serves = parsed.policy.all_rules().find(|r| r.scope.cfg().is_none_or(|cfg| cfg.matches(info)));
                 assert_eq!(serves.map(|r| r.name.as_str()), Some(*rule), "{preset}: {target} is not {rule}'s");
+                let cross_run =
+                    |trust| CROSS_RUNS.iter().any(|(p, r, t)| p.triple == target && r == preset && *t == trust);
                 match label {
-                    "runs" => assert!(RUN.contains(&(*preset, target)), "{preset} {target} is not run"),
-                    "runs, CA bundle" => {
-                        assert!(RUN_WITH_CA_BUNDLE.contains(&(*preset, target)), "{preset} {target} is not run")
-                    }
+                    "runs" => assert!(
+                        (target == HOST && presets::names().any(|p| p == *preset)) || cross_run(Trust::RulesRoots),
+                        "{preset} {target} is not run"
+                    ),
+                    "runs, CA bundle" => assert!(cross_run(Trust::CaBundle), "{preset} {target} is not run"),
                     "resolved" => assert!(NOTABLE_TARGETS.contains(&target), "{target}'s graph is not resolved"),
                     other => panic!("{preset} {rule}: unknown label `{other}`"),
                 }
