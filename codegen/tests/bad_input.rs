@@ -27,7 +27,9 @@ fn policy_without_runtime_path() -> &'static Path {
     POLICY.get_or_init(|| {
         let text = smithy_tls_codegen::presets::preset("platform-default").unwrap().text;
         let text = text.replace("path = \"smithy-default-tls\"\n", "");
-        let path = std::env::temp_dir().join(format!("bad-input-policy-{}.toml", std::process::id()));
+        // In cargo's scratch dir for integration tests, under one name: the text is the same on
+        // every run, and nothing is left in the system's temporary directory.
+        let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bad-input-policy.toml");
         std::fs::write(&path, text).unwrap();
         path
     })

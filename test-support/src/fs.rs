@@ -99,6 +99,7 @@ fn replicate(from: &Path, to: &Path, skip: &[&str], make: Make) -> io::Result<()
 /// std::fs::write(dir.join("src/lib.rs"), "x").unwrap();
 /// let files = smithy_tls_test_support::fs::tree_files(&dir);
 /// assert_eq!(files.get(std::path::Path::new("src/lib.rs")).map(Vec::as_slice), Some(&b"x"[..]));
+/// # std::fs::remove_dir_all(&dir).unwrap();
 /// ```
 ///
 /// # Panics
