@@ -362,7 +362,7 @@ fn aliases(enabled: &[&ProviderFacts], roots: &[&str]) -> Vec<(&'static str, boo
     let rustls = library(TlsLibrary::Rustls);
     let (native, webpki, verifier) =
         (roots.contains(&"native"), roots.contains(&"webpki"), roots.contains(&"platform-verifier"));
-    // `rustls-aws-lc` runs on rustls 0.24 (tls/rustls_in_place/), also under the application's
+    // `rustls-aws-lc` runs on rustls 0.24 (tls/backends/rustls_in_place/), also under the application's
     // `smithy_tls="rustls-aws-lc"` (its target table declares the 0.24 crates too); under any other
     // override `rustls-aws-lc` is not compiled.
     let rustls_in_place = feature("experimental-rustls-024") && on("rustls-aws-lc");
@@ -370,7 +370,7 @@ fn aliases(enabled: &[&ProviderFacts], roots: &[&str]) -> Vec<(&'static str, boo
     // platform-verifier roots (rustls-platform-verifier is built on 0.23), so that a crate that
     // turns `experimental-rustls-024` on in a build never breaks another's platform verifier.
     let rustls_aws_lc_on_023 = on("rustls-aws-lc") && (!rustls_in_place || verifier);
-    // The rustls 0.23 backend (tls/rustls.rs) serves every other rustls provider too.
+    // The rustls 0.23 backend (tls/backends/rustls.rs) serves every other rustls provider too.
     let rustls_backend =
         rustls_aws_lc_on_023 || enabled.iter().any(|p| p.library == TlsLibrary::Rustls && p.name != "rustls-aws-lc");
     let unix = std::env::var_os("CARGO_CFG_UNIX").is_some();
@@ -412,7 +412,7 @@ fn aliases(enabled: &[&ProviderFacts], roots: &[&str]) -> Vec<(&'static str, boo
 
 /// With the `openssl` feature: `ossl300` and `ossl320` when the libssl being linked is OpenSSL
 /// 3.0 / 3.2 or newer (openssl-sys tells its direct dependents the version it found through
-/// `DEP_OPENSSL_VERSION_NUMBER`), so that tls/openssl/ffi.rs calls only what the library has.
+/// `DEP_OPENSSL_VERSION_NUMBER`), so that tls/backends/openssl/ffi.rs calls only what the library has.
 fn openssl_version() {
     println!("cargo::rustc-check-cfg=cfg(ossl300)");
     println!("cargo::rustc-check-cfg=cfg(ossl320)");

@@ -8,7 +8,7 @@ use crate::cfg::Cfg;
 // The provider table the runtime crate keeps (its `src/provider/facts.rs`, through this package's
 // link to the runtime's sources): names, runtime variants, roots and FIPS come from there.
 #[allow(dead_code)] // the runtime and its build script read other columns
-mod facts {
+pub(crate) mod facts {
     include!("../runtime/src/provider/facts.rs");
 }
 
@@ -104,7 +104,7 @@ impl Provider {
     }
 
     /// Its row in the runtime's provider table, which lists providers in this enum's order.
-    fn facts(self) -> &'static facts::ProviderFacts {
+    pub(crate) fn facts(self) -> &'static facts::ProviderFacts {
         &facts::PROVIDERS[self as usize]
     }
 }

@@ -409,7 +409,7 @@ fn revert_vendor_runtime_removes_the_runtime_apply_placed_and_nothing_else() {
     std::fs::remove_dir_all(tree.join("smithy-default-tls")).unwrap();
     let (files, dirs) = (tree_files(&tree), dirs_of(&tree));
     smithy_tls(&["apply", "--vendor-runtime"], &tree);
-    assert!(tree.join("smithy-default-tls/src/tls/s2n/mod.rs").exists());
+    assert!(tree.join("smithy-default-tls/src/tls/backends/s2n/mod.rs").exists());
     assert!(tree.join("smithy-default-tls/crypto/src/lib.rs").exists());
 
     // Without the flag, revert leaves the runtime (it may be the team's own copy).
@@ -435,7 +435,7 @@ fn revert_vendor_runtime_removes_the_runtime_apply_placed_and_nothing_else() {
     smithy_tls(&["revert", "--vendor-runtime"], &tree);
     let left: Vec<PathBuf> = tree_files(&runtime).into_keys().collect();
     assert_eq!(left, [PathBuf::from("Cargo.lock"), PathBuf::from("src/tls/notes/todo.md")]);
-    assert!(!runtime.join("src/tls/s2n").exists(), "emptied directories go");
+    assert!(!runtime.join("src/tls/backends/s2n").exists(), "emptied directories go");
 }
 
 #[test]

@@ -12,7 +12,7 @@ use proc_macro2::{TokenStream, TokenTree};
 /// Where a provider may be named in code.
 const TREES: &[&str] = &["codegen/src", "runtime/src", "runtime/build.rs", ".cargo/config.toml"];
 /// The provider's own backend folder, which the recipe lists as `runtime/src/tls/<name>/`.
-const BACKEND: &str = "runtime/src/tls/openssl/";
+const BACKEND: &str = "runtime/src/tls/backends/openssl/";
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")

@@ -118,9 +118,9 @@ pub use cfg_if::cfg_if;
 /// The s2n-tls security policy used by `TlsProvider::S2nTls` (TLS 1.2 minimum, TLS 1.3
 /// preferred, forward secrecy, post-quantum hybrid key exchange offered first).
 #[cfg(s2n_plain)]
-pub const S2N_SECURITY_POLICY: &str = tls::s2n::SECURITY_POLICY;
+pub const S2N_SECURITY_POLICY: &str = tls::backends::s2n::SECURITY_POLICY;
 
 /// The s2n-tls security policy used by `TlsProvider::S2nTlsFips`: s2n-tls's FIPS default,
 /// pinned (FIPS 140-3 approved ciphers, groups and signatures, TLS 1.2 minimum, forward secrecy).
 #[cfg(s2n_fips)]
-pub const S2N_FIPS_SECURITY_POLICY: &str = tls::s2n::FIPS_SECURITY_POLICY;
+pub const S2N_FIPS_SECURITY_POLICY: &str = tls::backends::s2n::FIPS_SECURITY_POLICY;

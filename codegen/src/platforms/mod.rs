@@ -13,6 +13,7 @@
 
 use cfg_expr::targets::{Endian, Family, TargetInfo};
 
+use crate::model::facts::{Crypto, TlsLibrary};
 use crate::model::{Provider, Roots};
 
 mod tier;
@@ -246,25 +247,28 @@ fn aws_lc_fips_support(target: &TargetInfo) -> Result<(), &'static str> {
     Ok(())
 }
 
-/// Whether the `openssl` provider serves the target, and if not, why: it exists to put TLS under
-/// the operating system's own OpenSSL (its crypto policy, its FIPS module), so it serves where
-/// the system ships OpenSSL as its TLS library — Linux (glibc or musl distros), FreeBSD and
-/// NetBSD — and nowhere it would mean bringing an OpenSSL of one's own.
-fn openssl_support(target: &TargetInfo) -> Result<(), &'static str> {
-    if Provider::OpenSsl.only_on_os().contains(&os(target)) {
-        return Ok(());
-    }
+/// Why the system's libssl is not served on `target`: that provider exists to put TLS under the
+/// operating system's own OpenSSL (its crypto policy, its FIPS module), so it serves where the
+/// system ships OpenSSL as its TLS library (the provider table's list) and nowhere it would mean
+/// bringing an OpenSSL of one's own.
+fn no_system_libssl(target: &TargetInfo) -> &'static str {
     match os(target) {
-        "openbsd" | "dragonfly" => Err("this system ships LibreSSL, not OpenSSL: the openssl provider serves systems \
-                                        whose own TLS library is OpenSSL (use rustls-aws-lc or rustls-ring here)"),
-        "android" => Err("Android has no system OpenSSL for applications (BoringSSL is private to the platform): \
-                          there is no system policy to honour"),
-        _ if apple(target) || os(target) == "windows" => {
-            Err("no system OpenSSL to honour here (Apple systems and Windows have their own TLS stacks): use rustls \
-             with roots \"platform-verifier\" to follow the operating system")
+        "openbsd" | "dragonfly" => {
+            "this system ships LibreSSL, not OpenSSL: the openssl provider serves systems whose \
+                                    own TLS library is OpenSSL (use rustls-aws-lc or rustls-ring here)"
         }
-        _ => Err("no system OpenSSL is known on this operating system: the openssl provider serves Linux, FreeBSD \
-                  and NetBSD"),
+        "android" => {
+            "Android has no system OpenSSL for applications (BoringSSL is private to the platform): there is no \
+                      system policy to honour"
+        }
+        _ if apple(target) || os(target) == "windows" => {
+            "no system OpenSSL to honour here (Apple systems and Windows have their own TLS stacks): use rustls with \
+             roots \"platform-verifier\" to follow the operating system"
+        }
+        _ => {
+            "no system OpenSSL is known on this operating system: the openssl provider serves Linux, FreeBSD and \
+              NetBSD"
+        }
     }
 }
 
@@ -287,27 +291,32 @@ pub fn provider_support(provider: Provider, target: &TargetInfo) -> Result<(), &
     if target.families.contains(&Family::wasm) {
         return Err("wasm targets have no sockets for the runtime's tokio/hyper stack; use provider \"none\"");
     }
-    match provider {
-        Provider::RustlsRing => ring_support(target),
-        Provider::RustlsAwsLc => aws_lc_support(target),
-        // rustls's `fips` feature also builds the non-FIPS aws-lc-sys (rustls Cargo.toml: `fips`
-        // enables `aws_lc_rs`), so both must build.
-        Provider::RustlsAwsLcFips => aws_lc_fips_support(target).and_then(|()| aws_lc_support(target)),
-        // s2n-tls on the FIPS module: the module's targets (all Linux, where s2n-tls builds).
-        // s2n-tls-sys depends on aws-lc-rs with its default features, so the non-FIPS
-        // aws-lc-sys builds beside the module, as with rustls's `fips`.
-        Provider::S2nTlsFips => aws_lc_fips_support(target).and_then(|()| aws_lc_support(target)),
-        Provider::OpenSsl => openssl_support(target),
-        // rustls alone is Rust: the application's provider decides the rest.
-        Provider::RustlsCustom => Ok(()),
-        Provider::S2nTls => {
-            // The runtime builds s2n-tls for Linux and macOS only (the provider table's
-            // `only_on_os`): its C library is POSIX (pthread.h, unistd.h), its libcrypto aws-lc.
-            if !Provider::S2nTls.only_on_os().contains(&os(target)) {
-                return Err("s2n-tls builds only for Linux and macOS");
-            }
-            aws_lc_support(target)
-        }
+    let facts = provider.facts();
+    // The FIPS module's targets first: they are the narrowest.
+    if facts.crypto == Crypto::AwsLcFips {
+        aws_lc_fips_support(target)?;
+    }
+    if !facts.only_on_os.is_empty() && !facts.only_on_os.contains(&os(target)) {
+        return Err(outside_its_systems(facts.library, target));
+    }
+    match facts.crypto {
+        Crypto::Ring => ring_support(target),
+        // rustls's `fips` enables its `aws_lc_rs` too, and s2n-tls-sys depends on aws-lc-rs with
+        // its default features: the non-FIPS aws-lc-sys builds beside the module.
+        Crypto::AwsLc | Crypto::AwsLcFips => aws_lc_support(target),
+        // The system's library is there on the systems the table lists; rustls alone is Rust, and
+        // the application's provider decides the rest.
+        Crypto::System | Crypto::Application => Ok(()),
+    }
+}
+
+/// Why a library is not served off the operating systems the provider table lists for it.
+fn outside_its_systems(library: TlsLibrary, target: &TargetInfo) -> &'static str {
+    match library {
+        // Its C library is POSIX (pthread.h, unistd.h), its libcrypto aws-lc.
+        TlsLibrary::S2n => "s2n-tls builds only for Linux and macOS",
+        TlsLibrary::SystemLibssl => no_system_libssl(target),
+        TlsLibrary::Rustls => "the runtime does not build this provider for this operating system",
     }
 }
 

@@ -7,7 +7,7 @@
 //! is exhaustive without a wildcard: a provider that gains a variant and no arm fails to compile.
 //! The variants a feature names but the override left out are mapped to [`NotCompiled`] here, once.
 
-#[cfg(rustls)]
+#[cfg(rustls_backend)]
 use std::sync::Arc;
 
 use crate::provider::NotCompiled;
@@ -49,11 +49,11 @@ pub(crate) enum RustlsCrypto {
     Custom,
 }
 
-#[cfg(rustls)]
+#[cfg(rustls_backend)]
 impl RustlsCrypto {
     /// The rustls 0.23 `CryptoProvider`: the one map from a rustls provider to its crypto, for the
-    /// backend and for checking a client identity's key. `None` for `rustls-custom` before the
-    /// application installed its provider.
+    /// 0.23 backend, which checks a client identity's key with it. `None` for `rustls-custom`
+    /// before the application installed its provider.
     pub(crate) fn provider(self) -> Option<Arc<rustls::crypto::CryptoProvider>> {
         match self {
             // With the `prefer-post-quantum` feature, X25519MLKEM768 leads the key exchange groups.

@@ -161,12 +161,12 @@ pub(crate) const S2N_TLS: Dependency = Dependency {
 pub(crate) const S2N_TLS_SYS: Dependency = Dependency { name: "s2n-tls-sys", ..S2N_TLS };
 /// s2n-tls's tokio adapter.
 pub(crate) const S2N_TLS_TOKIO: Dependency = Dependency { name: "s2n-tls-tokio", ..S2N_TLS };
-/// s2n-tls's libcrypto, seeded on a thread of its own while s2n-tls initializes (tls/s2n/mod.rs).
+/// s2n-tls's libcrypto, seeded on a thread of its own while s2n-tls initializes (tls/backends/s2n/mod.rs).
 /// `prebuilt-nasm` is a Windows-only switch of aws-lc-sys that rustls-aws-lc enables: with it the
 /// s2n-tls builds compile the same aws-lc-sys, so one target dir runs aws-lc's CMake build once.
 pub(crate) const AWS_LC_RS: Dependency =
     Dependency { unix_only: true, ..dependency("aws-lc-rs", "1.16.1", &["prebuilt-nasm"]) };
-/// X.509, read by the s2n-tls backend's certificate checks (tls/s2n/chain.rs).
+/// X.509, read by the s2n-tls backend's certificate checks (tls/backends/s2n/chain.rs).
 pub(crate) const X509_CERT: Dependency = Dependency { unix_only: true, ..dependency("x509-cert", "0.3", &[]) };
 /// The DER structures read beside X.509 (RSA-PSS parameters, RSA public keys).
 pub(crate) const DER: Dependency = Dependency { unix_only: true, ..dependency("der", "0.8", &["derive", "oid"]) };
@@ -176,7 +176,7 @@ pub(crate) const WEBPKI_ROOT_CERTS: Dependency =
 /// The system's libssl.
 pub(crate) const OPENSSL: Dependency = Dependency { default_features: true, ..dependency("openssl", "0.10.72", &[]) };
 /// Direct for its version (build.rs reads DEP_OPENSSL_VERSION_NUMBER) and the calls the safe
-/// crate lacks (tls/openssl/ffi.rs).
+/// crate lacks (tls/backends/openssl/ffi.rs).
 pub(crate) const OPENSSL_SYS: Dependency =
     Dependency { default_features: true, ..dependency("openssl-sys", "0.9.108", &[]) };
 /// OpenSSL's tokio adapter.
@@ -351,7 +351,7 @@ pub(crate) const PROVIDERS: [ProviderFacts; 7] = [
         summary: "The operating system's OpenSSL.",
         library: TlsLibrary::SystemLibssl,
         crypto: Crypto::System,
-        // The systems whose own TLS library is OpenSSL (the generator's `openssl_support` says
+        // The systems whose own TLS library is OpenSSL (the generator's `no_system_libssl` says
         // why each other one is not served).
         only_on_os: &["linux", "freebsd", "netbsd"],
         crates: &[&OPENSSL, &OPENSSL_SYS, &TOKIO_OPENSSL, &FOREIGN_TYPES_SHARED, &WEBPKI_ROOT_CERTS],

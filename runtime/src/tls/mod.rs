@@ -7,26 +7,19 @@
 //! connection.
 
 mod backend;
+pub(crate) mod backends;
 #[cfg(any(rustls_backend, rustls_in_place))]
 mod client_auth_seen;
 mod info;
 mod key_log_file;
 mod lazy;
 mod names;
-#[cfg(openssl_provider)]
-pub(crate) mod openssl;
 mod preparing;
 #[cfg(read_ahead)]
 mod read_ahead;
 mod refusal;
-#[cfg(rustls_backend)]
-pub(crate) mod rustls;
-#[cfg(rustls_in_place)]
-pub(crate) mod rustls_in_place;
 #[cfg(rustls)]
 mod rustls_roots;
-#[cfg(s2n)]
-pub(crate) mod s2n;
 mod settings;
 mod stream;
 mod transport;

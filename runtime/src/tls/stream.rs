@@ -1,4 +1,4 @@
-//! A connection's stream: plain, or TLS by one of the backends.
+//! A connection's stream: plain, or TLS by one of the backends ([`super::backends::TlsStream`]).
 
 use std::io;
 use std::pin::Pin;
@@ -7,24 +7,16 @@ use std::task::{Context, Poll};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 
+use super::backends::TlsStream;
 use super::refusal::ReadRefusal;
 use super::transport::{Transport, Tunnel};
 
-/// A connected stream: plain for `http://`, or TLS for `https://`, over TCP or (through an
-/// `https://` proxy) over TLS to the proxy.
+/// A connected stream: plain for `http://`, or TLS for `https://` (by one of the backends), over
+/// TCP or (through an `https://` proxy) over TLS to the proxy.
 #[derive(Debug)]
 pub(crate) enum MaybeTlsStream {
     Plain(Transport),
-    /// The stream, and where its reads record a refusal of our certificate.
-    #[cfg(rustls_backend)]
-    Rustls(Box<super::rustls::RustlsStream>, ReadRefusal),
-    /// The stream, and where its reads record a server's demand for a certificate.
-    #[cfg(rustls_in_place)]
-    RustlsInPlace(Box<super::rustls_in_place::InPlaceStream<Transport>>, ReadRefusal),
-    #[cfg(s2n)]
-    S2n(Box<super::s2n::S2nStream>),
-    #[cfg(openssl_provider)]
-    OpenSsl(Box<super::openssl::OpensslStream>),
+    Tls(TlsStream),
 }
 
 impl Tunnel for MaybeTlsStream {
@@ -37,30 +29,15 @@ impl MaybeTlsStream {
     pub(crate) fn tcp(&self) -> &TcpStream {
         match self {
             MaybeTlsStream::Plain(s) => s.tcp(),
-            #[cfg(rustls_backend)]
-            MaybeTlsStream::Rustls(s, _) => s.get_ref().0.get_ref().tcp(),
-            #[cfg(rustls_in_place)]
-            MaybeTlsStream::RustlsInPlace(s, _) => s.get_ref().0.tcp(),
-            #[cfg(s2n)]
-            MaybeTlsStream::S2n(s) => s.tcp(),
-            #[cfg(openssl_provider)]
-            MaybeTlsStream::OpenSsl(s) => s.transport().tcp(),
+            MaybeTlsStream::Tls(s) => s.tcp(),
         }
     }
 
-    /// Where the stream's reads record a refusal of our certificate (TLS streams of the
-    /// backends that present one).
+    /// Where the stream's reads record a refusal of our certificate (TLS streams).
     pub(crate) fn read_refusal(&self) -> Option<&ReadRefusal> {
         match self {
-            #[cfg(rustls_backend)]
-            MaybeTlsStream::Rustls(_, refusal) => Some(refusal),
-            #[cfg(rustls_in_place)]
-            MaybeTlsStream::RustlsInPlace(_, refusal) => Some(refusal),
-            #[cfg(openssl_provider)]
-            MaybeTlsStream::OpenSsl(s) => Some(s.read_refusal()),
-            #[cfg(s2n)]
-            MaybeTlsStream::S2n(s) => Some(s.read_refusal()),
             MaybeTlsStream::Plain(_) => None,
+            MaybeTlsStream::Tls(s) => Some(s.read_refusal()),
         }
     }
 }
@@ -72,24 +49,8 @@ macro_rules! delegate {
                 let $s = Pin::new($s);
                 $e
             }
-            #[cfg(rustls_backend)]
-            MaybeTlsStream::Rustls($s, _) => {
-                let $s = Pin::new(&mut **$s);
-                $e
-            }
-            #[cfg(rustls_in_place)]
-            MaybeTlsStream::RustlsInPlace($s, _) => {
-                let $s = Pin::new(&mut **$s);
-                $e
-            }
-            #[cfg(s2n)]
-            MaybeTlsStream::S2n($s) => {
-                let $s = Pin::new(&mut **$s);
-                $e
-            }
-            #[cfg(openssl_provider)]
-            MaybeTlsStream::OpenSsl($s) => {
-                let $s = Pin::new(&mut **$s);
+            MaybeTlsStream::Tls($s) => {
+                let $s = Pin::new($s);
                 $e
             }
         }
@@ -97,25 +58,7 @@ macro_rules! delegate {
 }
 
 impl AsyncRead for MaybeTlsStream {
-    #[cfg_attr(not(any(rustls_backend, rustls_in_place)), allow(unused_mut))]
-    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
-        // In TLS 1.3 a server refuses the client's certificate after the client's handshake is
-        // done: its alert is the first read's error, which carries the same typed error as a
-        // refusal during the handshake (so that it is not retried as a transport failure).
-        #[cfg(rustls_backend)]
-        if let MaybeTlsStream::Rustls(s, refusal) = self.as_mut().get_mut() {
-            return match Pin::new(&mut **s).poll_read(cx, buf) {
-                Poll::Ready(Err(e)) => Poll::Ready(Err(refusal.read_error(e, super::rustls::refusal_on_read))),
-                other => other,
-            };
-        }
-        #[cfg(rustls_in_place)]
-        if let MaybeTlsStream::RustlsInPlace(s, refusal) = self.as_mut().get_mut() {
-            return match Pin::new(&mut **s).poll_read(cx, buf) {
-                Poll::Ready(Err(e)) => Poll::Ready(Err(refusal.read_error(e, super::rustls_in_place::refusal_on_read))),
-                other => other,
-            };
-        }
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
         delegate!(self, s => s.poll_read(cx, buf))
     }
 }
@@ -168,14 +111,7 @@ impl AsyncWrite for MaybeTlsStream {
     fn is_write_vectored(&self) -> bool {
         match self {
             MaybeTlsStream::Plain(s) => s.is_write_vectored(),
-            #[cfg(rustls_backend)]
-            MaybeTlsStream::Rustls(s, _) => s.is_write_vectored(),
-            #[cfg(rustls_in_place)]
-            MaybeTlsStream::RustlsInPlace(s, _) => s.is_write_vectored(),
-            #[cfg(s2n)]
-            MaybeTlsStream::S2n(s) => s.is_write_vectored(),
-            #[cfg(openssl_provider)]
-            MaybeTlsStream::OpenSsl(s) => s.is_write_vectored(),
+            MaybeTlsStream::Tls(s) => s.is_write_vectored(),
         }
     }
 

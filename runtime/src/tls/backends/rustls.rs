@@ -7,20 +7,20 @@ use rustls::crypto::CryptoProvider;
 use rustls::SupportedProtocolVersion;
 use tokio_rustls::TlsConnector;
 
-use super::client_auth_seen::ClientAuthSeen;
-use super::info::Negotiated;
-use super::key_log_file::KeyLogFile;
-use super::names;
-use super::read_ahead::ReadAhead;
-use super::refusal::ReadRefusal;
-use super::rustls_roots::root_store;
-use super::settings::TlsSettings;
-use super::transport::Transport;
 use crate::error::{
     CertificateAnswer, CertificateProblem, ClientCertificateProblem, Error, HandshakeFailure, TlsConfigError,
     TlsHandshakeError,
 };
 use crate::provider::TlsProvider;
+use crate::tls::client_auth_seen::ClientAuthSeen;
+use crate::tls::info::Negotiated;
+use crate::tls::key_log_file::KeyLogFile;
+use crate::tls::names;
+use crate::tls::read_ahead::ReadAhead;
+use crate::tls::refusal::ReadRefusal;
+use crate::tls::rustls_roots::root_store;
+use crate::tls::settings::TlsSettings;
+use crate::tls::transport::Transport;
 
 /// TLS 1.3 first, then TLS 1.2. Nothing older is ever offered.
 static PROTOCOL_VERSIONS: &[&SupportedProtocolVersion] = &[&rustls::version::TLS13, &rustls::version::TLS12];
@@ -126,7 +126,7 @@ fn platform_verifier(
     {
         // An unusable extra certificate is the caller's input error, as with the other roots,
         // not a problem of the platform's store: check them first.
-        super::rustls_roots::add_extra_roots(&mut rustls::RootCertStore::empty(), settings)?;
+        crate::tls::rustls_roots::add_extra_roots(&mut rustls::RootCertStore::empty(), settings)?;
         // Without extra certificates, the system's verifier as it is: on Windows, extra roots
         // need a chain engine of their own (`hExclusiveRoot`, Windows 8 on), which older
         // CryptoAPIs (Wine's, Windows 7's) refuse as an invalid parameter.
@@ -153,7 +153,7 @@ impl RustlsBackend {
         let overlap =
             provider.is_built_on_aws_lc() && settings.roots.is_some_and(crate::roots::TrustRoots::reads_the_store);
         let builder = if overlap {
-            super::preparing::seeding_meanwhile(seed, || Self::config_builder(settings, &crypto))
+            crate::tls::preparing::seeding_meanwhile(seed, || Self::config_builder(settings, &crypto))
         } else {
             seed();
             Self::config_builder(settings, &crypto)
@@ -161,7 +161,7 @@ impl RustlsBackend {
         let resolver = ClientCertResolver(certified_key(settings, &crypto)?);
         let mut config = builder.with_client_cert_resolver(Arc::new(resolver));
         config.alpn_protocols = settings.alpn();
-        if let Some(path) = super::key_log_file::key_log_file() {
+        if let Some(path) = crate::tls::key_log_file::key_log_file() {
             let file = KeyLogFile::for_path(&path)
                 .map_err(|e| Error::TlsConfig { provider, reason: TlsConfigError::KeyLog(e) })?;
             config.key_log = Arc::new(FileKeyLog(file));

@@ -33,12 +33,6 @@ use openssl::x509::X509;
 use tokio_openssl::SslStream;
 
 use self::sessions::SessionCache;
-use super::info::Negotiated;
-use super::names;
-use super::read_ahead::ReadAhead;
-use super::refusal::ReadRefusal;
-use super::settings::TlsSettings;
-use super::transport::Transport;
 use crate::error::{
     CertificateAnswer, CertificateProblem, ClientCertificateProblem, Error, HandshakeFailure, TlsConfigError,
     TlsHandshakeError,
@@ -47,6 +41,12 @@ use crate::error::{
 use crate::provider::compiled::CompiledRoots;
 use crate::provider::TlsProvider;
 use crate::roots::PemError;
+use crate::tls::info::Negotiated;
+use crate::tls::names;
+use crate::tls::read_ahead::ReadAhead;
+use crate::tls::refusal::ReadRefusal;
+use crate::tls::settings::TlsSettings;
+use crate::tls::transport::Transport;
 
 pub(crate) use self::stream::OpensslStream;
 
@@ -139,7 +139,7 @@ fn trust_roots(builder: &mut SslContextBuilder, settings: &TlsSettings) -> Resul
                 Err(why) => {
                     trust_bundled_roots(builder, settings.provider)?;
                     let roots = webpki_root_certs::TLS_SERVER_ROOT_CERTS.len();
-                    super::preparing::warn_native_fallback(settings.provider, &why, roots);
+                    crate::tls::preparing::warn_native_fallback(settings.provider, &why, roots);
                 }
             }
         }
@@ -218,7 +218,7 @@ impl OpensslBackend {
         let config_error = config_error(provider);
         let mut builder = context_builder(settings).map_err(config_error)?;
         trust_roots(&mut builder, settings)?;
-        if let Some(path) = super::key_log_file::key_log_file() {
+        if let Some(path) = crate::tls::key_log_file::key_log_file() {
             key_log::install(&mut builder, &path)
                 .map_err(|e| Error::TlsConfig { provider, reason: TlsConfigError::KeyLog(e) })?;
         }

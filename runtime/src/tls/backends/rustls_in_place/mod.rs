@@ -18,18 +18,18 @@ use rustls_024::enums::{ApplicationProtocol, CertificateType};
 use rustls_024::{HandshakeKind, KeyLog, RootCertStore};
 use rustls_pki_types::FipsStatus;
 
-use super::client_auth_seen::ClientAuthSeen;
-use super::info::Negotiated;
-use super::key_log_file::KeyLogFile;
-use super::names;
-use super::refusal::ReadRefusal;
-use super::settings::TlsSettings;
-use super::transport::Transport;
 use crate::error::{
     CertificateAnswer, CertificateProblem, ClientCertificateProblem, Error, HandshakeFailure, TlsConfigError,
     TlsHandshakeError,
 };
 use crate::provider::TlsProvider;
+use crate::tls::client_auth_seen::ClientAuthSeen;
+use crate::tls::info::Negotiated;
+use crate::tls::key_log_file::KeyLogFile;
+use crate::tls::names;
+use crate::tls::refusal::ReadRefusal;
+use crate::tls::settings::TlsSettings;
+use crate::tls::transport::Transport;
 use stream::HandshakeError;
 pub(crate) use stream::InPlaceStream;
 
@@ -121,10 +121,10 @@ impl InPlaceBackend {
             let _ = crypto.secure_random.fill(&mut [0u8; 32]);
         };
         let roots = if settings.roots.is_some_and(crate::roots::TrustRoots::reads_the_store) {
-            super::preparing::seeding_meanwhile(seed, || super::rustls_roots::root_store(settings))
+            crate::tls::preparing::seeding_meanwhile(seed, || crate::tls::rustls_roots::root_store(settings))
         } else {
             seed();
-            super::rustls_roots::root_store(settings)
+            crate::tls::rustls_roots::root_store(settings)
         }?;
         let store = RootCertStore { roots: roots.roots.clone() };
         let credentials = credentials(settings, &crypto)?;
@@ -133,7 +133,7 @@ impl InPlaceBackend {
             .with_client_credential_resolver(Arc::new(CredentialResolver(credentials)))
             .map_err(tls_error)?;
         config.alpn_protocols = settings.alpn().into_iter().map(ApplicationProtocol::from).collect();
-        if let Some(path) = super::key_log_file::key_log_file() {
+        if let Some(path) = crate::tls::key_log_file::key_log_file() {
             let file = KeyLogFile::for_path(&path)
                 .map_err(|e| Error::TlsConfig { provider, reason: TlsConfigError::KeyLog(e) })?;
             config.key_log = Arc::new(FileKeyLog(file));

@@ -433,7 +433,7 @@ mod tests {
 
     use super::*;
     use crate::roots::ExtraRoots;
-    use crate::tls::rustls_in_place::InPlaceBackend;
+    use crate::tls::backends::rustls_in_place::InPlaceBackend;
     use crate::tls::settings::TlsSettings;
     use crate::tls::transport::Transport;
 

@@ -28,13 +28,6 @@ use s2n_tls::error::ErrorType;
 use s2n_tls::security::Policy;
 
 use self::tickets::{TicketGate, TicketSink, TicketStore};
-use super::info::Negotiated;
-use super::names;
-use super::read_ahead::FirstByte;
-use super::read_ahead::ReadAhead;
-use super::refusal::ReadRefusal;
-use super::settings::TlsSettings;
-use super::transport::Transport;
 use crate::error::{
     CertificateAnswer, CertificateProblem, ClientCertificateProblem, Error, HandshakeFailure, TlsConfigError,
     TlsHandshakeError,
@@ -43,6 +36,13 @@ use crate::error::{
 use crate::provider::compiled::CompiledRoots;
 use crate::provider::TlsProvider;
 use crate::roots::PemError;
+use crate::tls::info::Negotiated;
+use crate::tls::names;
+use crate::tls::read_ahead::FirstByte;
+use crate::tls::read_ahead::ReadAhead;
+use crate::tls::refusal::ReadRefusal;
+use crate::tls::settings::TlsSettings;
+use crate::tls::transport::Transport;
 
 /// The s2n-tls security policy every s2n-tls client uses.
 pub(crate) const SECURITY_POLICY: &str = "20251014";
@@ -145,7 +145,7 @@ fn trust_bundled_roots(
 /// `s2n_init` first loads the system trust store into s2n-tls's built-in default config (which
 /// no client of ours uses) and only then draws aws-lc's first random
 /// bytes, which seeds aws-lc from CPU-jitter entropy (tens of milliseconds). The seeding is
-/// aws-lc's own process-wide once: started on another thread first ([`super::seeding_meanwhile`]),
+/// aws-lc's own process-wide once: started on another thread first ([`crate::tls::preparing::seeding_meanwhile`]),
 /// it runs while `s2n_init` loads the store, and `s2n_init` waits for it instead of starting it.
 fn init() {
     static INIT: std::sync::Once = std::sync::Once::new();
@@ -153,7 +153,7 @@ fn init() {
         let seed = || {
             let _ = aws_lc_rs::rand::fill(&mut [0u8; 1]);
         };
-        super::preparing::seeding_meanwhile(seed, s2n_tls::init::init);
+        crate::tls::preparing::seeding_meanwhile(seed, s2n_tls::init::init);
     });
 }
 
@@ -181,7 +181,7 @@ fn trust_roots(builder: &mut s2n_tls::config::Builder, settings: &TlsSettings) -
                 Err(why) => {
                     trust_bundled_roots(builder, config_error)?;
                     let roots = webpki_root_certs::TLS_SERVER_ROOT_CERTS.len();
-                    super::preparing::warn_native_fallback(provider, &why, roots);
+                    crate::tls::preparing::warn_native_fallback(provider, &why, roots);
                 }
             }
         }
@@ -234,7 +234,7 @@ impl S2nBackend {
         if is_fips(provider) && !s2n_tls::init::fips_mode().is_ok_and(|mode| mode.is_enabled()) {
             return Err(Error::TlsConfig { provider, reason: TlsConfigError::LibcryptoNotFips });
         }
-        if let Some(path) = super::key_log_file::key_log_file() {
+        if let Some(path) = crate::tls::key_log_file::key_log_file() {
             key_log::install(&mut builder, &path)
                 .map_err(|e| Error::TlsConfig { provider, reason: TlsConfigError::KeyLog(e) })?;
         }
