@@ -182,21 +182,27 @@ fn every_value_leaves_only_its_providers_libraries_in_the_graph() {
     let _ = std::fs::remove_dir_all(&tree);
 }
 
-/// The consumer's build with `value` in a target dir of its own, unrun.
+/// The host, the one target the consumer is built for and run on here.
+const HOST: &str = "x86_64-unknown-linux-gnu";
+
+/// The consumer's build with `value`, unrun.
 fn consumer_build(tree: &Path, value: &str, features: &str) -> Command {
-    consumer_build_with(tree, &rustflags(value), value, features)
+    consumer_build_with(tree, &rustflags(value), features)
 }
 
-/// The consumer's build with `flags` as RUSTFLAGS, in the target dir named after `key`, unrun.
-fn consumer_build_with(tree: &Path, flags: &str, key: &str, features: &str) -> Command {
-    let target = scratch_root().join(format!("override-target-{key}"));
+/// The consumer's build with `flags` as RUSTFLAGS, unrun. Every build shares one target dir:
+/// with `--target`, RUSTFLAGS reach only the target's crates, so the build scripts and proc
+/// macros are built once for every value, and cargo keeps each value's crates apart (RUSTFLAGS
+/// are part of their file names).
+fn consumer_build_with(tree: &Path, flags: &str, features: &str) -> Command {
     let mut cmd = Command::new(env!("CARGO"));
     cmd.current_dir(tree)
         .env("RUSTFLAGS", flags)
-        .env("CARGO_TARGET_DIR", &target)
+        .env("CARGO_TARGET_DIR", scratch_root().join("override-target"))
         .env("CARGO_INCREMENTAL", "0")
         .env("CARGO_PROFILE_DEV_DEBUG", "false")
-        .args(["build", "-q", "--locked", "-p", "e2e-consumer", "--no-default-features", "--features", features]);
+        .args(["build", "-q", "--locked", "-p", "e2e-consumer", "--no-default-features", "--features", features])
+        .args(["--target", HOST]);
     cmd
 }
 
@@ -255,18 +261,20 @@ fn the_config_file_forms_set_the_override_and_rustflags_replaces_them() {
 }
 
 /// Builds the consumer (STS and aws-config, the connection report, and `extra` features) with
-/// `value` into a target dir of its own; the binary.
+/// `value`; the binary.
 fn build_consumer(tree: &Path, value: &str, extra: &str) -> PathBuf {
-    let base = features_for(value, "x86_64-unknown-linux-gnu");
+    let base = features_for(value, HOST);
     let features = if extra.is_empty() { base } else { format!("{base},{extra}") };
     build_consumer_with(tree, &rustflags(value), value, &features)
 }
 
-/// [`build_consumer`] with `flags` as RUSTFLAGS and exactly `features`, in the target dir named
-/// after `key`.
-fn build_consumer_with(tree: &Path, flags: &str, key: &str, features: &str) -> PathBuf {
-    let (target, value) = (scratch_root().join(format!("override-target-{key}")), key);
-    let out = run(&mut consumer_build_with(tree, flags, key, features));
+/// [`build_consumer`] with `flags` as RUSTFLAGS and exactly `features` (`case` names it); the
+/// binary, copied into the tree before another build replaces it.
+fn build_consumer_with(tree: &Path, flags: &str, case: &str, features: &str) -> PathBuf {
+    // The shared target dir has one binary: each build and its copy at a time.
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let out = run(&mut consumer_build_with(tree, flags, features));
     // The runtime is a path crate of the tree, so cargo shows its warnings: there must be none
     // under the override (unexpected_cfgs, dead code of the providers left out).
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -274,8 +282,11 @@ fn build_consumer_with(tree: &Path, flags: &str, key: &str, features: &str) -> P
         .lines()
         .filter(|l| (l.starts_with("warning") && l.contains("smithy-default-tls")) || l.contains("unexpected `cfg`"))
         .collect();
-    assert!(warnings.is_empty(), "{value}: the build warned:\n{}", tail(&stderr, 40));
-    target.join("debug/e2e-consumer")
+    assert!(warnings.is_empty(), "{case}: the build warned:\n{}", tail(&stderr, 40));
+    let built = scratch_root().join("override-target").join(HOST).join("debug/e2e-consumer");
+    let binary = tree.join(format!("e2e-consumer-{}", case.replace(' ', "-")));
+    std::fs::copy(&built, &binary).unwrap_or_else(|e| panic!("copy {}: {e}", built.display()));
+    binary
 }
 
 /// Runs the consumer against a local mock of STS with the app's own trust store; (success,
@@ -432,12 +443,13 @@ fn a_cross_target_check_with_rustls_ring_builds_neither_s2n_nor_aws_lc() {
         "{CROSS_CC} is missing: `apt-get install gcc-aarch64-linux-gnu` (scripts/test does)"
     );
     let tree = rewritten_tree("override-cross");
-    let target = scratch_root().join("override-target-cross");
+    // In the consumer builds' target dir, whose build scripts and proc macros it reuses.
     let out = run(Command::new(env!("CARGO"))
         .current_dir(&tree)
         .env("RUSTFLAGS", rustflags("rustls-ring"))
-        .env("CARGO_TARGET_DIR", &target)
+        .env("CARGO_TARGET_DIR", scratch_root().join("override-target"))
         .env("CARGO_INCREMENTAL", "0")
+        .env("CARGO_PROFILE_DEV_DEBUG", "false")
         .args(["check", "--locked", "-p", "e2e-consumer", "--no-default-features", "--features"])
         .args(["report-connections", "--target", CROSS_TARGET, "--message-format", "json"]));
     let built: BTreeSet<String> = String::from_utf8_lossy(&out.stdout)
@@ -475,9 +487,7 @@ fn the_roots_override_builds_serves_and_refuses_as_documented() {
 
     let refused_flags = format!("{} --cfg smithy_tls_roots=\"platform-verifier\"", rustflags("openssl"));
     let refused_features = "report-connections,smithy-default-tls/openssl,smithy-default-tls/platform-verifier";
-    let out = consumer_build_with(&tree, &refused_flags, "openssl-platform-verifier", refused_features)
-        .output()
-        .expect("run cargo");
+    let out = consumer_build_with(&tree, &refused_flags, refused_features).output().expect("run cargo");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "openssl with platform-verifier roots must not build");
     assert!(
@@ -491,7 +501,7 @@ fn the_roots_override_builds_serves_and_refuses_as_documented() {
     // Roots no crate asked for on this target (beside ring, whose build is quick): the build
     // names the line to add.
     let unasked = format!("{} --cfg smithy_tls_roots=\"webpki\"", rustflags("rustls-ring"));
-    let out = consumer_build_with(&tree, &unasked, "rustls-ring-webpki", "report-connections").output().expect("cargo");
+    let out = consumer_build_with(&tree, &unasked, "report-connections").output().expect("cargo");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "webpki roots without their feature must not build");
     assert!(

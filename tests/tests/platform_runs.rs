@@ -129,11 +129,12 @@ impl Platform {
         }
     }
 
-    /// Builds the consumer of `tree` for the target, into a target dir of its own per stack
-    /// (`provider-roots`: the presets that give the target one stack share its native builds);
-    /// the binary.
-    fn build(&self, tree: &Path, stack: &str) -> PathBuf {
-        let target_dir = scratch_root().join(format!("platform-target-{}-{stack}", self.triple));
+    /// Builds the consumer of `tree` for the target, into the target's one target dir (every
+    /// preset's build reuses the registry crates another built with the same features: the
+    /// native libraries among them); the binary, copied into `tree` with what it loads beside
+    /// it, so that the next preset's build does not replace it.
+    fn build(&self, tree: &Path) -> PathBuf {
+        let target_dir = scratch_root().join(format!("platform-target-{}", self.triple));
         let mut cmd = Command::new(env!("CARGO"));
         cmd.current_dir(tree)
             .env_remove("RUSTFLAGS")
@@ -150,18 +151,20 @@ impl Platform {
         }
         cmd.envs(self.env.iter().copied());
         run(&mut cmd);
-        let debug = target_dir.join(self.triple).join("debug");
+        let name = if self.triple.contains("windows") { "e2e-consumer.exe" } else { "e2e-consumer" };
+        let bin = tree.join("bin");
+        std::fs::create_dir_all(&bin).expect("create the binary's directory");
+        std::fs::copy(target_dir.join(self.triple).join("debug").join(name), bin.join(name)).expect("copy the binary");
         if self.triple.contains("windows") {
-            let source = debug.join("process-prng-shim.c");
+            let source = bin.join("process-prng-shim.c");
             std::fs::write(&source, PROCESS_PRNG_SHIM).expect("write the shim's source");
             run(Command::new(self.cc)
                 .args(["-shared", "-O2", "-o"])
-                .arg(debug.join("bcryptprimitives.dll"))
+                .arg(bin.join("bcryptprimitives.dll"))
                 .arg(&source)
                 .arg("-ladvapi32"));
-            return debug.join("e2e-consumer.exe");
         }
-        debug.join("e2e-consumer")
+        bin.join(name)
     }
 
     /// The consumer's command (its environment as `consumer_command` gives it), run through the
@@ -300,7 +303,7 @@ fn rewritten_tree(preset: &str, tag: &str) -> PathBuf {
 /// [`runs_the_rule`] with the CA trusted through `trust`; the consumer's binary and its scratch
 /// directory, for more runs.
 fn runs_the_rule_trusting(platform: &Platform, preset: &str, trust: Trust) -> (PathBuf, PathBuf) {
-    // One build and run at a time: presets with one stack share a target dir and its binary.
+    // One build and run at a time: the presets of a target share its target dir.
     static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     platform.check_tools();
@@ -312,8 +315,7 @@ fn runs_the_rule_trusting(platform: &Platform, preset: &str, trust: Trust) -> (P
     };
     let case = format!("{preset} on {}", platform.triple);
     let tree = rewritten_tree(preset, &format!("platform-{}-{preset}", platform.triple));
-    let stack_key = format!("{}-{}", provider.name(), stack.roots().map_or("none", |r| r.name()));
-    let binary = platform.build(&tree, &stack_key);
+    let binary = platform.build(&tree);
     let scratch = tree.join("run");
 
     // Served by the rule's stack, as TlsInfo reports it.
