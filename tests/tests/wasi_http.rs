@@ -1,0 +1,270 @@
+//! wasm32-wasip2 through the host's `wasi:http`: the published aws-sdk-s3 (default features off)
+//! with `smithy-wasi-http`'s client and sleep, built as a component (`tests/wasi-consumer`) and run
+//! under jco (Node's HTTP and TLS behind `wasi:http/outgoing-handler`) against moto on 127.0.0.1.
+//!
+//! - Over HTTP: create a bucket, put an object in chunks, get it back byte for byte, list it.
+//! - Over HTTPS, through a TLS relay in front of moto: the same, with the host trusting the test
+//!   CA (`NODE_EXTRA_CA_CERTS`); with another CA the host refuses the server, and the SDK gets
+//!   an error it does not retry (one connection).
+//! - A stopped server: a typed I/O error after the configured attempts, not a hang.
+//!
+//! jco (npm, pinned) and moto (`moto_server`) are what scripts/test installs; a missing one fails
+//! the test, naming the install.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use smithy_tls_e2e::{pin_lock, repo_root, run, scratch_cargo, scratch_root, scratch_target, tail};
+use smithy_tls_test_support::pki::TestCa;
+
+/// The jco release the suite installs (npm `@bytecodealliance/jco`).
+const JCO: &str = "1.35.0";
+
+/// The longest one run of the component may take; it is killed after.
+const RUN_LIMIT: Duration = Duration::from_secs(180);
+
+/// jco, installed once per target dir with npm; its command.
+fn jco() -> PathBuf {
+    static JCO_BIN: OnceLock<PathBuf> = OnceLock::new();
+    JCO_BIN
+        .get_or_init(|| {
+            let prefix = scratch_root().join(format!("jco-{JCO}"));
+            let bin = prefix.join("node_modules/.bin/jco");
+            if !bin.exists() {
+                let npm = Command::new("npm").arg("--version").output();
+                assert!(
+                    npm.is_ok_and(|o| o.status.success()),
+                    "npm is missing: `apt-get install nodejs npm` (scripts/test does)"
+                );
+                std::fs::create_dir_all(&prefix).expect("mkdir the jco prefix");
+                run(Command::new("npm")
+                    .current_dir(&prefix)
+                    .args(["install", "--no-audit", "--no-fund", "--no-save", "--prefix"])
+                    .arg(&prefix)
+                    .arg(format!("@bytecodealliance/jco@{JCO}")));
+            }
+            bin
+        })
+        .clone()
+}
+
+/// The component: tests/wasi-consumer in a scratch workspace with its committed lock, built for
+/// wasm32-wasip2.
+fn component() -> PathBuf {
+    static COMPONENT: OnceLock<PathBuf> = OnceLock::new();
+    COMPONENT
+        .get_or_init(|| {
+            let installed = run(Command::new("rustup").args(["target", "list", "--installed"]));
+            assert!(
+                String::from_utf8_lossy(&installed.stdout).lines().any(|t| t == "wasm32-wasip2"),
+                "the wasm32-wasip2 standard library is missing: `rustup target add wasm32-wasip2` (scripts/test does)"
+            );
+            let source = repo_root().join("tests/wasi-consumer");
+            let dir = scratch_root().join("wasi-consumer");
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(dir.join("src")).expect("mkdir the component's workspace");
+            let manifest = std::fs::read_to_string(source.join("Cargo.toml.in")).expect("Cargo.toml.in");
+            let wasi_http = repo_root().join("runtime/wasi-http");
+            std::fs::write(dir.join("Cargo.toml"), manifest.replace("@WASI_HTTP@", &wasi_http.display().to_string()))
+                .expect("write Cargo.toml");
+            std::fs::copy(source.join("src/main.rs"), dir.join("src/main.rs")).expect("copy main.rs");
+            pin_lock(&dir, "wasi-consumer");
+            run(scratch_cargo(&dir).args(["build", "-q", "--target", "wasm32-wasip2"]));
+            scratch_target().join("wasm32-wasip2/debug/wasi-consumer.wasm")
+        })
+        .clone()
+}
+
+/// moto's server on a free port of 127.0.0.1, stopped when dropped.
+struct Moto {
+    child: Child,
+    port: u16,
+}
+
+impl Moto {
+    fn start() -> Moto {
+        let port = free_port();
+        let child = Command::new("moto_server")
+            .args(["-H", "127.0.0.1", "-p", &port.to_string()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!("cannot start moto_server ({e}): `pip install 'moto[server]'` (scripts/test does)")
+            });
+        let started = Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(started.elapsed() < Duration::from_secs(60), "moto_server did not listen on {port} within 60 s");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Moto { child, port }
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+}
+
+impl Drop for Moto {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A port of 127.0.0.1 nothing listens on (bound, then released).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1").local_addr().expect("addr").port()
+}
+
+/// TLS in front of moto: accepts on 127.0.0.1 with a leaf of `ca` for `localhost`, and relays
+/// the plaintext to `upstream`; counts the connections it accepts.
+struct TlsRelay {
+    port: u16,
+    accepted: Arc<AtomicUsize>,
+    runtime: tokio::runtime::Runtime,
+}
+
+impl TlsRelay {
+    fn start(ca: &TestCa, upstream: u16) -> TlsRelay {
+        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().expect("rt");
+        let leaf = ca.leaf(&["localhost"]);
+        let config = rustls::ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+            .with_safe_default_protocol_versions()
+            .expect("protocol versions")
+            .with_no_client_auth()
+            .with_single_cert(leaf.chain.clone(), leaf.private_key())
+            .expect("the leaf");
+        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+        let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).expect("bind 127.0.0.1");
+        let port = listener.local_addr().expect("addr").port();
+        let accepted = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&accepted);
+        runtime.spawn(async move {
+            while let Ok((tcp, _)) = listener.accept().await {
+                counted.fetch_add(1, Ordering::SeqCst);
+                let acceptor = acceptor.clone();
+                tokio::spawn(async move {
+                    let Ok(mut tls) = acceptor.accept(tcp).await else { return };
+                    let Ok(mut moto) = tokio::net::TcpStream::connect(("127.0.0.1", upstream)).await else { return };
+                    let _ = tokio::io::copy_bidirectional(&mut tls, &mut moto).await;
+                });
+            }
+        });
+        TlsRelay { port, accepted, runtime }
+    }
+
+    fn url(&self) -> String {
+        format!("https://localhost:{}", self.port)
+    }
+}
+
+/// What a run printed, and whether it succeeded.
+struct Ran {
+    ok: bool,
+    stdout: String,
+    stderr: String,
+    took: Duration,
+}
+
+/// Runs the component under jco with `env`, bounded by [`RUN_LIMIT`]. The machine's trust
+/// variables are left out: the host trusts what `env` says.
+fn run_component(env: &[(&str, String)]) -> Ran {
+    let mut cmd = Command::new(jco());
+    cmd.arg("run").arg(component());
+    for var in ["AWS_CA_BUNDLE", "SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS", "HTTPS_PROXY", "HTTP_PROXY"] {
+        cmd.env_remove(var).env_remove(var.to_lowercase());
+    }
+    cmd.envs(env.iter().map(|(k, v)| (*k, v.as_str()))).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let started = Instant::now();
+    let mut child = cmd.spawn().expect("run jco");
+    let (stdout, stderr) = (child.stdout.take().expect("stdout"), child.stderr.take().expect("stderr"));
+    let read = |pipe: Box<dyn std::io::Read + Send>| {
+        std::thread::spawn(move || BufReader::new(pipe).lines().map_while(Result::ok).collect::<Vec<_>>().join("\n"))
+    };
+    let (stdout, stderr) = (read(Box::new(stdout)), read(Box::new(stderr)));
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for jco") {
+            break status;
+        }
+        if started.elapsed() > RUN_LIMIT {
+            let _ = child.kill();
+            panic!("the component ran longer than {RUN_LIMIT:?}: killed");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    Ran {
+        ok: status.success(),
+        stdout: stdout.join().expect("stdout"),
+        stderr: stderr.join().expect("stderr"),
+        took: started.elapsed(),
+    }
+}
+
+/// Asserts the whole workflow ran: bucket, put, get equal, listed.
+fn assert_workflow(case: &str, ran: &Ran, len: usize) {
+    assert!(ran.ok, "{case}: the component failed:\n{}\n{}", ran.stdout, tail(&ran.stderr, 30));
+    for line in
+        [format!("WASI put {len} bytes"), format!("WASI got {len} bytes, equal"), "WASI listed [\"object\"]".into()]
+    {
+        assert!(ran.stdout.contains(&line), "{case}: no `{line}` in:\n{}", ran.stdout);
+    }
+}
+
+#[test]
+fn the_s3_workflow_runs_over_http_through_the_hosts_wasi_http() {
+    let moto = Moto::start();
+    let len = 300_000;
+    let ran = run_component(&[("S3_ENDPOINT", moto.url()), ("OBJECT_BYTES", len.to_string())]);
+    assert_workflow("http", &ran, len);
+    println!("WASI http: the S3 workflow through jco's wasi:http in {:?}", ran.took);
+}
+
+#[test]
+fn over_https_the_host_trusts_the_given_ca_and_refuses_another() {
+    let moto = Moto::start();
+    let ca = TestCa::new("wasi-http CA");
+    let dir = scratch_root().join("wasi-https");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let trusted = dir.join("ca.pem");
+    std::fs::write(&trusted, &ca.pem).expect("write the CA");
+    let relay = TlsRelay::start(&ca, moto.port);
+    let len = 70_000;
+    let ran = run_component(&[
+        ("S3_ENDPOINT", relay.url()),
+        ("S3_BUCKET", "wasi-https".into()),
+        ("OBJECT_BYTES", len.to_string()),
+        ("NODE_EXTRA_CA_CERTS", trusted.display().to_string()),
+    ]);
+    assert_workflow("https", &ran, len);
+    println!("WASI https: the S3 workflow over TLS the host verified, in {:?}", ran.took);
+
+    let other = dir.join("other-ca.pem");
+    std::fs::write(&other, TestCa::new("another CA").pem).expect("write the other CA");
+    let before = relay.accepted.load(Ordering::SeqCst);
+    let ran = run_component(&[
+        ("S3_ENDPOINT", relay.url()),
+        ("S3_BUCKET", "wasi-untrusted".into()),
+        ("NODE_EXTRA_CA_CERTS", other.display().to_string()),
+    ]);
+    assert!(!ran.ok, "a server the host does not trust must be refused:\n{}", ran.stdout);
+    assert!(ran.stdout.contains("WASI ERROR kind=dispatch-other"), "not retried, not I/O:\n{}", ran.stdout);
+    assert_eq!(relay.accepted.load(Ordering::SeqCst) - before, 1, "a refused server is not retried");
+    println!("WASI https: untrusted server refused once: {}", ran.stdout.lines().last().unwrap_or_default());
+    let _ = std::fs::remove_dir_all(&dir);
+    drop(relay.runtime);
+}
+
+#[test]
+fn a_stopped_server_is_a_typed_error_after_the_attempts_not_a_hang() {
+    let port = free_port();
+    let ran = run_component(&[("S3_ENDPOINT", format!("http://127.0.0.1:{port}")), ("ATTEMPTS", "3".into())]);
+    assert!(!ran.ok, "nothing listens on {port}:\n{}", ran.stdout);
+    assert!(ran.stdout.contains("WASI ERROR kind=dispatch-io"), "an I/O dispatch failure:\n{}", ran.stdout);
+    assert!(ran.stdout.contains("ConnectionRefused"), "the host's code is kept:\n{}", ran.stdout);
+    println!("WASI stopped server: {} after {:?}", ran.stdout.lines().last().unwrap_or_default(), ran.took);
+}
