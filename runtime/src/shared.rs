@@ -1,6 +1,5 @@
 //! The process-wide entry points that generated SDK code calls.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -8,7 +7,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use aws_smithy_runtime_api::client::behavior_version::BehaviorVersion;
 use aws_smithy_runtime_api::client::http::SharedHttpClient;
 use aws_smithy_runtime_api::client::runtime_components::RuntimeComponentsBuilder;
-use aws_smithy_runtime_api::client::runtime_plugin::{Order, RuntimePlugin, SharedRuntimePlugin};
+use aws_smithy_runtime_api::client::runtime_plugin::{Order, SharedRuntimePlugin, StaticRuntimePlugin};
 
 use crate::client::{Builder, SmithyTlsClient};
 use crate::error::Error;
@@ -249,24 +248,11 @@ pub fn default_client_plugin_for(
 
 /// The runtime plugin that installs `client` as the default HTTP client.
 fn plugin_installing(client: SharedHttpClient) -> SharedRuntimePlugin {
-    SharedRuntimePlugin::new(DefaultClientPlugin {
-        components: RuntimeComponentsBuilder::new("smithy_default_tls").with_http_client(Some(client)),
-    })
-}
-
-#[derive(Debug)]
-struct DefaultClientPlugin {
-    components: RuntimeComponentsBuilder,
-}
-
-impl RuntimePlugin for DefaultClientPlugin {
-    fn order(&self) -> Order {
-        Order::Defaults
-    }
-
-    fn runtime_components(&self, _current: &RuntimeComponentsBuilder) -> Cow<'_, RuntimeComponentsBuilder> {
-        Cow::Borrowed(&self.components)
-    }
+    SharedRuntimePlugin::new(
+        StaticRuntimePlugin::new().with_order(Order::Defaults).with_runtime_components(
+            RuntimeComponentsBuilder::new("smithy_default_tls").with_http_client(Some(client)),
+        ),
+    )
 }
 
 #[cfg(test)]

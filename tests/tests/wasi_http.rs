@@ -2,7 +2,8 @@
 //! with `smithy-wasi-http`'s client and sleep, built as a component (`tests/wasi-consumer`) and run
 //! under jco (Node's HTTP and TLS behind `wasi:http/outgoing-handler`) against moto on 127.0.0.1.
 //!
-//! - Over HTTP: create a bucket, put an object in chunks, get it back byte for byte, list it.
+//! - Over HTTP: create a bucket, put an object in chunks, get it back byte for byte, list it; with
+//!   the crate's client and sleep on the config, and with those `default_client_plugin` installs.
 //! - Over HTTPS, through a TLS relay in front of moto: the same, with the host trusting the test
 //!   CA (`NODE_EXTRA_CA_CERTS`); with another CA the host refuses the server, and the SDK gets
 //!   an error it does not retry (one connection).
@@ -222,6 +223,15 @@ fn the_s3_workflow_runs_over_http_through_the_hosts_wasi_http() {
     let ran = run_component(&[("S3_ENDPOINT", moto.url()), ("OBJECT_BYTES", len.to_string())]);
     assert_workflow("http", &ran, len);
     println!("WASI http: the S3 workflow through jco's wasi:http in {:?}", ran.took);
+    // The client and sleep `default_client_plugin` installs, as a generated crate's module will.
+    let ran = run_component(&[
+        ("S3_ENDPOINT", moto.url()),
+        ("S3_BUCKET", "wasi-plugin".into()),
+        ("OBJECT_BYTES", len.to_string()),
+        ("WIRING", "plugin".into()),
+    ]);
+    assert_workflow("http, the plugin's defaults", &ran, len);
+    println!("WASI http: the same with the client and sleep from default_client_plugin in {:?}", ran.took);
 }
 
 #[test]

@@ -8,6 +8,7 @@
 //! |---|---|
 //! | [`http_client`] | every request, sent through `wasi:http`, with the SDK's connect and read timeouts given to the host |
 //! | [`sleep`] | retries' backoff and the SDK's timeouts, on `wasi:clocks` |
+//! | [`default_client_plugin`] | both, installed as the SDK's defaults (what generated code hands it) |
 //!
 //! Off `wasm32-wasip2` the crate is empty.
 //!
@@ -45,6 +46,8 @@ mod client;
 #[cfg(all(target_os = "wasi", target_env = "p2"))]
 mod error;
 #[cfg(all(target_os = "wasi", target_env = "p2"))]
+mod plugin;
+#[cfg(all(target_os = "wasi", target_env = "p2"))]
 mod request;
 #[cfg(all(target_os = "wasi", target_env = "p2"))]
 mod sleep;
@@ -53,5 +56,7 @@ mod sleep;
 pub use client::{http_client, WasiHttpClient};
 #[cfg(all(target_os = "wasi", target_env = "p2"))]
 pub use error::{RequestPart, Stage, WasiHttpError};
+#[cfg(all(target_os = "wasi", target_env = "p2"))]
+pub use plugin::default_client_plugin;
 #[cfg(all(target_os = "wasi", target_env = "p2"))]
 pub use sleep::{sleep, WasiSleep};

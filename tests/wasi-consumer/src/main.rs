@@ -1,6 +1,6 @@
 //! The S3 workflow through the host's wasi:http: create a bucket, put an object (streamed in
 //! chunks), get it back and compare it byte for byte, list the bucket. Configuration from the
-//! environment: `S3_ENDPOINT` (required), `S3_BUCKET`, `OBJECT_BYTES`, `ATTEMPTS`. Prints one
+//! environment: `S3_ENDPOINT` (required), `S3_BUCKET`, `OBJECT_BYTES`, `ATTEMPTS`, `WIRING`. Prints one
 //! `WASI ...` line per step, or `WASI ERROR kind=<kind> ...` and exits with 1.
 
 use aws_sdk_s3::config::{BehaviorVersion, Credentials, Region};
@@ -22,14 +22,26 @@ async fn main() {
     let bucket = env("S3_BUCKET", "wasi-bucket");
     let len: usize = env("OBJECT_BYTES", "300000").parse().expect("OBJECT_BYTES is a number");
     let attempts: u32 = env("ATTEMPTS", "3").parse().expect("ATTEMPTS is a number");
-    let config = aws_sdk_s3::Config::builder()
+    let builder = aws_sdk_s3::Config::builder()
         .behavior_version(BehaviorVersion::latest())
         .region(Region::new("us-east-1"))
         .credentials_provider(Credentials::new("test", "test", None, None, "wasi-consumer"))
         .endpoint_url(&endpoint)
-        .force_path_style(true)
-        .http_client(smithy_wasi_http::http_client())
-        .sleep_impl(smithy_wasi_http::sleep())
+        .force_path_style(true);
+    // `WIRING=plugin`: the client and the sleep that `default_client_plugin` installs (what a
+    // generated crate's default module hands the SDK); otherwise the crate's functions, as an
+    // application sets them on its config today.
+    let (http_client, sleep) = if env("WIRING", "config") == "plugin" {
+        use aws_smithy_runtime_api::client::runtime_components::RuntimeComponentsBuilder;
+        use aws_smithy_runtime_api::client::runtime_plugin::RuntimePlugin;
+        let plugin = smithy_wasi_http::default_client_plugin();
+        let components = plugin.runtime_components(&RuntimeComponentsBuilder::new("wasi-consumer")).into_owned();
+        (components.http_client().expect("the plugin's client"), components.sleep_impl().expect("the plugin's sleep"))
+    } else {
+        (smithy_wasi_http::http_client(), smithy_wasi_http::sleep())
+    };
+    let builder = builder.http_client(http_client).sleep_impl(sleep);
+    let config = builder
         .retry_config(aws_sdk_s3::config::retry::RetryConfig::standard().with_max_attempts(attempts))
         .timeout_config(
             aws_sdk_s3::config::timeout::TimeoutConfig::builder()
