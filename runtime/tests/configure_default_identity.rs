@@ -18,9 +18,9 @@ fn leaf_der(pem: &str) -> Vec<u8> {
 async fn the_default_clients_present_the_configured_watched_identity() {
     std::env::remove_var("AWS_CA_BUNDLE");
     let (server_ca, client_ca) = (TestCa::new("server CA"), TestCa::new("client CA"));
-    let dir = std::env::temp_dir().join(format!("smithy-tls-configure-identity-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch directory");
-    let (cert, key) = (dir.join("client.pem"), dir.join("client.key"));
+    // Removed on drop, whether the test passes or not.
+    let dir = tempfile::Builder::new().prefix("smithy-tls-configure-identity-").tempdir().expect("scratch directory");
+    let (cert, key) = (dir.path().join("client.pem"), dir.path().join("client.key"));
     let [first, second] =
         ["first", "second"].map(|name| client_ca.client_leaf(name, &rcgen::KeyPair::generate().expect("key")));
     std::fs::write(&cert, &first.cert).expect("certificate");
@@ -57,5 +57,4 @@ async fn the_default_clients_present_the_configured_watched_identity() {
             std::fs::rename(&staged, path).expect("rename over");
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }

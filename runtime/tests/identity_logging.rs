@@ -65,9 +65,9 @@ async fn no_key_material_is_logged_and_an_unusable_pair_is_said_once() {
     let capture = Capture::default();
     tracing::subscriber::set_global_default(capture.clone()).expect("the only subscriber of this binary");
     let (server_ca, client_ca) = (TestCa::new("server CA"), TestCa::new("client CA"));
-    let dir = std::env::temp_dir().join(format!("smithy-tls-identity-logging-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch directory");
-    let (cert, key) = (dir.join("client.pem"), dir.join("client.key"));
+    // Removed on drop, whether the test passes or not.
+    let dir = tempfile::Builder::new().prefix("smithy-tls-identity-logging-").tempdir().expect("scratch directory");
+    let (cert, key) = (dir.path().join("client.pem"), dir.path().join("client.key"));
     let pairs = ["first", "second"].map(|n| client_ca.client_leaf(n, &rcgen::KeyPair::generate().expect("key")));
     std::fs::write(&cert, &pairs[0].cert).expect("certificate");
     std::fs::write(&key, &pairs[0].key).expect("key");
@@ -121,5 +121,4 @@ async fn no_key_material_is_logged_and_an_unusable_pair_is_said_once() {
         logged.iter().filter(|(_, text)| text.contains("do not make a usable identity")).collect();
     assert_eq!(unusable.len(), 1, "said once: {unusable:#?}");
     assert_eq!(unusable[0].0, Level::WARN);
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -4,7 +4,7 @@
 //! for a while. Nothing may fail, and each connection must present the certificate its files
 //! held when its handshake began.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -76,22 +76,13 @@ async fn server(server_ca: &TestCa, client_ca: &TestCa) -> HttpsServer {
     .await
 }
 
-struct Dir(PathBuf);
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rotation_under_load_fails_nothing_and_presents_no_stale_certificate() {
     let (server_ca, client_ca) = (TestCa::new("server CA"), TestCa::new("client CA"));
     for provider in providers() {
-        let dir = Dir(std::env::temp_dir().join(format!("smithy-tls-rotation-{}-{provider}", std::process::id())));
-        let _ = std::fs::remove_dir_all(&dir.0);
-        std::fs::create_dir_all(&dir.0).expect("temp dir");
-        let (cert_path, key_path) = (dir.0.join("client.pem"), dir.0.join("client.key"));
+        let dir =
+            tempfile::Builder::new().prefix(&format!("smithy-tls-rotation-{provider}-")).tempdir().expect("temp dir");
+        let (cert_path, key_path) = (dir.path().join("client.pem"), dir.path().join("client.key"));
         let [a, b, c] = ["client A", "client B", "client C"].map(|name| pair(&client_ca, name));
         replace(&cert_path, &a.cert);
         replace(&key_path, &a.key);

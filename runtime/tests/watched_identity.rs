@@ -3,7 +3,7 @@
 //! secret, a half-written pair, and a poll interval that is not zero. Each test waits on what it
 //! observes (a generation, an error), bounded in time, never on a fixed delay.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use rcgen::KeyPair;
@@ -14,21 +14,8 @@ use smithy_tls_test_support::*;
 const EVERY_TIME: Duration = Duration::ZERO;
 
 /// A fresh directory under the system's temporary one, removed on drop.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(tag: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("smithy-tls-watched-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("scratch directory");
-        Scratch(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+fn scratch(tag: &str) -> tempfile::TempDir {
+    tempfile::Builder::new().prefix(&format!("smithy-tls-watched-{tag}-")).tempdir().expect("scratch directory")
 }
 
 fn client_pem(ca: &TestCa, name: &str) -> ClientPem {
@@ -54,8 +41,8 @@ fn presents(watch: &WatchedIdentity, pem: &ClientPem) -> bool {
 
 #[test]
 fn a_deleted_key_keeps_the_previous_identity_until_a_pair_is_back() {
-    let scratch = Scratch::new("deleted-key");
-    let (cert, key) = (scratch.0.join("client.pem"), scratch.0.join("client.key"));
+    let scratch = scratch("deleted-key");
+    let (cert, key) = (scratch.path().join("client.pem"), scratch.path().join("client.key"));
     let ca = TestCa::new("client CA");
     let first = client_pem(&ca, "first");
     write_pair(&cert, &key, &first);
@@ -79,8 +66,8 @@ fn a_deleted_key_keeps_the_previous_identity_until_a_pair_is_back() {
 
 #[test]
 fn both_files_deleted_and_put_back_are_read_again() {
-    let scratch = Scratch::new("both-deleted");
-    let (cert, key) = (scratch.0.join("client.pem"), scratch.0.join("client.key"));
+    let scratch = scratch("both-deleted");
+    let (cert, key) = (scratch.path().join("client.pem"), scratch.path().join("client.key"));
     let ca = TestCa::new("client CA");
     let first = client_pem(&ca, "first");
     write_pair(&cert, &key, &first);
@@ -108,8 +95,8 @@ fn both_files_deleted_and_put_back_are_read_again() {
 #[test]
 fn a_kubernetes_style_symlink_swap_is_one_change() {
     use std::os::unix::fs::symlink;
-    let scratch = Scratch::new("symlink-swap");
-    let dir = &scratch.0;
+    let scratch = scratch("symlink-swap");
+    let dir = scratch.path();
     let ca = TestCa::new("client CA");
     let publish = |version: &str, pem: &ClientPem| {
         let data = dir.join(version);
@@ -136,8 +123,8 @@ fn a_kubernetes_style_symlink_swap_is_one_change() {
 
 #[test]
 fn a_new_certificate_with_the_old_key_waits_for_its_key() {
-    let scratch = Scratch::new("half-written");
-    let (cert, key) = (scratch.0.join("client.pem"), scratch.0.join("client.key"));
+    let scratch = scratch("half-written");
+    let (cert, key) = (scratch.path().join("client.pem"), scratch.path().join("client.key"));
     let ca = TestCa::new("client CA");
     let first = client_pem(&ca, "first");
     write_pair(&cert, &key, &first);
@@ -156,8 +143,8 @@ fn a_new_certificate_with_the_old_key_waits_for_its_key() {
 /// here: deterministic), and is seen once it has (a short one, waited on by observation).
 #[test]
 fn a_poll_interval_defers_the_look_and_the_change_is_seen_after_it() {
-    let scratch = Scratch::new("poll-interval");
-    let (cert, key) = (scratch.0.join("client.pem"), scratch.0.join("client.key"));
+    let scratch = scratch("poll-interval");
+    let (cert, key) = (scratch.path().join("client.pem"), scratch.path().join("client.key"));
     let ca = TestCa::new("client CA");
     let first = client_pem(&ca, "first");
     write_pair(&cert, &key, &first);

@@ -52,7 +52,7 @@ pub(super) fn check_match(identity: &ClientIdentity) -> Result<(), IdentityError
 /// The SubjectPublicKeyInfo of a DER certificate: `Certificate ::= SEQUENCE { tbsCertificate
 /// SEQUENCE { [0] version OPTIONAL, serialNumber, signature, issuer, validity, subject,
 /// subjectPublicKeyInfo, .. }, .. }` (RFC 5280, 4.1).
-fn leaf_public_key(cert: &[u8]) -> Result<SubjectPublicKeyInfoRef<'_>, pkcs8::der::Error> {
+pub(super) fn leaf_public_key(cert: &[u8]) -> Result<SubjectPublicKeyInfoRef<'_>, pkcs8::der::Error> {
     let mut reader = SliceReader::new(cert)?;
     reader.sequence(|certificate| {
         let spki = certificate.sequence(|tbs| {

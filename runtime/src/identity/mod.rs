@@ -305,6 +305,14 @@ impl ClientIdentity {
     pub(crate) fn key_der(&self) -> (KeyFormat, &[u8]) {
         (self.inner.format, &self.inner.key)
     }
+
+    /// The leaf certificate's public key as its SubjectPublicKeyInfo holds it (an EC point, an
+    /// Ed25519 key, or a DER `RSAPublicKey`), for the backends that check the pair with their own
+    /// crypto; `None` where the bit string is not whole bytes.
+    #[cfg(s2n)]
+    pub(crate) fn leaf_public_key_bits(&self) -> Result<Option<&[u8]>, pkcs8::der::Error> {
+        key_match::leaf_public_key(&self.inner.chain[0]).map(|spki| spki.subject_public_key.as_bytes())
+    }
 }
 
 /// Where a client's identity comes from: one pair for the client's life, or files read again

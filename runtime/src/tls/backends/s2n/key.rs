@@ -6,7 +6,6 @@
 use std::sync::Arc;
 
 use aws_lc_rs::signature::{self, KeyPair as _};
-use der::Decode as _;
 
 use crate::error::{Error, TlsConfigError};
 use crate::identity::{ClientIdentity, KeyFormat, KeyType};
@@ -34,8 +33,7 @@ pub(super) fn check_pair(provider: TlsProvider, identity: &ClientIdentity) -> Re
         (KeyType::Rsa { .. }, _) => signature::RsaKeyPair::from_pkcs8(der).map(|k| k.public_key().as_ref().to_vec()),
     }
     .map_err(|e| refused(Arc::new(e)))?;
-    let leaf = x509_cert::Certificate::from_der(&identity.certificate_chain()[0]).map_err(|e| refused(Arc::new(e)))?;
-    match leaf.tbs_certificate().subject_public_key_info().subject_public_key.as_bytes() {
+    match identity.leaf_public_key_bits().map_err(|e| refused(Arc::new(e)))? {
         Some(bits) if bits == public.as_slice() => Ok(()),
         _ => Err(Error::TlsConfig { provider, reason: TlsConfigError::ClientKeyMismatch }),
     }
