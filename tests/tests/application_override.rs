@@ -474,7 +474,8 @@ fn a_cross_target_check_with_rustls_ring_builds_neither_s2n_nor_aws_lc() {
 /// (rustls-ring with the platform verifier, which on Linux reads the native store the consumer
 /// is given) serves with those roots, chosen by the application; the pair the runtime refuses
 /// (`openssl` with `platform-verifier` roots) stops the build with README's message; and roots
-/// no crate asked for, set alone, stop it naming the feature line to add.
+/// no crate asked for (`webpki`, `platform-verifier`), set without their feature, stop it naming
+/// the feature line to add.
 #[test]
 fn the_roots_override_builds_serves_and_refuses_as_documented() {
     let tree = rewritten_tree("override-roots");
@@ -511,5 +512,17 @@ fn the_roots_override_builds_serves_and_refuses_as_documented() {
         tail(&stderr, 20)
     );
     println!("E2E override roots webpki without its feature: refused, naming the Cargo.toml line");
+
+    // The platform verifier likewise, with the flags of the build that served above.
+    let out = consumer_build_with(&tree, &pair, "report-connections").output().expect("cargo");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "platform-verifier roots without their feature must not build");
+    assert!(
+        stderr.contains(r#"--cfg smithy_tls_roots="platform-verifier""#)
+            && stderr.contains(r#"smithy-default-tls = { version = "0.1", features = ["platform-verifier"] }"#),
+        "the refusal names the feature line:\n{}",
+        tail(&stderr, 20)
+    );
+    println!("E2E override roots platform-verifier without its feature: refused, naming the Cargo.toml line");
     let _ = std::fs::remove_dir_all(&tree);
 }
