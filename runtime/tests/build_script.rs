@@ -109,7 +109,7 @@ fn providers_off_their_systems_are_refused() {
 
 #[test]
 fn platform_verifier_roots_with_a_library_that_reads_its_own_store_are_refused() {
-    for provider in ["s2n-tls", "openssl"] {
+    for provider in ["s2n-tls", "s2n-tls-fips", "openssl"] {
         let outcome = run(&LINUX_GNU, &[provider, "platform-verifier"], Some(provider), Some("platform-verifier"));
         refused(&outcome, &["smithy_tls_roots=\"platform-verifier\" cannot be used with", provider]);
     }
