@@ -209,11 +209,14 @@ fn consumer_build_with(tree: &Path, flags: &str, features: &str) -> Command {
 /// The native libraries in the consumer's graph for `target` with the rustflags of the tree's
 /// `.cargo/config.toml` (`RUSTFLAGS` left unset) or of `rustflags` (set, as a CI job exports it).
 fn natives_with_config(tree: &Path, target: &str, rustflags: Option<&str>) -> BTreeSet<&'static str> {
+    let env: Vec<(&str, &str)> = rustflags.map(|flags| ("RUSTFLAGS", flags)).into_iter().collect();
+    natives_with_env(tree, target, &env)
+}
+
+/// [`natives_with_config`] with exactly the rustflags variables of `env` set.
+fn natives_with_env(tree: &Path, target: &str, env: &[(&str, &str)]) -> BTreeSet<&'static str> {
     let mut cmd = Command::new(env!("CARGO"));
-    cmd.env_remove("CARGO_ENCODED_RUSTFLAGS").env_remove("RUSTFLAGS");
-    if let Some(flags) = rustflags {
-        cmd.env("RUSTFLAGS", flags);
-    }
+    cmd.env_remove("CARGO_ENCODED_RUSTFLAGS").env_remove("RUSTFLAGS").envs(env.iter().copied());
     let out = run(cmd
         .current_dir(tree)
         .args(["tree", "--locked", "-p", "e2e-consumer", "--no-default-features", "--features", "report-connections"])
@@ -246,6 +249,11 @@ fn the_config_file_forms_set_the_override_and_rustflags_replaces_them() {
     std::fs::write(&config, per_target).expect("config");
     assert_eq!(natives_with_config(&tree, arm, None), BTreeSet::from(["aws-lc-sys"]), "[target.{arm}] rustflags");
     assert_eq!(natives_with_config(&tree, gnu, None), BTreeSet::from(["ring"]), "[build] still serves {gnu}");
+    assert_eq!(natives_with_config(&tree, arm, Some("-D warnings")), own, "RUSTFLAGS replaces [target.{arm}] too");
+    // CARGO_ENCODED_RUSTFLAGS (flags split by 0x1f) comes first, before RUSTFLAGS.
+    let encoded = "--cfg\u{1f}smithy_tls=\"rustls-ring\"";
+    let both = [("CARGO_ENCODED_RUSTFLAGS", encoded), ("RUSTFLAGS", "-D warnings")];
+    assert_eq!(natives_with_env(&tree, arm, &both), BTreeSet::from(["ring"]), "CARGO_ENCODED_RUSTFLAGS first");
     // A `[target.'cfg(..)']` entry works the same way, for every target it matches.
     let by_cfg = "[build]\nrustflags = [\"--cfg\", \"smithy_tls=\\\"rustls-ring\\\"\"]\n\
                   [target.'cfg(target_arch = \"aarch64\")']\nrustflags = [\"--cfg\", \"smithy_tls=\\\"rustls-aws-lc\\\"\"]\n";
@@ -256,7 +264,10 @@ fn the_config_file_forms_set_the_override_and_rustflags_replaces_them() {
         BTreeSet::from(["ring"]),
         "[build] where the cfg entry does not match"
     );
-    println!("E2E override config forms: [build] and [target] rustflags select the provider; RUSTFLAGS replaces them");
+    println!(
+        "E2E override config forms: [build] and [target] rustflags select the provider; RUSTFLAGS replaces them, \
+         CARGO_ENCODED_RUSTFLAGS comes first"
+    );
     let _ = std::fs::remove_dir_all(&tree);
 }
 
