@@ -419,6 +419,16 @@ fn the_rustls_024_path_under_the_rustls_aws_lc_override() {
     let ring = graph(&tree, target, Some("rustls-ring"), features);
     assert!(!has_rustls_024(&ring), "rustls-ring leaves rustls 0.24 out: {ring:?}");
     assert_eq!(native(&ring), BTreeSet::from(["ring"]), "rustls-ring with the feature on");
+    // Under every other value the feature changes nothing in the graph.
+    for value in values().into_iter().filter(|v| *v != "rustls-aws-lc") {
+        let base = features_for(value, target);
+        let with = graph(&tree, target, Some(value), &format!("{base},rustls-024"));
+        assert_eq!(
+            with,
+            graph(&tree, target, Some(value), &base),
+            "{value}: experimental-rustls-024 changed the graph"
+        );
+    }
 
     let binary = build_consumer(&tree, "rustls-aws-lc", "rustls-024");
     let run = run_consumer(&tree, &binary, false);
