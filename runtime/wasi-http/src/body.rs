@@ -2,12 +2,13 @@
 //! host's input stream as the SDK polls it.
 
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
 use http_body::{Body, Frame};
 use http_body_util::BodyExt;
-use wasip2::http::types::{ErrorCode, IncomingBody, IncomingResponse, OutgoingBody};
+use wasip2::http::types::{IncomingBody, IncomingResponse, OutgoingBody};
 use wasip2::io::streams::{InputStream, OutputStream, StreamError};
 
 use crate::error::{Stage, WasiHttpError};
@@ -21,7 +22,7 @@ fn stream_error(stage: Stage, error: StreamError) -> WasiHttpError {
         StreamError::Closed => WasiHttpError::Closed { stage },
         StreamError::LastOperationFailed(e) => match wasip2::http::types::http_error_code(&e) {
             Some(code) => WasiHttpError::Host { stage, code },
-            None => WasiHttpError::Host { stage, code: ErrorCode::InternalError(Some(e.to_debug_string())) },
+            None => WasiHttpError::Stream { stage, detail: e.to_debug_string() },
         },
     }
 }
@@ -30,16 +31,13 @@ fn stream_error(stage: Stage, error: StreamError) -> WasiHttpError {
 pub(crate) async fn write_request_body<B>(mut body: B, outgoing: OutgoingBody) -> Result<(), WasiHttpError>
 where
     B: Body<Data = Bytes> + Unpin,
-    B::Error: std::fmt::Display,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
     let stage = Stage::RequestBody;
     let closed = || WasiHttpError::Closed { stage };
     let stream = outgoing.write().map_err(|()| closed())?;
     while let Some(frame) = body.frame().await {
-        let frame = frame.map_err(|e| WasiHttpError::Host {
-            stage,
-            code: ErrorCode::InternalError(Some(format!("the request body failed: {e}"))),
-        })?;
+        let frame = frame.map_err(|e| WasiHttpError::RequestBody(Arc::from(e.into())))?;
         if let Ok(data) = frame.into_data() {
             write_all(&stream, &data)?;
         }

@@ -1,6 +1,7 @@
 //! The host's `error-code`, with what the client was doing, as the SDK's `ConnectorError`.
 
 use std::fmt;
+use std::sync::Arc;
 
 use aws_smithy_runtime_api::client::result::ConnectorError;
 use wasip2::http::types::ErrorCode;
@@ -47,6 +48,16 @@ pub enum WasiHttpError {
         /// What the client was doing.
         stage: Stage,
     },
+    /// A body stream failed with an I/O error that carries no HTTP error code: the host's own
+    /// description of it.
+    Stream {
+        /// What the client was doing.
+        stage: Stage,
+        /// The host's description.
+        detail: String,
+    },
+    /// The request's own body (the SDK's, or the application's stream) failed while it was sent.
+    RequestBody(Arc<dyn std::error::Error + Send + Sync>),
     /// The host would not take a part of the request.
     Refused(RequestPart),
 }
@@ -69,6 +80,7 @@ impl WasiHttpError {
             WasiHttpError::Host { ref code, .. } if is_the_request(code) => ConnectorError::user(Box::new(self)),
             WasiHttpError::Host { .. } => ConnectorError::other(Box::new(self), None),
             WasiHttpError::Closed { .. } => ConnectorError::io(Box::new(self)),
+            WasiHttpError::Stream { .. } | WasiHttpError::RequestBody(_) => ConnectorError::other(Box::new(self), None),
             WasiHttpError::Refused(_) => ConnectorError::user(Box::new(self)),
         }
     }
@@ -133,6 +145,8 @@ impl fmt::Display for WasiHttpError {
         match self {
             WasiHttpError::Host { stage, code } => write!(f, "{stage}: the host reported {code:?}"),
             WasiHttpError::Closed { stage } => write!(f, "{stage}: the host closed the stream early"),
+            WasiHttpError::Stream { stage, detail } => write!(f, "{stage}: the stream failed: {detail}"),
+            WasiHttpError::RequestBody(source) => write!(f, "the request body failed while it was sent: {source}"),
             WasiHttpError::Refused(part) => {
                 let (what, value) = match part {
                     RequestPart::Header(name) => ("header", name),
@@ -147,5 +161,12 @@ impl fmt::Display for WasiHttpError {
     }
 }
 
-/// The host's code is in the message (it has no source of its own to add).
-impl std::error::Error for WasiHttpError {}
+/// The host's code is in the message; a failed request body is the source.
+impl std::error::Error for WasiHttpError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            WasiHttpError::RequestBody(source) => Some(source.as_ref()),
+            _ => None,
+        }
+    }
+}

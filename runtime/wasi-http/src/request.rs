@@ -26,14 +26,15 @@ pub(crate) fn outgoing_request(head: &Parts) -> Result<OutgoingRequest, WasiHttp
         WasiHttpError::Refused(RequestPart::Header(refused.map_or_else(String::new, |(name, _)| name.clone())))
     })?;
     let request = OutgoingRequest::new(headers);
+    let refused = WasiHttpError::Refused;
     request.set_method(&method(&head.method)).map_err(|()| refused(RequestPart::Method(head.method.to_string())))?;
-    let scheme = match head.uri.scheme_str() {
-        Some("http") => Scheme::Http,
-        Some("https") | None => Scheme::Https,
-        Some(other) => Scheme::Other(other.to_owned()),
+    let scheme_name = head.uri.scheme_str().unwrap_or("https");
+    let scheme = match scheme_name {
+        "http" => Scheme::Http,
+        "https" => Scheme::Https,
+        other => Scheme::Other(other.to_owned()),
     };
-    let scheme_name = head.uri.scheme_str().unwrap_or("https").to_owned();
-    request.set_scheme(Some(&scheme)).map_err(|()| refused(RequestPart::Scheme(scheme_name)))?;
+    request.set_scheme(Some(&scheme)).map_err(|()| refused(RequestPart::Scheme(scheme_name.to_owned())))?;
     let authority = head.uri.authority().map(|a| a.as_str());
     request
         .set_authority(authority)
@@ -43,10 +44,6 @@ pub(crate) fn outgoing_request(head: &Parts) -> Result<OutgoingRequest, WasiHttp
         .set_path_with_query(path)
         .map_err(|()| refused(RequestPart::PathAndQuery(path.unwrap_or_default().to_owned())))?;
     Ok(request)
-}
-
-fn refused(part: RequestPart) -> WasiHttpError {
-    WasiHttpError::Refused(part)
 }
 
 fn method(method: &http::Method) -> Method {
