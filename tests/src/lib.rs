@@ -138,6 +138,56 @@ pub fn run(cmd: &mut Command) -> Output {
     out
 }
 
+/// What a [`run_bounded`] command printed, whether it succeeded, and how long it took.
+pub struct BoundedRun {
+    /// Whether it exited with success.
+    pub ok: bool,
+    /// Its standard output.
+    pub stdout: String,
+    /// Its standard error.
+    pub stderr: String,
+    /// From its start to its exit.
+    pub took: std::time::Duration,
+}
+
+/// Runs `cmd` to its end, or kills it and fails the test after `limit` (with its last lines of
+/// standard error). A failing command is not a failed test: the caller asserts on the run.
+pub fn run_bounded(cmd: &mut Command, limit: std::time::Duration) -> BoundedRun {
+    use std::io::Read as _;
+    use std::process::Stdio;
+    let started = std::time::Instant::now();
+    let mut child =
+        cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap_or_else(|e| panic!("run {cmd:?}: {e}"));
+    let read = |pipe: Option<Box<dyn std::io::Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut text = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut text);
+            }
+            String::from_utf8_lossy(&text).into_owned()
+        })
+    };
+    let stdout = read(child.stdout.take().map(|p| Box::new(p) as Box<dyn std::io::Read + Send>));
+    let stderr = read(child.stderr.take().map(|p| Box::new(p) as Box<dyn std::io::Read + Send>));
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap_or_else(|e| panic!("wait for {cmd:?}: {e}")) {
+            break status;
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{cmd:?} ran over {limit:?}: killed\n{}", tail(&stderr.join().unwrap_or_default(), 20));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    BoundedRun {
+        ok: status.success(),
+        stdout: stdout.join().expect("stdout"),
+        stderr: stderr.join().expect("stderr"),
+        took: started.elapsed(),
+    }
+}
+
 /// The target triple `rustc` builds for by default here (`host:` of `rustc -vV`).
 pub fn host_triple() -> String {
     let out = run(Command::new("rustc").arg("-vV"));

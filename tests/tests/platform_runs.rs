@@ -13,13 +13,13 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use smithy_tls_e2e::support::proxy::{ConnectProxy, ProxyMode};
 use smithy_tls_e2e::support::TestCa;
 use smithy_tls_e2e::{
-    consumer_command, pin_lock, prepare_sdk_tree, rule_stack, run, scratch_root, smithy_tls_binary, tail, MockRun,
-    PUBLISHED, PUBLISHED_REWRITTEN_LOCK,
+    consumer_command, pin_lock, prepare_sdk_tree, rule_stack, run, run_bounded, scratch_root, smithy_tls_binary, tail,
+    BoundedRun, MockRun, PUBLISHED, PUBLISHED_REWRITTEN_LOCK,
 };
 
 /// A target this machine can run, and how.
@@ -248,46 +248,12 @@ fn wine_path(path: &Path) -> String {
     format!("Z:{}", path.display()).replace('/', "\\")
 }
 
-/// What one run printed.
-struct Output {
-    ok: bool,
-    stdout: String,
-    stderr: String,
-}
-
 /// How long one run of the consumer may take (emulated, it makes a few requests).
 const RUN_LIMIT: Duration = Duration::from_secs(180);
 
 /// Runs `cmd` to its end, or kills it and fails after [`RUN_LIMIT`].
-fn output(cmd: &mut Command) -> Output {
-    use std::io::Read as _;
-    use std::process::Stdio;
-    let mut child =
-        cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap_or_else(|e| panic!("run {cmd:?}: {e}"));
-    let read = |pipe: Option<Box<dyn std::io::Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut text = Vec::new();
-            if let Some(mut pipe) = pipe {
-                let _ = pipe.read_to_end(&mut text);
-            }
-            String::from_utf8_lossy(&text).into_owned()
-        })
-    };
-    let stdout = read(child.stdout.take().map(|p| Box::new(p) as Box<dyn std::io::Read + Send>));
-    let stderr = read(child.stderr.take().map(|p| Box::new(p) as Box<dyn std::io::Read + Send>));
-    let deadline = Instant::now() + RUN_LIMIT;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait for the consumer") {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{cmd:?} ran over {RUN_LIMIT:?}: killed\n{}", tail(&stderr.join().unwrap_or_default(), 20));
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    Output { ok: status.success(), stdout: stdout.join().expect("stdout"), stderr: stderr.join().expect("stderr") }
+fn output(cmd: &mut Command) -> BoundedRun {
+    run_bounded(cmd, RUN_LIMIT)
 }
 
 /// The published crates rewritten with `preset`, with the committed lock.
@@ -298,10 +264,10 @@ fn rewritten_tree(preset: &str, tag: &str) -> PathBuf {
     tree
 }
 
-/// Builds `preset`'s consumer for `platform` and runs it three ways: a request served by the
-/// rule's provider and roots; a server it must not trust; a `CONNECT` proxy from `HTTPS_PROXY`.
-/// [`runs_the_rule`] with the CA trusted through `trust`; the consumer's binary and its scratch
-/// directory, for more runs.
+/// Builds `preset`'s consumer for `platform` and runs it three ways, trusting the test CA
+/// through `trust`: a request served by the rule's provider and roots; a server it must not
+/// trust; a `CONNECT` proxy from `HTTPS_PROXY`. The consumer's binary and its scratch directory,
+/// for more runs.
 fn runs_the_rule_trusting(platform: &Platform, preset: &str, trust: Trust) -> (PathBuf, PathBuf) {
     // One build and run at a time: the presets of a target share its target dir.
     static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());

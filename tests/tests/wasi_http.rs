@@ -12,14 +12,15 @@
 //! jco (npm, pinned) and moto (`moto_server`) are what scripts/test installs; a missing one fails
 //! the test, naming the install.
 
-use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use smithy_tls_e2e::{pin_lock, repo_root, run, scratch_cargo, scratch_root, scratch_target, tail};
+use smithy_tls_e2e::{
+    pin_lock, repo_root, run, run_bounded, scratch_cargo, scratch_root, scratch_target, tail, BoundedRun,
+};
 use smithy_tls_test_support::pki::TestCa;
 
 /// The jco release the suite installs (npm `@bytecodealliance/jco`).
@@ -164,50 +165,19 @@ impl TlsRelay {
     }
 }
 
-/// What a run printed, and whether it succeeded.
-struct Ran {
-    ok: bool,
-    stdout: String,
-    stderr: String,
-    took: Duration,
-}
-
 /// Runs the component under jco with `env`, bounded by [`RUN_LIMIT`]. The machine's trust
 /// variables are left out: the host trusts what `env` says.
-fn run_component(env: &[(&str, String)]) -> Ran {
+fn run_component(env: &[(&str, String)]) -> BoundedRun {
     let mut cmd = Command::new(jco());
     cmd.arg("run").arg(component());
     for var in ["AWS_CA_BUNDLE", "SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS", "HTTPS_PROXY", "HTTP_PROXY"] {
         cmd.env_remove(var).env_remove(var.to_lowercase());
     }
-    cmd.envs(env.iter().map(|(k, v)| (*k, v.as_str()))).stdout(Stdio::piped()).stderr(Stdio::piped());
-    let started = Instant::now();
-    let mut child = cmd.spawn().expect("run jco");
-    let (stdout, stderr) = (child.stdout.take().expect("stdout"), child.stderr.take().expect("stderr"));
-    let read = |pipe: Box<dyn std::io::Read + Send>| {
-        std::thread::spawn(move || BufReader::new(pipe).lines().map_while(Result::ok).collect::<Vec<_>>().join("\n"))
-    };
-    let (stdout, stderr) = (read(Box::new(stdout)), read(Box::new(stderr)));
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait for jco") {
-            break status;
-        }
-        if started.elapsed() > RUN_LIMIT {
-            let _ = child.kill();
-            panic!("the component ran longer than {RUN_LIMIT:?}: killed");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    Ran {
-        ok: status.success(),
-        stdout: stdout.join().expect("stdout"),
-        stderr: stderr.join().expect("stderr"),
-        took: started.elapsed(),
-    }
+    run_bounded(cmd.envs(env.iter().map(|(k, v)| (*k, v.as_str()))), RUN_LIMIT)
 }
 
 /// Asserts the whole workflow ran: bucket, put, get equal, listed.
-fn assert_workflow(case: &str, ran: &Ran, len: usize) {
+fn assert_workflow(case: &str, ran: &BoundedRun, len: usize) {
     assert!(ran.ok, "{case}: the component failed:\n{}\n{}", ran.stdout, tail(&ran.stderr, 30));
     for line in
         [format!("WASI put {len} bytes"), format!("WASI got {len} bytes, equal"), "WASI listed [\"object\"]".into()]
