@@ -343,6 +343,10 @@ pub struct RuntimeDependency {
 pub enum Stack {
     /// No default client on the target: users supply their own (`provider = "none"`).
     None,
+    /// The host's HTTP on `wasm32-wasip2` (`provider = "wasi-http"`): requests go through
+    /// `wasi:http/outgoing-handler`, so the host makes the connections, runs TLS and verifies with
+    /// its own trust store. Served by the `smithy-wasi-http` crate, not by the runtime crate.
+    WasiHttp,
     /// A TLS provider with its trust roots.
     Tls {
         /// The provider.
@@ -359,19 +363,30 @@ impl Stack {
     /// The spelling of [`Stack::None`] in policy files.
     pub const NONE: &'static str = "none";
 
-    /// The provider's spelling in policy files (`none` for [`Stack::None`]).
+    /// The spelling of [`Stack::WasiHttp`] in policy files.
+    pub const WASI_HTTP: &'static str = "wasi-http";
+
+    /// The provider's spelling in policy files (`none` for [`Stack::None`], `wasi-http` for
+    /// [`Stack::WasiHttp`]).
     pub fn provider_name(self) -> &'static str {
         match self {
             Stack::None => Stack::NONE,
+            Stack::WasiHttp => Stack::WASI_HTTP,
             Stack::Tls { provider, .. } => provider.name(),
         }
     }
 
-    /// The roots' spelling, `-` for [`Stack::None`] (for tables); `native, else webpki` for
-    /// `native` roots with `empty-store = "webpki"`.
+    /// Whether the target gets a default client: a TLS stack of the runtime crate, or the host's.
+    pub fn has_client(self) -> bool {
+        self != Stack::None
+    }
+
+    /// The roots' spelling, `-` for [`Stack::None`] and `host` for [`Stack::WasiHttp`] (for
+    /// tables); `native, else webpki` for `native` roots with `empty-store = "webpki"`.
     pub fn roots_name(self) -> &'static str {
         match self {
             Stack::None => "-",
+            Stack::WasiHttp => "host",
             Stack::Tls { roots: Roots::Native, empty_store: EmptyStore::Webpki, .. } => "native, else webpki",
             Stack::Tls { roots, .. } => roots.name(),
         }
@@ -380,26 +395,26 @@ impl Stack {
     /// What the empty store does, [`EmptyStore::Fail`] for [`Stack::None`].
     pub fn empty_store(self) -> EmptyStore {
         match self {
-            Stack::None => EmptyStore::Fail,
+            Stack::None | Stack::WasiHttp => EmptyStore::Fail,
             Stack::Tls { empty_store, .. } => empty_store,
         }
     }
 
     /// The runtime crate's `TrustRoots` variant for this stack (`NativeOrWebpki` for `native`
-    /// roots with the webpki fallback), `None` for [`Stack::None`].
+    /// roots with the webpki fallback), `None` for [`Stack::None`] and [`Stack::WasiHttp`].
     pub fn runtime_roots_variant(self) -> Option<&'static str> {
         match self {
-            Stack::None => None,
+            Stack::None | Stack::WasiHttp => None,
             Stack::Tls { roots: Roots::Native, empty_store: EmptyStore::Webpki, .. } => Some("NativeOrWebpki"),
             Stack::Tls { roots, .. } => Some(roots.runtime_variant()),
         }
     }
 
     /// The runtime crate's features this stack needs: the provider's and the roots' (and
-    /// `webpki` too for the fallback), empty for [`Stack::None`].
+    /// `webpki` too for the fallback), empty for [`Stack::None`] and [`Stack::WasiHttp`].
     pub fn runtime_features(self) -> Vec<&'static str> {
         match self {
-            Stack::None => Vec::new(),
+            Stack::None | Stack::WasiHttp => Vec::new(),
             Stack::Tls { provider, roots, empty_store } => {
                 let mut features = vec![provider.name(), roots.name()];
                 if empty_store == EmptyStore::Webpki && roots != Roots::Webpki {
@@ -410,18 +425,18 @@ impl Stack {
         }
     }
 
-    /// The provider, if any.
+    /// The runtime crate's TLS provider, if the stack has one.
     pub fn provider(self) -> Option<Provider> {
         match self {
-            Stack::None => None,
+            Stack::None | Stack::WasiHttp => None,
             Stack::Tls { provider, .. } => Some(provider),
         }
     }
 
-    /// The roots, if any.
+    /// The roots the runtime crate reads, if the stack has them.
     pub fn roots(self) -> Option<Roots> {
         match self {
-            Stack::None => None,
+            Stack::None | Stack::WasiHttp => None,
             Stack::Tls { roots, .. } => Some(roots),
         }
     }

@@ -43,6 +43,14 @@ pub struct PolicySource {
 }
 
 /// `"a" | "b" | "c"`: the choices for a key, as a policy file spells them.
+/// What a rule's `provider` names: a TLS provider of the runtime crate, or a stack without one
+/// (`none`, `wasi-http`), which takes no roots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Named {
+    Tls(Provider),
+    Stack(Stack),
+}
+
 fn alternatives(names: &[&str]) -> String {
     names.iter().map(|name| format!("\"{name}\"")).collect::<Vec<_>>().join(" | ")
 }
@@ -373,8 +381,8 @@ impl Parser<'_> {
         let note = self.string_value(table, "note", where_).map(|(text, _)| text.to_owned());
 
         let stack = match provider? {
-            None => Stack::None,
-            Some(provider) => Stack::Tls { provider, roots: roots?, empty_store: empty_store? },
+            Named::Stack(stack) => stack,
+            Named::Tls(provider) => Stack::Tls { provider, roots: roots?, empty_store: empty_store? },
         };
         Some(Rule { name: name?, scope: scope?, stack, note, spans })
     }
@@ -400,10 +408,10 @@ impl Parser<'_> {
         }
     }
 
-    /// The rule's `provider`: `Some(None)` for "none", `Some(Some(p))` for a provider, `None` when
-    /// it is missing (P004), not a string (P002) or unknown (P003).
-    fn rule_provider(&mut self, table: &Table, where_: &str, spans: &mut RuleSpans) -> Option<Option<Provider>> {
-        let provider_names = || Provider::ALL.map(Provider::name).into_iter().chain([Stack::NONE]);
+    /// The rule's `provider`: a TLS provider, or a stack without one ("none", "wasi-http"); `None`
+    /// when it is missing (P004), not a string (P002) or unknown (P003).
+    fn rule_provider(&mut self, table: &Table, where_: &str, spans: &mut RuleSpans) -> Option<Named> {
+        let provider_names = || Provider::ALL.map(Provider::name).into_iter().chain([Stack::WASI_HTTP, Stack::NONE]);
         let Some((value, span)) = self.string_value(table, "provider", where_) else {
             if table.get("provider").is_none() {
                 let names: Vec<&str> = provider_names().collect();
@@ -416,8 +424,9 @@ impl Parser<'_> {
         };
         spans.provider = Some(span.clone());
         match Provider::from_name(value) {
-            Some(p) => Some(Some(p)),
-            None if value == Stack::NONE => Some(None),
+            Some(p) => Some(Named::Tls(p)),
+            None if value == Stack::NONE => Some(Named::Stack(Stack::None)),
+            None if value == Stack::WASI_HTTP => Some(Named::Stack(Stack::WasiHttp)),
             None => {
                 let d = self
                     .diag("P003", format!("unknown provider `{value}`"), span)
@@ -429,17 +438,17 @@ impl Parser<'_> {
     }
 
     /// The rule's `roots`, given its `provider` (as [`Self::rule_provider`] read it): required with
-    /// a provider (P004), refused with provider "none" (P008), known (P003), and one the provider
-    /// can use (P009). `None` when absent or refused.
+    /// a TLS provider (P004), refused with "none" and "wasi-http" (P008), known (P003), and one the
+    /// provider can use (P009). `None` when absent or refused.
     fn rule_roots(
         &mut self,
         table: &Table,
         where_: &str,
-        provider: Option<Option<Provider>>,
+        provider: Option<Named>,
         spans: &mut RuleSpans,
     ) -> Option<Roots> {
         let Some((value, span)) = self.string_value(table, "roots", where_) else {
-            if matches!(provider, Some(Some(_))) && table.get("roots").is_none() {
+            if matches!(provider, Some(Named::Tls(_))) && table.get("roots").is_none() {
                 let names = Roots::ALL.map(Roots::name);
                 let d = self
                     .diag("P004", format!("missing `roots` in {where_}"), spans.table.clone())
@@ -448,9 +457,13 @@ impl Parser<'_> {
             }
             return None;
         };
-        if provider == Some(None) {
+        if let Some(Named::Stack(stack)) = provider {
+            let why = match stack {
+                Stack::WasiHttp => " (the host verifies with its own trust store)",
+                _ => "",
+            };
             let d = self
-                .diag("P008", "`roots` has no meaning with provider \"none\"", span)
+                .diag("P008", format!("`roots` has no meaning with provider \"{}\"{why}", stack.provider_name()), span)
                 .with_help("remove `roots` from this rule");
             self.push(d);
             return None;
@@ -463,9 +476,9 @@ impl Parser<'_> {
             self.push(d);
             return None;
         };
-        match provider.flatten() {
+        match provider {
             // The provider the rule named (s2n-tls or s2n-tls-fips), not its family.
-            Some(named) if !named.supports_roots(roots) => {
+            Some(Named::Tls(named)) if !named.supports_roots(roots) => {
                 let named = named.name();
                 let d = self
                     .diag("P009", format!("roots \"{roots}\" needs a rustls provider, not {named}"), span)
@@ -484,7 +497,7 @@ impl Parser<'_> {
         &mut self,
         table: &Table,
         where_: &str,
-        provider: Option<Option<Provider>>,
+        provider: Option<Named>,
         roots: Option<Roots>,
         spans: &mut RuleSpans,
     ) -> Option<EmptyStore> {
@@ -504,7 +517,7 @@ impl Parser<'_> {
             return None;
         };
         let refused = match (provider, roots) {
-            (Some(None), _) => Some("provider \"none\"".to_owned()),
+            (Some(Named::Stack(stack)), _) => Some(format!("provider \"{}\"", stack.provider_name())),
             (_, Some(roots)) if roots != Roots::Native => Some(format!("roots \"{roots}\"")),
             _ => None,
         };

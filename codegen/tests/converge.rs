@@ -87,8 +87,8 @@ fn a_feature_the_user_changed_after_apply_is_kept() {
     let manifest = tree.join("unformatted/Cargo.toml");
     let applied = std::fs::read_to_string(&manifest).unwrap();
     let edited = applied.replacen(
-        "default-https-client = [\"dep:smithy-default-tls\", \"aws-smithy-runtime/rt-tokio\"]",
-        "default-https-client = [\"dep:smithy-default-tls\", \"aws-smithy-runtime/rt-tokio\", \"tracing\"]",
+        "default-https-client = [\"dep:smithy-default-tls\", \"dep:smithy-wasi-http\", \"aws-smithy-runtime/rt-tokio\"]",
+        "default-https-client = [\"dep:smithy-default-tls\", \"dep:smithy-wasi-http\", \"aws-smithy-runtime/rt-tokio\", \"tracing\"]",
         1,
     );
     assert_ne!(edited, applied, "the fixture's feature has the expected spelling");
@@ -97,10 +97,10 @@ fn a_feature_the_user_changed_after_apply_is_kept() {
     let out = smithy_tls(&["revert"], &tree);
     assert!(out.contains("feature `default-https-client` changed after smithy-tls wrote it; left as it is"), "{out}");
     let reverted = std::fs::read_to_string(&manifest).unwrap();
-    // The user's feature stays, without its reference to the runtime crate, whose dependency is
-    // gone (cargo would reject the manifest otherwise).
+    // The user's feature stays, without its references to the runtime crate and
+    // smithy-wasi-http, whose dependencies are gone (cargo would reject the manifest otherwise).
     assert!(reverted.contains("default-https-client = [\"aws-smithy-runtime/rt-tokio\", \"tracing\"]"), "{reverted}");
-    assert!(!reverted.contains("smithy-default-tls"), "{reverted}");
+    assert!(!reverted.contains("smithy-default-tls") && !reverted.contains("smithy-wasi-http"), "{reverted}");
     assert!(!reverted.contains("[package.metadata.smithy-tls]"), "{reverted}");
     // Every other crate is back to the original.
     for krate in ["aws-config", "dotted-tables", "renamed-inline", "legacy-2023"] {
@@ -117,8 +117,8 @@ fn a_feature_only_reformatted_after_apply_is_still_the_tools() {
     let applied = std::fs::read_to_string(&manifest).unwrap();
     // What a TOML formatter might do: one entry per line.
     let formatted = applied.replacen(
-        "default-https-client = [\"dep:smithy-default-tls\", \"aws-smithy-runtime/rt-tokio\"]",
-        "default-https-client = [\n    \"dep:smithy-default-tls\",\n    \"aws-smithy-runtime/rt-tokio\",\n]",
+        "default-https-client = [\"dep:smithy-default-tls\", \"dep:smithy-wasi-http\", \"aws-smithy-runtime/rt-tokio\"]",
+        "default-https-client = [\n    \"dep:smithy-default-tls\",\n    \"dep:smithy-wasi-http\",\n    \"aws-smithy-runtime/rt-tokio\",\n]",
         1,
     );
     assert_ne!(formatted, applied);

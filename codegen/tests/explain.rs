@@ -112,7 +112,18 @@ fn explain_json_gives_each_platform_its_stack_and_lists_what_cannot_host_an_sdk(
     assert_served(&doc, "x86_64-unknown-linux-gnu", "linux-gnu", "s2n-tls", Some("native"));
     assert_served(&doc, "aarch64-unknown-linux-gnu", "linux-gnu", "s2n-tls", Some("native"));
     assert_served(&doc, "x86_64-unknown-linux-musl", "elsewhere", "rustls-aws-lc", Some("native"));
-    assert_served(&doc, "wasm32-wasip2", "wasm", "none", None);
+    assert_served(&doc, "wasm32-wasip2", "wasip2", "wasi-http", None);
+    assert_served(&doc, "wasm32-wasip1", "wasm", "none", None);
+    // What the host of wasip2 provides, and the manifest lines an application writes there.
+    let host = &target(&doc, "wasm32-wasip2")["host_http"];
+    let imports: Vec<&str> =
+        host["imports"].as_array().unwrap().iter().map(|i| i["interface"].as_str().unwrap()).collect();
+    assert_eq!(imports, ["wasi:http/outgoing-handler", "wasi:clocks/monotonic-clock", "wasi:io/poll"], "{host:#}");
+    let refused: Vec<&str> =
+        host["refused_defaults"].as_array().unwrap().iter().map(|r| r["feature"].as_str().unwrap()).collect();
+    assert_eq!(refused, ["rt-tokio", "credentials-process"], "{host:#}");
+    assert!(host["application_manifest"].as_str().unwrap().contains("default-features = false"), "{host:#}");
+    assert!(target(&doc, "wasm32-wasip1").get("host_http").is_none(), "only wasi-http targets say it");
 
     // Every builtin target once, sorted; those that can host an SDK are served.
     let listed = doc["targets"].as_array().unwrap();
@@ -151,7 +162,7 @@ fn explain_json_for_one_target() {
         assert_eq!(doc["targets"].as_array().unwrap().len(), 1, "{doc:#}");
         assert_served(&doc, triple, rule, provider, Some(roots));
         // The rules are listed whatever the target.
-        assert_eq!(doc["rules"].as_array().unwrap().len(), 8, "{doc:#}");
+        assert_eq!(doc["rules"].as_array().unwrap().len(), 9, "{doc:#}");
     }
     for triple in ["aarch64-unknown-none", "x86_64-unknown-uefi"] {
         let doc = json_of(&["explain", "--format", "json", "--target", triple]);
@@ -165,7 +176,8 @@ fn explain_one_target_for_people() {
     let out = stdout_of(&["explain", "--target", "aarch64-apple-ios"]);
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines[0], "aarch64-apple-ios: rule `apple` → provider rustls-aws-lc, roots platform-verifier", "{out}");
-    assert_eq!(lines[1], "  ✘ no match wasm: cfg(target_family = \"wasm\")", "{out}");
+    assert_eq!(lines[1], "  ✘ no match wasip2: cfg(all(target_family = \"wasm\", target_env = \"p2\"))", "{out}");
+    assert_eq!(lines[2], "  ✘ no match wasm: cfg(target_family = \"wasm\")", "{out}");
     assert!(lines.contains(&"  ✔ matches apple: cfg(target_vendor = \"apple\")"), "{out}");
     assert_eq!(out.matches("✔ matches").count(), 1, "{out}");
     let meaning = format!("  roots `platform-verifier`: {}", Roots::PlatformVerifier.meaning());
@@ -199,9 +211,22 @@ fn explain_one_target_for_people() {
     assert!(out.contains("\n  ✔ matches elsewhere: (fallback: every other target)\n"), "{out}");
 
     // No client, so no roots.
-    let out = stdout_of(&["explain", "--target", "wasm32-wasip2"]);
-    assert!(out.starts_with("wasm32-wasip2: rule `wasm` → provider none, roots -\n"), "{out}");
+    let out = stdout_of(&["explain", "--target", "wasm32-wasip1"]);
+    assert!(out.starts_with("wasm32-wasip1: rule `wasm` → provider none, roots -\n"), "{out}");
     assert!(!out.contains("roots `"), "{out}");
+
+    // The host's HTTP: what the host provides, and the application's Cargo.toml lines there.
+    let out = stdout_of(&["explain", "--target", "wasm32-wasip2"]);
+    assert!(out.starts_with("wasm32-wasip2: rule `wasip2` → provider wasi-http, roots host\n"), "{out}");
+    assert!(out.contains("\n  the host provides:\n    wasi:http/outgoing-handler: every request"), "{out}");
+    assert!(out.contains("\n  default features that do not build here: every service crate's `rt-tokio`"), "{out}");
+    for line in smithy_tls_codegen::platforms::APPLICATION_MANIFEST.lines().filter(|l| !l.is_empty()) {
+        assert!(out.contains(&format!("\n    {line}\n")), "{line}\n{out}");
+    }
+    // README states the same lines (the issue asks for both places).
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md")).unwrap();
+    let block = format!("```toml\n{}```", smithy_tls_codegen::platforms::APPLICATION_MANIFEST);
+    assert!(readme.contains(&block), "README's wasm32-wasip2 section must show:\n{block}");
 
     for triple in ["aarch64-unknown-none", "x86_64-unknown-uefi"] {
         let out = stdout_of(&["explain", "--target", triple]);
@@ -244,7 +269,8 @@ fn explain_matrix_for_people() {
         row(served, "x86_64-pc-windows-msvc"),
         ["x86_64-pc-windows-msvc", "rustls-aws-lc", "platform-verifier", "windows"]
     );
-    assert_eq!(row(served, "wasm32-wasip2"), ["wasm32-wasip2", "none", "-", "wasm"]);
+    assert_eq!(row(served, "wasm32-wasip2"), ["wasm32-wasip2", "wasi-http", "host", "wasip2"]);
+    assert_eq!(row(served, "wasm32-wasip1"), ["wasm32-wasip1", "none", "-", "wasm"]);
     for triple in ["aarch64-unknown-none", "x86_64-unknown-uefi"] {
         assert!(!served.lines().any(|l| l.split_whitespace().next() == Some(triple)), "{triple} is listed as served");
         let line = others
@@ -417,7 +443,7 @@ fn explain_override_refuses_fips_on_windows_and_names_what_builds_instead() {
 #[test]
 fn explain_override_changes_nothing_where_the_rule_has_no_provider() {
     for value in ["rustls-ring", "openssl", "none", "rustls-custom"] {
-        for triple in ["wasm32-wasip2", "wasm32-wasip1"] {
+        for triple in ["wasm32-wasip1", "wasm32-wasip1-threads"] {
             let effect = under_override(triple, value);
             assert_eq!(effect["effect"], "unchanged", "{triple} {value}: {effect:#}");
             assert!(effect["why"].as_str().unwrap().contains("no runtime dependency"), "{effect:#}");
@@ -426,11 +452,30 @@ fn explain_override_changes_nothing_where_the_rule_has_no_provider() {
         let effect = under_override("x86_64-unknown-none", value);
         assert_eq!(effect["effect"], "unchanged", "{effect:#}");
     }
-    let out = stdout_of(&["explain", "--target", "wasm32-wasip2", "--override", "rustls-ring"]);
+    let out = stdout_of(&["explain", "--target", "wasm32-wasip1", "--override", "rustls-ring"]);
     assert_eq!(
         out.lines().last().unwrap(),
         "  under --cfg smithy_tls=\"rustls-ring\": changes nothing here: rule `wasm` gives this target no provider, \
          so the generated crates have no runtime dependency on it: there is no TLS stack to override",
+        "{out}"
+    );
+}
+
+/// On wasip2 the host runs TLS: a provider value changes nothing there, and `none` takes the
+/// host's client away too.
+#[test]
+fn explain_override_on_wasi_http_only_none_changes_anything() {
+    for value in ["rustls-ring", "openssl", "rustls-custom"] {
+        let effect = under_override("wasm32-wasip2", value);
+        assert_eq!(effect["effect"], "unchanged", "{value}: {effect:#}");
+        assert!(effect["why"].as_str().unwrap().contains("the host runs TLS"), "{effect:#}");
+    }
+    assert_eq!(under_override("wasm32-wasip2", "none")["effect"], "no-host-client");
+    let out = stdout_of(&["explain", "--target", "wasm32-wasip2", "--override", "none"]);
+    assert_eq!(
+        out.lines().last().unwrap(),
+        "  under --cfg smithy_tls=\"none\": no default client in place of the host's HTTP (wasi-http): the generated \
+         crates hand the SDK none; give each SDK client an HTTP client of your own",
         "{out}"
     );
 }
@@ -533,7 +578,8 @@ fn explain_override_over_the_matrix() {
     assert!(
         lines
             .iter()
-            .any(|l| l.contains("target(s) unchanged: their rules (`no-tls-provider` and `wasm`) give them no")),
+            .any(|l| l
+                .contains("target(s) unchanged: their rules (`no-tls-provider`, `wasm` and `wasip2`) give them no")),
         "{section}"
     );
 }

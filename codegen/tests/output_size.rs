@@ -13,11 +13,13 @@ use smithy_tls_codegen::presets;
 /// (`any(target_os = .., target_arch = ..)`) or the fallback still negates the `none` rules in
 /// full, so the longest line is a header; every other added line is held to 200 characters.
 const CEILINGS: &[(&str, usize, usize, usize)] = &[
-    ("platform-default", 4_000, 900, 150),
-    ("portable", 4_500, 900, 150),
+    // The three presets that give wasm32-wasip2 the host's client (issue 52) add its table, its
+    // `dep:` entries and its `mod selected`: about 200 bytes and 20 module lines more each.
+    ("platform-default", 4_150, 900, 175),
+    ("portable", 4_750, 900, 175),
     // 3,326 bytes since it maps the legacy `rustls` feature to the default client (issue 43): the
     // feature line and its entry in the record, 123 bytes over the 3,203 it kept the feature with.
-    ("rustls-everywhere", 3_400, 800, 150),
+    ("rustls-everywhere", 3_600, 800, 175),
     ("fips", 1_000, 220, 110),
     ("system-crypto", 4_000, 900, 150),
 ];

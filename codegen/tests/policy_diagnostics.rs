@@ -223,7 +223,7 @@ roots = "webpki"
         9,
         12,
         "unknown provider `boringssl`",
-        &format!("use one of: {}, none", Provider::ALL.map(|p| p.name()).join(", ")),
+        &format!("use one of: {}, wasi-http, none", Provider::ALL.map(|p| p.name()).join(", ")),
     );
     // The marker covers the whole quoted value.
     assert_eq!(loc(&diags[0]).width, "\"boringssl\"".len());
@@ -890,6 +890,57 @@ roots = "webpki"
     );
     assert!(d.message.contains("x86_64-pc-windows-msvc") || d.message.contains(" more"), "{}", d.message);
     assert!(d.message.contains("aarch64-pc-windows-msvc"), "{}", d.message);
+}
+
+/// `wasi-http` serves WASI 0.2 only: a rule that also gets wasip1 (no host HTTP there) or a
+/// target with sockets is refused, the help saying what to use there; on wasip2 alone it is
+/// served, and it takes no roots (the host verifies).
+#[test]
+fn p013_wasi_http_off_wasip2_and_p008_its_roots() {
+    let policy = |cfg: &str, extra: &str| {
+        format!(
+            r#"name = "t"
+
+[runtime]
+version = "0.1"
+
+[[rule]]
+name = "wasi"
+cfg = '{cfg}'
+provider = "wasi-http"
+{extra}
+[[rule]]
+name = "wasm"
+cfg = 'target_family = "wasm"'
+provider = "none"
+
+[fallback]
+name = "elsewhere"
+provider = "rustls-custom"
+roots = "webpki"
+"#
+        )
+    };
+    let diags = compile_errors(&policy(r#"target_os = "wasi""#, ""));
+    let on_rule: Vec<&Diagnostic> = diags.iter().filter(|d| loc(d).line == 9).collect();
+    assert_eq!(on_rule.len(), 1, "{}", Diagnostics(diags.clone()));
+    check(on_rule[0], "P013", 9, 12, "provider `wasi-http` of rule `wasi` cannot serve", "only wasm32-wasip2 hosts");
+    assert!(on_rule[0].message.contains("wasm32-wasip1"), "{}", on_rule[0].message);
+    assert!(!on_rule[0].message.contains("wasm32-wasip2"), "{}", on_rule[0].message);
+
+    let diags = compile_errors(&policy(r#"any(target_os = "linux", target_env = "p2")"#, ""));
+    let on_rule: Vec<&Diagnostic> = diags.iter().filter(|d| loc(d).line == 9).collect();
+    assert_eq!(on_rule.len(), 1, "{}", Diagnostics(diags.clone()));
+    check(on_rule[0], "P013", 9, 12, "cannot serve", "give this target a TLS provider");
+
+    let wasip2 = policy(r#"all(target_os = "wasi", target_env = "p2")"#, "");
+    let compiled = compiled(&wasip2);
+    let rule = &compiled.rules[0];
+    assert_eq!((rule.stack.provider_name(), rule.targets.as_slice()), ("wasi-http", &["wasm32-wasip2".to_owned()][..]));
+
+    let diags = parse_errors(&policy(r#"all(target_os = "wasi", target_env = "p2")"#, "roots = \"webpki\"\n"));
+    assert_eq!(diags.len(), 1, "{}", Diagnostics(diags.clone()));
+    check(&diags[0], "P008", 10, 9, "`roots` has no meaning with provider \"wasi-http\"", "remove `roots`");
 }
 
 #[test]

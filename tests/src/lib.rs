@@ -69,12 +69,14 @@ pub fn newest() -> bool {
 
 /// Gives the workspace at `dir` its committed lock file `tests/locks/<name>.lock`, so that
 /// cargo resolves it from that lock (with `--locked`: [`scratch_cargo`]) and a release on the
-/// registry changes nothing until the lock is refreshed. Refreshing is `scripts/bless` (the
-/// switch `SMITHY_TLS_BLESS=1`): then the workspace is resolved afresh, with the newest
-/// versions, and its lock written to `tests/locks/`. Call it with the workspace's manifests as
-/// cargo will read them (after `apply`, which adds dependencies); a lock that does not fit
-/// them fails the next `--locked` command, saying the lock needs an update. Under
-/// scripts/test-newest ([`newest`]) the workspace is resolved afresh and nothing is written.
+/// registry changes nothing until the lock is refreshed. `scripts/bless` (the switch
+/// `SMITHY_TLS_BLESS=1`) fits the committed lock to the manifests (cargo adds what they newly
+/// depend on and drops what they no longer do, every other version kept) and writes it back;
+/// without a committed lock (delete it to refresh every version) the workspace is resolved
+/// afresh, with the newest versions. Call it with the workspace's manifests as cargo will read
+/// them (after `apply`, which adds dependencies); a lock that does not fit them fails the next
+/// `--locked` command, saying the lock needs an update. Under scripts/test-newest ([`newest`])
+/// the workspace is resolved afresh and nothing is written.
 pub fn pin_lock(dir: &Path, name: &str) {
     let committed = committed_lock(name);
     let lock = dir.join("Cargo.lock");
@@ -83,7 +85,12 @@ pub fn pin_lock(dir: &Path, name: &str) {
         run(Command::new(env!("CARGO")).current_dir(dir).arg("generate-lockfile"));
     } else if support::regenerate() {
         let _ = std::fs::remove_file(&lock);
-        run(Command::new(env!("CARGO")).current_dir(dir).arg("generate-lockfile"));
+        if committed.exists() {
+            std::fs::copy(&committed, &lock).unwrap_or_else(|e| panic!("copy {}: {e}", committed.display()));
+            run(Command::new(env!("CARGO")).current_dir(dir).args(["metadata", "--format-version", "1"]));
+        } else {
+            run(Command::new(env!("CARGO")).current_dir(dir).arg("generate-lockfile"));
+        }
         std::fs::create_dir_all(locks_dir()).expect("mkdir tests/locks");
         std::fs::copy(&lock, &committed).unwrap_or_else(|e| panic!("write {}: {e}", committed.display()));
     } else {
@@ -347,22 +354,62 @@ pub fn prepare_variant_tree(root: &Path, preset: Option<&str>) -> SdkTree {
     if let Some(preset) = preset {
         run(Command::new(smithy_tls_binary()).args(["apply", "--preset", preset]).arg(&tree.root));
     }
-    // Every preset adds the same dependencies (only features and target tables differ, which a
-    // lock does not record): one lock serves them all, and published_sdk's tree.
-    pin_lock(&tree.root, if preset.is_some() { PUBLISHED_REWRITTEN_LOCK } else { "published-untouched" });
+    // A lock records neither features nor target tables: one lock serves every preset but for
+    // smithy-wasi-http (`lock_for`), and published_sdk's tree.
+    pin_lock(&tree.root, &preset.map_or("published-untouched".to_owned(), |p| lock_for(PUBLISHED_REWRITTEN_LOCK, p)));
     tree
 }
 
 /// The lock of the published crates and the consumer (the tree of [`prepare_sdk_tree`] with
-/// aws-sdk-sts and the consumer as members) once rewritten, by any preset.
+/// aws-sdk-sts and the consumer as members) once rewritten, by a preset that gives wasm32-wasip2
+/// the host's HTTP; [`lock_for`] names the one for the others.
 pub const PUBLISHED_REWRITTEN_LOCK: &str = "published-rewritten";
 
-/// `cargo build -q --release -p e2e-consumer --no-default-features --features s3` (without the
-/// connection report, which needs the runtime crate), plus `extra`, of `tree` into `target`.
+/// The preset whose rewrite tests/tests/wasi_http.rs builds for wasm32-wasip2 and runs under a
+/// wasi:http host.
+pub const WASI_RUN_PRESET: &str = "platform-default";
+
+/// The committed lock `base` names for a tree rewritten with the preset `preset`: `base` where
+/// the preset has a `wasi-http` rule, `<base>-without-wasi-http` where it has none. Every preset
+/// adds the runtime crate, and a lock records neither features nor target tables, so presets
+/// differ in their locks only by smithy-wasi-http and what it depends on, there for every target
+/// (cargo would drop them from a lock that has them, so `--locked` needs the right one).
+///
+/// ```
+/// assert_eq!(smithy_tls_e2e::lock_for("published-rewritten", "platform-default"), "published-rewritten");
+/// assert_eq!(smithy_tls_e2e::lock_for("monorepo", "fips"), "monorepo-without-wasi-http");
+/// ```
+pub fn lock_for(base: &str, preset: &str) -> String {
+    let text = smithy_tls_codegen::presets::preset(preset).unwrap_or_else(|| panic!("no preset `{preset}`"));
+    lock_for_policy(base, text)
+}
+
+/// [`lock_for`] a policy file's text.
+pub fn lock_for_policy(base: &str, policy: smithy_tls_codegen::policy::PolicySource) -> String {
+    let parsed = smithy_tls_codegen::policy::parse_policy(policy).unwrap_or_else(|d| panic!("the policy parses:\n{d}"));
+    if parsed.policy.all_rules().any(|rule| rule.stack == smithy_tls_codegen::model::Stack::WasiHttp) {
+        base.to_owned()
+    } else {
+        format!("{base}-without-wasi-http")
+    }
+}
+
+/// `cargo build -q --release -p e2e-consumer --no-default-features --features s3,config-defaults`
+/// (without the connection report, which needs the runtime crate), plus `extra`, of `tree` into
+/// `target`.
 pub fn build_consumer_release(tree: &SdkTree, target: &Path, extra: &[&str]) {
     run(scratch_cargo(&tree.root)
         .env("CARGO_TARGET_DIR", target)
-        .args(["build", "-q", "--release", "-p", "e2e-consumer", "--no-default-features", "--features", "s3"])
+        .args([
+            "build",
+            "-q",
+            "--release",
+            "-p",
+            "e2e-consumer",
+            "--no-default-features",
+            "--features",
+            "s3,config-defaults",
+        ])
         .args(extra));
 }
 

@@ -24,8 +24,8 @@ use smithy_tls_codegen::model::Provider;
 use smithy_tls_codegen::{policy, presets};
 use smithy_tls_e2e::support::fs::link_tree;
 use smithy_tls_e2e::{
-    pin_lock, prepare_sdk_tree, repo_root, run, scratch_cargo, scratch_root, smithy_tls_binary, PUBLISHED,
-    PUBLISHED_REWRITTEN_LOCK,
+    lock_for, lock_for_policy, pin_lock, prepare_sdk_tree, repo_root, run, scratch_cargo, scratch_root,
+    smithy_tls_binary, PUBLISHED, PUBLISHED_REWRITTEN_LOCK,
 };
 
 /// The legacy stack, as (package, version prefix).
@@ -187,10 +187,14 @@ fn no_preset_resolves_the_legacy_stack_in_an_applications_lock() {
         // The tree's lock (every feature of every crate: hyper 0.14 included either way) is the
         // seed the application resolves from.
         let seed_name = match rewrite {
-            Rewrite::Untouched => "published-untouched",
-            _ => PUBLISHED_REWRITTEN_LOCK,
+            Rewrite::Untouched => "published-untouched".to_owned(),
+            Rewrite::Preset(preset) => lock_for(PUBLISHED_REWRITTEN_LOCK, preset),
+            Rewrite::KeepLegacy => {
+                let text = std::fs::read_to_string(keep_legacy_policy()).expect("the test policy");
+                lock_for_policy(PUBLISHED_REWRITTEN_LOCK, policy::PolicySource { path: keep_legacy_policy(), text })
+            }
         };
-        pin_lock(&tree, seed_name);
+        pin_lock(&tree, &seed_name);
         // The committed lock fits the tree as rewritten (published_sdk builds this same tree with it).
         run(scratch_cargo(&tree).args(["metadata", "-q", "--format-version", "1"]));
         let seed = locked_packages(&tree.join("Cargo.lock"));

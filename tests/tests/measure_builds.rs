@@ -62,8 +62,9 @@ const TARGETS: &[&str] = &[
     "x86_64-unknown-freebsd",
 ];
 
-/// The consumer's feature that every variant builds with: the S3 round trip.
-const S3: &str = "s3";
+/// The consumer's features that every variant builds with: the S3 round trip, and aws-config's
+/// own defaults (SSO, process credentials), as an application's default build has them.
+const S3: &str = "s3,config-defaults";
 
 /// A consumer tree to build: `name` (`no-client`, `upstream` or a preset) and its tree, built
 /// with the application's `--cfg smithy_tls` override where `rustflags` holds it, and the
@@ -135,11 +136,13 @@ const CLIENT_FEATURES: [&str; 5] =
 
 /// Gives the consumer's SDK dependencies their crates' default features minus the HTTPS client
 /// ones ([`CLIENT_FEATURES`]): the baseline keeps everything else a default build compiles
-/// (aws-config's SSO and process credentials, SigV4a), so the difference is the HTTPS stack.
+/// (aws-config's SSO and process credentials, SigV4a), so the difference is the HTTPS stack. The
+/// consumer's `config-defaults` (aws-config's whole default, its client among it) turns nothing on.
 fn without_default_client(tree: &SdkTree) {
     let manifest = tree.root.join("consumer/Cargo.toml");
     let text = std::fs::read_to_string(&manifest).expect("consumer manifest");
     let mut doc: toml_edit::DocumentMut = text.parse().expect("consumer manifest parses");
+    doc["features"]["config-defaults"] = toml_edit::value(toml_edit::Array::new());
     for name in ["aws-config", "aws-sdk-sts", "aws-sdk-s3"] {
         let mut features: Vec<String> = default_features(&tree.root.join(name).join("Cargo.toml"))
             .into_iter()

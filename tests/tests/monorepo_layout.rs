@@ -21,8 +21,8 @@ use std::time::Instant;
 
 use smithy_tls_codegen::presets;
 use smithy_tls_e2e::{
-    fetch_dir, fetch_published, host_triple, pin_lock, repo_root, run, scratch_cargo, scratch_root, smithy_tls_binary,
-    PUBLISHED,
+    fetch_dir, fetch_published, host_triple, lock_for, pin_lock, repo_root, run, scratch_cargo, scratch_root,
+    smithy_tls_binary, PUBLISHED,
 };
 use smithy_tls_test_support::cargo_tree::{self, TreePackage};
 
@@ -181,9 +181,9 @@ fn exercise(layout: Layout, checked: &[&str], s3: Option<&str>) {
             assert!(wired, "{layout:?}, {preset}: {client} not wired\n{out}");
         }
         smithy_tls(&binary, &["check", "--strict", "--vendor-runtime", "--preset", preset], &root);
-        // One lock for both layouts and every preset: a lock records neither the `version` keys
-        // nor features, and every preset adds the same dependencies.
-        pin_lock(&root, "monorepo");
+        // One lock for both layouts and every preset but for smithy-wasi-http (`lock_for`): a
+        // lock records neither the `version` keys nor features.
+        pin_lock(&root, &lock_for("monorepo", preset));
         let runtime = std::fs::read_to_string(root.join("smithy-default-tls/Cargo.toml")).expect("placed runtime");
         assert!(
             runtime.contains("path = \"../rust-runtime/aws-smithy-runtime-api\""),

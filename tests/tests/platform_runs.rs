@@ -18,8 +18,8 @@ use std::time::Duration;
 use smithy_tls_e2e::support::proxy::{ConnectProxy, ProxyMode};
 use smithy_tls_e2e::support::TestCa;
 use smithy_tls_e2e::{
-    consumer_command, pin_lock, prepare_sdk_tree, rule_stack, run, run_bounded, scratch_root, smithy_tls_binary, tail,
-    BoundedRun, MockRun, PUBLISHED, PUBLISHED_REWRITTEN_LOCK,
+    consumer_command, lock_for, pin_lock, prepare_sdk_tree, rule_stack, run, run_bounded, scratch_root,
+    smithy_tls_binary, tail, BoundedRun, MockRun, PUBLISHED, PUBLISHED_REWRITTEN_LOCK, WASI_RUN_PRESET,
 };
 
 /// A target this machine can run, and how.
@@ -260,7 +260,7 @@ fn output(cmd: &mut Command) -> BoundedRun {
 fn rewritten_tree(preset: &str, tag: &str) -> PathBuf {
     let tree = prepare_sdk_tree(&scratch_root().join(tag), PUBLISHED, &["aws-sdk-sts"], true).root;
     run(Command::new(smithy_tls_binary()).args(["apply", "--preset", preset]).arg(&tree));
-    pin_lock(&tree, PUBLISHED_REWRITTEN_LOCK);
+    pin_lock(&tree, &lock_for(PUBLISHED_REWRITTEN_LOCK, preset));
     tree
 }
 
@@ -436,7 +436,7 @@ fn readme_s_table_of_where_each_rule_runs_is_complete_and_true() {
         let found = found.unwrap_or_else(|| panic!("{preset} has no rule {rule}"));
         let spelled = match (found.stack.provider(), found.stack.roots()) {
             (Some(provider), Some(roots)) => format!("{}, {}", provider.name(), roots.name()),
-            _ => "none".to_owned(),
+            _ => found.stack.provider_name().to_owned(),
         };
         assert_eq!(*stack, spelled, "{preset} {rule}: the stack");
         for part in status.split("; ") {
@@ -447,7 +447,14 @@ fn readme_s_table_of_where_each_rule_runs_is_complete_and_true() {
                 assert_eq!(serves.map(|r| r.name.as_str()), Some(*rule), "{preset}: {target} is not {rule}'s");
                 let cross_run =
                     |trust| CROSS_RUNS.iter().any(|(p, r, t)| p.triple == target && r == preset && *t == trust);
+                // wasm32-wasip2 runs under jco, in wasi_http.rs, with WASI_RUN_PRESET's rewrite.
+                let wasi_run = |preset: &str| target == "wasm32-wasip2" && preset == WASI_RUN_PRESET;
                 match label {
+                    "runs (jco)" => assert!(wasi_run(preset), "{preset} {target} is not run under jco"),
+                    "runs as platform-default (jco)" => {
+                        assert!(wasi_run("platform-default"), "{preset} {target}: platform-default is not run there");
+                        assert_eq!(rule_stack("platform-default", target), found.stack, "{preset} {target}");
+                    }
                     "runs" => assert!(
                         (target == HOST && presets::names().any(|p| p == *preset)) || cross_run(Trust::RulesRoots),
                         "{preset} {target} is not run"

@@ -141,6 +141,9 @@ fn check_graph(tree: &Path, compiled: &CompiledPolicy, target: &str) {
     if !legacy_kept {
         assert!(!has("aws-smithy-http-client "), "{what}: the upstream HTTP stack must not be compiled in");
     }
+    // The host's HTTP where a `wasi-http` rule serves, and nowhere else.
+    let wasi_http = stack_for(compiled, target) == Some(Stack::WasiHttp);
+    assert_eq!(has("smithy-wasi-http "), wasi_http, "{what}: smithy-wasi-http present={}", has("smithy-wasi-http "));
 }
 
 /// Runs the consumer against the mock: STS, then (`with_s3`) the S3 round trip, then STS again
@@ -308,7 +311,10 @@ fn published_sdk_rewritten_built_and_run_per_preset() {
             .filter(|s| s["unsupported"].as_bool() == Some(true))
             .collect();
         assert!(unsupported.is_empty(), "{preset}: unsupported crates: {unsupported:?}");
-        smithy_tls_e2e::pin_lock(&tree_root, smithy_tls_e2e::PUBLISHED_REWRITTEN_LOCK);
+        smithy_tls_e2e::pin_lock(
+            &tree_root,
+            &smithy_tls_e2e::lock_for(smithy_tls_e2e::PUBLISHED_REWRITTEN_LOCK, preset),
+        );
         let check =
             Command::new(&smithy_tls).args(["check", "--preset", preset]).arg(&tree_root).output().expect("check");
         assert!(

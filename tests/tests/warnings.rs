@@ -37,7 +37,7 @@ use std::time::Instant;
 
 use smithy_tls_codegen::presets;
 use smithy_tls_e2e::{
-    copy_dir, fetch_published, lean_scratch_build, pin_lock, run, scratch_root, smithy_tls_binary, tail,
+    copy_dir, fetch_published, lean_scratch_build, lock_for, pin_lock, run, scratch_root, smithy_tls_binary, tail,
     workspace_target, PUBLISHED,
 };
 
@@ -252,7 +252,7 @@ fn prepare_variant(dir: &Path, source: &Path, preset: Option<&str>, binary: &Pat
     }
     // A lock records path packages by name, not directory: one for the untouched crate, one for
     // every rewritten variant (the presets add the same dependencies), on both toolchains.
-    pin_lock(dir, if preset.is_some() { "warnings-rewritten" } else { "warnings-untouched" });
+    pin_lock(dir, &preset.map_or("warnings-untouched".to_owned(), |p| lock_for("warnings-rewritten", p)));
 }
 
 /// One variant's check on one toolchain.

@@ -1,13 +1,17 @@
-//! wasm32-wasip2 through the host's `wasi:http`: the published aws-sdk-s3 (default features off)
-//! with `smithy-wasi-http`'s client and sleep, built as a component (`tests/wasi-consumer`) and run
-//! under jco (Node's HTTP and TLS behind `wasi:http/outgoing-handler`) against moto on 127.0.0.1.
+//! wasm32-wasip2 through the host's `wasi:http`, as the generator gives it: aws-config and
+//! aws-sdk-s3 rewritten with platform-default (whose `wasip2` rule is `wasi-http`), in an
+//! application with the SDK dependencies `explain` prints for the target and no code about the
+//! client (`tests/wasi-consumer`), built as a component and run under jco (Node's HTTP and TLS
+//! behind `wasi:http/outgoing-handler`) against moto on 127.0.0.1.
 //!
-//! - Over HTTP: create a bucket, put an object in chunks, get it back byte for byte, list it; with
-//!   the crate's client and sleep on the config, and with those `default_client_plugin` installs.
+//! - Over HTTP: create a bucket, put an object in chunks, get it back byte for byte, list it;
+//!   with what the generated crates hand the SDK (aws-config's loader included), and with
+//!   smithy-wasi-http's client and sleep set by hand, on the config and from its plugin.
 //! - Over HTTPS, through a TLS relay in front of moto: the same, with the host trusting the test
 //!   CA (`NODE_EXTRA_CA_CERTS`); with another CA the host refuses the server, and the SDK gets
 //!   an error it does not retry (one connection).
-//! - A stopped server: a typed I/O error after the configured attempts, not a hang.
+//! - A stopped server: a typed I/O error after the configured attempts (retried, so the
+//!   generated crates gave the SDK a sleep), not a hang.
 //!
 //! jco (npm, pinned) and moto (`moto_server`) are what scripts/test installs; a missing one fails
 //! the test, naming the install.
@@ -18,8 +22,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
+use smithy_tls_codegen::platforms::APPLICATION_MANIFEST;
 use smithy_tls_e2e::{
-    pin_lock, repo_root, run, run_bounded, scratch_cargo, scratch_root, scratch_target, tail, BoundedRun,
+    pin_lock, prepare_sdk_tree, repo_root, run, run_bounded, scratch_cargo, scratch_root, scratch_target,
+    smithy_tls_binary, tail, BoundedRun, PUBLISHED, WASI_RUN_PRESET,
 };
 use smithy_tls_test_support::pki::TestCa;
 
@@ -54,8 +60,9 @@ fn jco() -> PathBuf {
         .clone()
 }
 
-/// The component: tests/wasi-consumer in a scratch workspace with its committed lock, built for
-/// wasm32-wasip2.
+/// The component: tests/wasi-consumer, an application of aws-config and aws-sdk-s3 rewritten
+/// with platform-default (the published crates, fetched), with the SDK dependencies `explain`
+/// prints for wasm32-wasip2, built for that target with the tree's committed lock.
 fn component() -> PathBuf {
     static COMPONENT: OnceLock<PathBuf> = OnceLock::new();
     COMPONENT
@@ -65,20 +72,37 @@ fn component() -> PathBuf {
                 String::from_utf8_lossy(&installed.stdout).lines().any(|t| t == "wasm32-wasip2"),
                 "the wasm32-wasip2 standard library is missing: `rustup target add wasm32-wasip2` (scripts/test does)"
             );
+            let tree = prepare_sdk_tree(&scratch_root().join("wasi-consumer"), PUBLISHED, &[], false).root;
+            run(Command::new(smithy_tls_binary()).args(["apply", "--preset", WASI_RUN_PRESET]).arg(&tree));
+            let app = tree.join("wasi-consumer");
+            std::fs::create_dir_all(app.join("src")).expect("mkdir the component");
+            std::fs::write(app.join("Cargo.toml"), application_manifest()).expect("write Cargo.toml");
             let source = repo_root().join("tests/wasi-consumer");
-            let dir = scratch_root().join("wasi-consumer");
-            let _ = std::fs::remove_dir_all(&dir);
-            std::fs::create_dir_all(dir.join("src")).expect("mkdir the component's workspace");
-            let manifest = std::fs::read_to_string(source.join("Cargo.toml.in")).expect("Cargo.toml.in");
-            let wasi_http = repo_root().join("runtime/wasi-http");
-            std::fs::write(dir.join("Cargo.toml"), manifest.replace("@WASI_HTTP@", &wasi_http.display().to_string()))
-                .expect("write Cargo.toml");
-            std::fs::copy(source.join("src/main.rs"), dir.join("src/main.rs")).expect("copy main.rs");
-            pin_lock(&dir, "wasi-consumer");
-            run(scratch_cargo(&dir).args(["build", "-q", "--target", "wasm32-wasip2"]));
+            std::fs::copy(source.join("src/main.rs"), app.join("src/main.rs")).expect("copy main.rs");
+            let root_manifest = tree.join("Cargo.toml");
+            let mut workspace: toml_edit::DocumentMut =
+                std::fs::read_to_string(&root_manifest).expect("the tree's manifest").parse().expect("parses");
+            workspace["workspace"]["members"].as_array_mut().expect("members").push("wasi-consumer");
+            std::fs::write(&root_manifest, workspace.to_string()).expect("write the tree's manifest");
+            pin_lock(&tree, "wasi-consumer");
+            run(scratch_cargo(&tree).args(["build", "-q", "-p", "wasi-consumer", "--target", "wasm32-wasip2"]));
             scratch_target().join("wasm32-wasip2/debug/wasi-consumer.wasm")
         })
         .clone()
+}
+
+/// tests/wasi-consumer/Cargo.toml.in with the SDK dependencies of the generator's
+/// `APPLICATION_MANIFEST` (its `[dependencies]` and target tables) merged in.
+fn application_manifest() -> String {
+    let source = repo_root().join("tests/wasi-consumer/Cargo.toml.in");
+    let mut manifest: toml_edit::DocumentMut =
+        std::fs::read_to_string(source).expect("Cargo.toml.in").parse().expect("Cargo.toml.in parses");
+    let lines: toml_edit::DocumentMut = APPLICATION_MANIFEST.parse().expect("APPLICATION_MANIFEST parses");
+    for (name, item) in lines["dependencies"].as_table().expect("[dependencies]") {
+        manifest["dependencies"][name] = item.clone();
+    }
+    manifest["target"] = lines["target"].clone();
+    manifest.to_string()
 }
 
 /// moto's server on a free port of 127.0.0.1, stopped when dropped.
@@ -192,16 +216,26 @@ fn the_s3_workflow_runs_over_http_through_the_hosts_wasi_http() {
     let len = 300_000;
     let ran = run_component(&[("S3_ENDPOINT", moto.url()), ("OBJECT_BYTES", len.to_string())]);
     assert_workflow("http", &ran, len);
-    println!("WASI http: the S3 workflow through jco's wasi:http in {:?}", ran.took);
-    // The client and sleep `default_client_plugin` installs, as a generated crate's module will.
-    let ran = run_component(&[
-        ("S3_ENDPOINT", moto.url()),
-        ("S3_BUCKET", "wasi-plugin".into()),
-        ("OBJECT_BYTES", len.to_string()),
-        ("WIRING", "plugin".into()),
-    ]);
-    assert_workflow("http, the plugin's defaults", &ran, len);
-    println!("WASI http: the same with the client and sleep from default_client_plugin in {:?}", ran.took);
+    assert!(
+        ran.stdout.contains("WASI sdk_config http_client=set"),
+        "aws-config's loader set the client:\n{}",
+        ran.stdout
+    );
+    println!("WASI http: the S3 workflow through jco's wasi:http, wired by the generated crates, in {:?}", ran.took);
+    // smithy-wasi-http's client and sleep set by hand: its functions, and its plugin's.
+    for wiring in ["config", "plugin"] {
+        let ran = run_component(&[
+            ("S3_ENDPOINT", moto.url()),
+            ("S3_BUCKET", format!("wasi-{wiring}")),
+            ("OBJECT_BYTES", len.to_string()),
+            ("WIRING", wiring.into()),
+        ]);
+        assert_workflow(&format!("http, WIRING={wiring}"), &ran, len);
+        println!(
+            "WASI http: the same with smithy-wasi-http's client and sleep set by hand ({wiring}) in {:?}",
+            ran.took
+        );
+    }
 }
 
 #[test]

@@ -9,7 +9,8 @@ use crate::explain::{explain, Explanation, TargetVerdict};
 use crate::model::{CompiledPolicy, Provider, Roots, Stack, TlsOverride};
 use crate::native_build::{policy_notes, required_tools, rule_extra_tools, stack_build};
 use crate::report::{
-    human, Considered, ExplainReport, OverrideEffect, Report, RuleReport, TargetReport, Unusable, Verdict,
+    human, Considered, ExplainReport, HostHttpNeeds, OverrideEffect, Report, RuleReport, TargetReport, Unusable,
+    Verdict,
 };
 use crate::targets::non_hosts;
 
@@ -104,6 +105,7 @@ fn target_report(explanation: Explanation, tls_override: Option<TlsOverride>) ->
                 (Some(provider), Some(target)) => stack_build(provider, target).unwrap_or_default(),
                 _ => Vec::new(),
             },
+            host_http: (stack == Stack::WasiHttp).then(HostHttpNeeds::wasip2),
         },
         TargetVerdict::NotAHost(why) => Verdict::NotAHost { why: why.to_owned() },
     };
@@ -121,6 +123,17 @@ fn not_a_host_unchanged() -> OverrideEffect {
 /// provider: the generated crates then have no runtime dependency on the target (the runtime
 /// tables are all gated on the rules with a provider), so there is nothing to override.
 fn override_effect(value: TlsOverride, rule: &str, stack: Stack, target: &TargetInfo) -> OverrideEffect {
+    if stack == Stack::WasiHttp {
+        return match value {
+            TlsOverride::NoTls => OverrideEffect::NoHostClient,
+            TlsOverride::Provider(_) => OverrideEffect::Unchanged {
+                why: format!(
+                    "rule `{rule}` gives this target the host's HTTP (wasi-http): the host runs TLS, so there is \
+                     no TLS stack to override (only `none` turns the host's client off)"
+                ),
+            },
+        };
+    }
     let Stack::Tls { provider: replaces, roots, .. } = stack else {
         return OverrideEffect::Unchanged {
             why: format!(

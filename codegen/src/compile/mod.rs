@@ -14,7 +14,7 @@ pub use self::tables::manifest_tables;
 use crate::cfg::Cfg;
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::model::{CompiledPolicy, CompiledRule, Roots, Rule, Stack};
-use crate::platforms::{provider_support, roots_support};
+use crate::platforms::{provider_support, roots_support, wasi_http_support};
 use crate::policy::ParsedPolicy;
 use crate::targets::sdk_targets;
 
@@ -103,8 +103,18 @@ fn never_matches(
 /// The errors for a rule with a provider whose provider (P013) or roots (P016; P017 for native
 /// roots where there is no native store to read) cannot serve some of the `targets` it gets.
 fn cannot_serve_all(parsed: &ParsedPolicy, rule: &Rule, targets: &[&TargetInfo]) -> Vec<Diagnostic> {
-    let Stack::Tls { provider, roots, .. } = rule.stack else { return Vec::new() };
     let spans = &rule.spans;
+    let (provider, roots) = match rule.stack {
+        Stack::None => return Vec::new(),
+        Stack::WasiHttp => {
+            let unsupported: Vec<(&str, &str)> =
+                targets.iter().filter_map(|t| wasi_http_support(t).err().map(|why| (t.triple.as_str(), why))).collect();
+            let span = spans.provider.clone().unwrap_or(spans.table.clone());
+            let what = format!("provider `{}`", Stack::WASI_HTTP);
+            return cannot_serve(parsed, "P013", &what, &rule.name, &unsupported, span).into_iter().collect();
+        }
+        Stack::Tls { provider, roots, .. } => (provider, roots),
+    };
     let unsupported: Vec<(&str, &str)> = targets
         .iter()
         .filter_map(|t| provider_support(provider, t).err().map(|why| (t.triple.as_str(), why)))

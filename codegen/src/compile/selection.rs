@@ -11,11 +11,15 @@ use crate::model::{CompiledPolicy, Stack};
 /// target's rule is the first rule *with a provider* whose own cfg holds (an earlier `none` rule
 /// that held would have been the first match, and such targets are outside), so the module tests
 /// the rules' own cfgs in the policy's order, an `if` / `else if` chain ([`chain`](Self::chain)),
-/// with no rule repeating the negation of the ones before it.
+/// with no rule repeating the negation of the ones before it. A `wasi-http` rule counts as a rule
+/// without a provider there: its targets get the host's client instead, under [`wasi_http`](Self::wasi_http).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ModuleSelection {
     /// Where the target gets the runtime crate; `None` when every rule has a provider.
     pub runtime: Option<Cfg>,
+    /// Where the target gets `smithy-wasi-http` (its manifest table's predicate); `None` when no
+    /// rule is `wasi-http`.
+    pub wasi_http: Option<Cfg>,
     /// Each rule with a provider, in policy order: its index in the compiled rules and its own
     /// cfg (`None` for the fallback, the chain's `else`).
     pub chain: Vec<(usize, Option<Cfg>)>,
@@ -50,7 +54,7 @@ pub fn module_selection(compiled: &CompiledPolicy) -> ModuleSelection {
     for (index, rule) in compiled.policy.all_rules().enumerate() {
         let own = rule.scope.cfg();
         match rule.stack {
-            Stack::None => none_first.push(Cfg::exclusive(own, &earlier_tls)),
+            Stack::None | Stack::WasiHttp => none_first.push(Cfg::exclusive(own, &earlier_tls)),
             Stack::Tls { .. } => {
                 chain.push((index, own.cloned()));
                 earlier_tls.extend(own.cloned());
@@ -63,7 +67,11 @@ pub fn module_selection(compiled: &CompiledPolicy) -> ModuleSelection {
             Cfg::Not(inner) => *inner,
             other => Cfg::Not(Box::new(other)),
         }),
-        _ => Some(Cfg::Not(Box::new(Cfg::any_of(none_first)))),
+        // A clause another one includes (wasip2's beside all of wasm) adds nothing.
+        _ => Some(Cfg::exclusive(None, &none_first)),
     };
-    ModuleSelection { runtime, chain }
+    let wasi_http = super::manifest_tables(compiled)
+        .into_iter()
+        .find_map(|(predicate, stack)| (stack == Stack::WasiHttp).then_some(predicate));
+    ModuleSelection { runtime, wasi_http, chain }
 }

@@ -3,7 +3,7 @@
 use crate::cfg::Cfg;
 use crate::model::{CompiledPolicy, Stack};
 
-/// The manifest's target tables: one per distinct stack with a provider, in the order of the
+/// The manifest's target tables: one per distinct stack with a client, in the order of the
 /// first rule that has it, with a predicate that holds exactly on the targets those rules serve.
 ///
 /// Rules that share a stack share a table. The union of first-match predicates needs fewer
@@ -16,13 +16,13 @@ use crate::model::{CompiledPolicy, Stack};
 /// let compiled = compile::compile(&policy::parse_policy(presets::preset("platform-default").unwrap()).unwrap()).unwrap();
 /// let tables = compile::manifest_tables(&compiled);
 /// // apple and windows both get rustls-aws-lc with the platform verifier: one table.
-/// assert_eq!(tables.len(), compiled.rules.iter().filter(|r| r.stack.provider().is_some()).count() - 1);
+/// assert_eq!(tables.len(), compiled.rules.iter().filter(|r| r.stack.has_client()).count() - 1);
 /// ```
 pub fn manifest_tables(compiled: &CompiledPolicy) -> Vec<(Cfg, Stack)> {
     let owns: Vec<Option<&Cfg>> = compiled.policy.all_rules().map(|rule| rule.scope.cfg()).collect();
     let mut stacks: Vec<Stack> = Vec::new();
     for rule in &compiled.rules {
-        if rule.stack.provider().is_some() && !stacks.contains(&rule.stack) {
+        if rule.stack.has_client() && !stacks.contains(&rule.stack) {
             stacks.push(rule.stack);
         }
     }

@@ -8,6 +8,7 @@ use sha2::{Digest as _, Sha256};
 
 use self::hook_fn::{CLIENT, CLIENT_FOR, PLUGIN, PLUGIN_FOR};
 use self::layout::Meta;
+use crate::cfg::Cfg;
 use crate::compile::ModuleSelection;
 use crate::model::{CompiledPolicy, CompiledRule, EmptyStore, Stack};
 
@@ -56,7 +57,8 @@ pub enum EmitError {
 /// rustc warns about a cfg value it does not know (`unexpected_cfgs`), and the values it knows
 /// grow with each release: allowed in this module only, where every value is one P018 checked.
 /// Where the target has no default client, `no_client`'s `selected` stands in, so the hook
-/// functions compile everywhere.
+/// functions compile everywhere; elsewhere one of [`RUNTIME_SELECTED`] and
+/// [`WASI_HTTP_SELECTED`] (their gates exclude each other).
 const MODULE: &str = r#"//! The HTTP client this crate uses when none is configured, chosen per target by the smithy-tls policy `{{policy}}`.
 //!
 //! Every SDK client that uses it shares one process-wide client (one TLS configuration, one trust store, one
@@ -91,26 +93,7 @@ mod no_client {
         }
     }
 }
-
-/// The rule that serves this target, where it has a provider and the feature is on.
-{{gate}}
-mod selected {
-    use super::{BehaviorVersion, SharedHttpClient, SharedRuntimePlugin};
-    use ::smithy_default_tls::{self as runtime, TlsProvider as P, TrustRoots as R};
-
-{{stack}}
-
-    pub(super) fn client(version: Option<BehaviorVersion>) -> Option<SharedHttpClient> {
-        let (provider, roots) = STACK;
-        Some(runtime::shared_client_for(provider, roots, version))
-    }
-
-    pub(super) fn plugin(version: Option<BehaviorVersion>) -> Option<SharedRuntimePlugin> {
-        let (provider, roots) = STACK;
-        Some(runtime::default_client_plugin_for(provider, roots, version))
-    }
-}
-
+{{selected}}
 /// The process-wide default HTTP client for this target, or `None` where the policy gives
 /// this target no default client (or the `default-https-client` feature is off).
 pub fn {{client}}() -> Option<SharedHttpClient> {
@@ -137,6 +120,49 @@ pub(crate) fn {{plugin_for}}(version: Option<BehaviorVersion>) -> Option<SharedR
 }
 "#;
 
+/// `mod selected` where a rule with a TLS provider serves the target: the runtime crate's client
+/// for the rule's stack.
+const RUNTIME_SELECTED: &str = r#"
+/// The rule that serves this target, where it has a provider and the feature is on.
+{{gate}}
+mod selected {
+    use super::{BehaviorVersion, SharedHttpClient, SharedRuntimePlugin};
+    use ::smithy_default_tls::{self as runtime, TlsProvider as P, TrustRoots as R};
+
+{{stack}}
+
+    pub(super) fn client(version: Option<BehaviorVersion>) -> Option<SharedHttpClient> {
+        let (provider, roots) = STACK;
+        Some(runtime::shared_client_for(provider, roots, version))
+    }
+
+    pub(super) fn plugin(version: Option<BehaviorVersion>) -> Option<SharedRuntimePlugin> {
+        let (provider, roots) = STACK;
+        Some(runtime::default_client_plugin_for(provider, roots, version))
+    }
+}
+"#;
+
+/// `mod selected` where a `wasi-http` rule serves the target: the host's HTTP and clocks, from
+/// `smithy-wasi-http` (its plugin installs both: the SDK has no sleep there either), unless the
+/// application's override is `none`.
+const WASI_HTTP_SELECTED: &str = r#"
+/// The host's HTTP (wasi:http) and clocks, where a `wasi-http` rule serves this target, the
+/// feature is on and the application did not set `--cfg smithy_tls="none"`.
+{{gate}}
+mod selected {
+    use super::{BehaviorVersion, SharedHttpClient, SharedRuntimePlugin};
+
+    pub(super) fn client(_: Option<BehaviorVersion>) -> Option<SharedHttpClient> {
+        Some(::smithy_wasi_http::http_client())
+    }
+
+    pub(super) fn plugin(_: Option<BehaviorVersion>) -> Option<SharedRuntimePlugin> {
+        Some(::smithy_wasi_http::default_client_plugin())
+    }
+}
+"#;
+
 /// Renders the module for a compiled policy. Deterministic: the same policy always gives the
 /// same bytes.
 ///
@@ -150,13 +176,29 @@ pub(crate) fn {{plugin_for}}(version: Option<BehaviorVersion>) -> Option<SharedR
 /// ```
 pub fn render_module(compiled: &CompiledPolicy) -> Result<String, EmitError> {
     let selection = crate::compile::module_selection(compiled);
+    let mut selected = String::new();
+    if !selection.chain.is_empty() {
+        let gate = layout::cfg_attribute(&feature_and(selection.runtime.as_ref()));
+        let stack = stack_choice(compiled, &selection);
+        selected.push_str(&fill(RUNTIME_SELECTED, &[("gate", &gate), ("stack", &stack)]));
+    }
+    if let Some(wasi_http) = &selection.wasi_http {
+        // The application's `--cfg smithy_tls="none"` turns the host's client off too; the other
+        // values name TLS providers, which the host's HTTP has none of, and change nothing here.
+        let mut gate = feature_and(Some(wasi_http));
+        let not_none = Meta::List("not", vec![Meta::Leaf(r#"smithy_tls = "none""#.to_owned())]);
+        match &mut gate {
+            Meta::List("all", parts) => parts.push(not_none),
+            other => *other = Meta::List("all", vec![std::mem::replace(other, Meta::Leaf(String::new())), not_none]),
+        }
+        selected.push_str(&fill(WASI_HTTP_SELECTED, &[("gate", &layout::cfg_attribute(&gate))]));
+    }
     let body = fill(
         MODULE,
         &[
             ("policy", &compiled.policy.name),
             ("matrix", &matrix_rows(compiled)),
-            ("gate", &layout::cfg_attribute(&runtime_gate(&selection))),
-            ("stack", &stack_choice(compiled, &selection)),
+            ("selected", &selected),
             ("client", CLIENT),
             ("client_for", CLIENT_FOR),
             ("plugin", PLUGIN),
@@ -221,11 +263,11 @@ fn matrix_rows(compiled: &CompiledPolicy) -> String {
     rows.join("\n")
 }
 
-/// Where `mod selected` is compiled: the feature is on and the manifest gives the target the
-/// runtime crate.
-fn runtime_gate(selection: &ModuleSelection) -> Meta {
+/// Where a `mod selected` is compiled: the feature is on and the manifest gives the target its
+/// crate (`targets`; `None`: every target).
+fn feature_and(targets: Option<&Cfg>) -> Meta {
     let mut gate = vec![Meta::Leaf(format!("feature = \"{FEATURE}\""))];
-    match selection.runtime.as_ref().map(Meta::from_cfg) {
+    match targets.map(Meta::from_cfg) {
         Some(Meta::List("all", parts)) => gate.extend(parts),
         Some(other) => gate.push(other),
         None => {}

@@ -6,6 +6,7 @@ use toml_edit::{Item, Table, TableLike, Value};
 use super::array_layout::rewrite_string_array;
 use super::marker::Marker;
 use super::source::Source;
+use super::target_tables::WASI_HTTP_PACKAGE;
 use super::{take_position, ManifestEdit, ManifestError};
 use crate::model::{LegacyRustls, Stack};
 
@@ -34,10 +35,6 @@ pub(super) fn edit_features(
     let runtime_entries: Vec<String> = runtime_key
         .map(|key| vec![format!("{key}/{DEFAULT_HTTPS_CLIENT}"), format!("{key}?/{DEFAULT_HTTPS_CLIENT}")])
         .unwrap_or_default();
-    let dep_entry = format!("dep:{}", edit.runtime.package);
-    // With no target table there is no dependency for `dep:` to name (cargo would reject it):
-    // the feature then enables no client anywhere.
-    let any_client = edit.compiled.rules.iter().any(|rule| rule.stack != Stack::None);
     let alias_rustls = edit.legacy_rustls == LegacyRustls::AliasDefault;
 
     // Other features reach the default client through `default-https-client`.
@@ -76,21 +73,43 @@ pub(super) fn edit_features(
         features.insert("default", feature_item(&[DEFAULT_HTTPS_CLIENT]));
     }
 
-    // `default-https-client` enables the runtime crate instead of the runtime's client.
-    if features.contains_key(DEFAULT_HTTPS_CLIENT) {
-        let entries = source.feature_entries(&*features, DEFAULT_HTTPS_CLIENT)?;
-        let mut desired: Vec<String> = any_client.then(|| dep_entry.clone()).into_iter().collect();
-        desired.extend(entries.into_iter().filter(|entry| *entry != dep_entry && !runtime_entries.contains(entry)));
-        set_feature(features, DEFAULT_HTTPS_CLIENT, &desired);
-    } else {
-        let entries: &[&str] = if any_client { &[&dep_entry] } else { &[] };
-        features.insert(DEFAULT_HTTPS_CLIENT, feature_item(entries));
-    }
+    set_default_client(source, features, &runtime_entries, edit)?;
 
     if alias_rustls && features.contains_key(LEGACY_RUSTLS) {
         // Validates the shape before rewriting.
         source.feature_entries(&*features, LEGACY_RUSTLS)?;
         set_feature(features, LEGACY_RUSTLS, &[DEFAULT_HTTPS_CLIENT.to_owned()]);
+    }
+    Ok(())
+}
+
+/// Makes `default-https-client` enable the crates the target tables hold (the runtime crate,
+/// `smithy-wasi-http`) instead of the SDK runtime's client (`runtime_entries`), keeping the rest.
+/// A crate without a table is left out: cargo would reject a `dep:` naming no dependency, so with
+/// no table at all the feature enables no client anywhere.
+fn set_default_client(
+    source: &Source<'_>,
+    features: &mut dyn TableLike,
+    runtime_entries: &[String],
+    edit: &ManifestEdit<'_>,
+) -> Result<(), ManifestError> {
+    let dep_entries = [edit.runtime.package, WASI_HTTP_PACKAGE].map(|package| format!("dep:{package}"));
+    let has = |wanted: fn(Stack) -> bool| edit.compiled.rules.iter().any(|rule| wanted(rule.stack));
+    let mut desired: Vec<String> = [has(|s| s.provider().is_some()), has(|s| s == Stack::WasiHttp)]
+        .into_iter()
+        .zip(&dep_entries)
+        .filter(|(wanted, _)| *wanted)
+        .map(|(_, entry)| entry.clone())
+        .collect();
+    if features.contains_key(DEFAULT_HTTPS_CLIENT) {
+        let entries = source.feature_entries(&*features, DEFAULT_HTTPS_CLIENT)?;
+        desired.extend(
+            entries.into_iter().filter(|entry| !dep_entries.contains(entry) && !runtime_entries.contains(entry)),
+        );
+        set_feature(features, DEFAULT_HTTPS_CLIENT, &desired);
+    } else {
+        let entries: Vec<&str> = desired.iter().map(String::as_str).collect();
+        features.insert(DEFAULT_HTTPS_CLIENT, feature_item(&entries));
     }
     Ok(())
 }
@@ -150,20 +169,20 @@ fn restore(features: &mut dyn TableLike, name: &str, was: Option<&str>) -> bool 
     true
 }
 
-/// Takes `runtime`'s entries out of a feature a user changed: the user's version stays, but not
-/// its references to the runtime crate, whose dependency goes (cargo would reject a `dep:`
-/// without it).
+/// Takes `runtime`'s (and `smithy-wasi-http`'s) entries out of a feature a user changed: the
+/// user's version stays, but not its references to those crates, whose dependencies go (cargo
+/// would reject a `dep:` without one).
 fn drop_runtime_entries(features: &mut dyn TableLike, name: &str, runtime: &str) {
     let Some(array) = features.get_mut(name).and_then(Item::as_array_mut) else { return };
-    let prefix = format!("{runtime}/");
-    let optional = format!("{runtime}?/");
-    let dep = format!("dep:{runtime}");
-    let desired: Vec<String> = array
-        .iter()
-        .filter_map(|v| v.as_str())
-        .filter(|e| *e != dep && !e.starts_with(&prefix) && !e.starts_with(&optional))
-        .map(str::to_owned)
-        .collect();
+    let ours = |entry: &str| {
+        [runtime, WASI_HTTP_PACKAGE].iter().any(|package| {
+            entry == format!("dep:{package}")
+                || entry.starts_with(&format!("{package}/"))
+                || entry.starts_with(&format!("{package}?/"))
+        })
+    };
+    let desired: Vec<String> =
+        array.iter().filter_map(|v| v.as_str()).filter(|e| !ours(e)).map(str::to_owned).collect();
     rewrite_string_array(array, &desired);
 }
 

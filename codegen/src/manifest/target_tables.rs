@@ -1,5 +1,5 @@
-//! The `[target.'cfg(..)'.dependencies]` tables holding the runtime crate: added, updated and
-//! removed as the policy's rules say.
+//! The `[target.'cfg(..)'.dependencies]` tables holding the runtime crate (and, for `wasi-http`
+//! rules, `smithy-wasi-http`): added, updated and removed as the policy's rules say.
 
 use toml_edit::{InlineTable, Item, Key, Table, TableLike, Value};
 
@@ -8,31 +8,51 @@ use super::source::Source;
 use super::{take_position, ManifestEdit, ManifestError, RuntimeDepSpec};
 use crate::model::Stack;
 
+/// The package that serves `wasi-http` rules: released with the runtime crate (the same version
+/// requirement) and kept beside it (`<runtime path>/wasi-http`) where the runtime has a path.
+pub(crate) const WASI_HTTP_PACKAGE: &str = "smithy-wasi-http";
+
 /// The dependency one rule's target table holds.
 struct DepSpec<'a> {
+    package: &'a str,
     version: &'a str,
-    path: Option<&'a str>,
+    path: Option<String>,
+    /// The runtime's features (never empty); none for `smithy-wasi-http`, which has none.
     features: Vec<&'static str>,
 }
 
 impl<'a> DepSpec<'a> {
-    fn new(runtime: &RuntimeDepSpec<'a>, stack: Stack) -> Self {
-        DepSpec { version: runtime.version, path: runtime.path, features: stack.runtime_features() }
-    }
-
-    fn features_value(&self) -> Value {
-        Value::Array(self.features.iter().copied().collect())
+    /// What a table of `stack` holds; `None` for [`Stack::None`].
+    fn new(runtime: &RuntimeDepSpec<'a>, stack: Stack) -> Option<Self> {
+        match stack {
+            Stack::None => None,
+            Stack::WasiHttp => Some(DepSpec {
+                package: WASI_HTTP_PACKAGE,
+                version: runtime.version,
+                path: runtime.path.map(|path| format!("{path}/wasi-http")),
+                features: Vec::new(),
+            }),
+            Stack::Tls { .. } => Some(DepSpec {
+                package: runtime.package,
+                version: runtime.version,
+                path: runtime.path.map(str::to_owned),
+                features: stack.runtime_features(),
+            }),
+        }
     }
 
     /// The fields in the order they are written.
     fn fields(&self) -> Vec<(&'static str, Value)> {
         let mut fields = vec![("version", Value::from(self.version))];
-        if let Some(path) = self.path {
-            fields.push(("path", Value::from(path)));
+        if let Some(path) = &self.path {
+            fields.push(("path", Value::from(path.as_str())));
         }
         fields.push(("optional", Value::from(true)));
-        fields.push(("default-features", Value::from(false)));
-        fields.push(("features", self.features_value()));
+        // smithy-wasi-http has no features to choose.
+        if !self.features.is_empty() {
+            fields.push(("default-features", Value::from(false)));
+            fields.push(("features", Value::Array(self.features.iter().copied().collect())));
+        }
         fields
     }
 
@@ -44,20 +64,13 @@ impl<'a> DepSpec<'a> {
         table
     }
 
-    /// Whether an existing entry already says exactly this.
+    /// Whether an existing entry already says exactly this (in any order and layout).
     fn matches(&self, existing: &dyn TableLike) -> bool {
-        let string = |key: &str| existing.get(key).and_then(Item::as_str);
-        let boolean = |key: &str| existing.get(key).and_then(Item::as_bool);
-        let features_match = existing
-            .get("features")
-            .and_then(Item::as_array)
-            .is_some_and(|array| array.iter().map(Value::as_str).eq(self.features.iter().map(|f| Some(*f))));
-        existing.len() == 4 + usize::from(self.path.is_some())
-            && string("version") == Some(self.version)
-            && self.path.is_none_or(|path| string("path") == Some(path))
-            && boolean("optional") == Some(true)
-            && boolean("default-features") == Some(false)
-            && features_match
+        let fields = self.fields();
+        existing.len() == fields.len()
+            && fields.iter().all(|(key, value)| {
+                existing.get(key).and_then(Item::as_value).is_some_and(|found| same_value(found, value))
+            })
     }
 }
 
@@ -74,23 +87,31 @@ fn cfg_key(cfg: &str) -> Key {
 
 const TARGET_HELP: &str = "write platform dependencies as [target.'cfg(...)'.dependencies] tables";
 
-/// Adds, updates and removes the runtime crate's target dependencies.
+/// The same string, boolean, or array of strings.
+fn same_value(found: &Value, wanted: &Value) -> bool {
+    match (found, wanted) {
+        (Value::String(a), Value::String(b)) => a.value() == b.value(),
+        (Value::Boolean(a), Value::Boolean(b)) => a.value() == b.value(),
+        (Value::Array(a), Value::Array(b)) => a.iter().map(Value::as_str).eq(b.iter().map(Value::as_str)),
+        _ => false,
+    }
+}
+
+/// Adds, updates and removes the runtime crate's (and `smithy-wasi-http`'s) target dependencies.
 pub(super) fn edit_target_tables(
     source: &Source<'_>,
     root: &mut Table,
     edit: &ManifestEdit<'_>,
     next_position: &mut isize,
 ) -> Result<(), ManifestError> {
-    let package = edit.runtime.package;
     let active: Vec<(String, DepSpec<'_>)> = crate::compile::manifest_tables(edit.compiled)
         .into_iter()
-        .filter_map(|(predicate, stack)| match stack {
-            Stack::None => None,
-            Stack::Tls { .. } => Some((format!("cfg({predicate})"), DepSpec::new(&edit.runtime, stack))),
-        })
+        .filter_map(|(predicate, stack)| Some((format!("cfg({predicate})"), DepSpec::new(&edit.runtime, stack)?)))
         .collect();
-    remove_entries(root, package, |key| !active.iter().any(|(cfg, _)| cfg == key));
-    let relaid = tables_to_relay(root, package, &active);
+    for package in [edit.runtime.package, WASI_HTTP_PACKAGE] {
+        remove_entries(root, package, |key| !active.iter().any(|(cfg, spec)| cfg == key && spec.package == package));
+    }
+    let relaid = tables_to_relay(root, &active);
 
     for (cfg, spec) in &active {
         let path = [Key::new("target"), cfg_key(cfg), Key::new("dependencies")];
@@ -102,7 +123,7 @@ pub(super) fn edit_target_tables(
         let platform = descend(root, &path[..2]).map_err(not_a_table)?;
         let dependencies =
             dependencies_table(platform, relaid.contains(cfg), next_position).ok_or_else(|| not_a_table(3))?;
-        upsert_dependency(source, dependencies, package, spec, cfg)?;
+        upsert_dependency(source, dependencies, spec.package, spec, cfg)?;
     }
     Ok(())
 }
@@ -133,7 +154,7 @@ fn dependencies_table<'a>(
 /// Empty when no table needs creating: existing tables are then only updated in place. Otherwise
 /// these are the active `[target.'cfg(..)'.dependencies]` tables that hold nothing but `package`
 /// and come after every other table of the file.
-fn tables_to_relay(root: &Table, package: &str, active: &[(String, DepSpec<'_>)]) -> Vec<String> {
+fn tables_to_relay(root: &Table, active: &[(String, DepSpec<'_>)]) -> Vec<String> {
     let target = root.get("target").and_then(Item::as_table_like);
     let dependencies_of =
         |cfg: &str| target.and_then(|target| target.get(cfg)).and_then(|platform| platform.get("dependencies"));
@@ -142,10 +163,10 @@ fn tables_to_relay(root: &Table, package: &str, active: &[(String, DepSpec<'_>)]
     }
     let owned: Vec<(&str, &Table, isize)> = active
         .iter()
-        .filter_map(|(cfg, _)| {
+        .filter_map(|(cfg, spec)| {
             let table = dependencies_of(cfg)?.as_table()?;
             let position = table.position()?;
-            let only_ours = table.len() == 1 && table.get(package).is_some_and(Item::is_value);
+            let only_ours = table.len() == 1 && table.get(spec.package).is_some_and(Item::is_value);
             (only_ours && !table.is_implicit() && !table.is_dotted()).then_some((cfg.as_str(), table, position))
         })
         .collect();
@@ -175,19 +196,25 @@ fn max_position_except(table: &Table, skip: &dyn Fn(&Table) -> bool) -> Option<i
     max
 }
 
-/// Removes `package` from the `target.<cfg>.dependencies` tables whose keys have the marker's
-/// `digests`, then the tables that become empty (undoing the tool's own additions).
+/// Removes the runtime crate `package` and `smithy-wasi-http` from the
+/// `target.<cfg>.dependencies` tables whose keys have the marker's `digests`, then the tables
+/// that become empty (undoing the tool's own additions).
 pub(super) fn remove_runtime_entries(root: &mut Table, package: &str, digests: &[String]) {
-    remove_entries(root, package, |key| digests.contains(&super::marker::table_digest(key)));
+    for package in [package, WASI_HTTP_PACKAGE] {
+        remove_entries(root, package, |key| digests.contains(&super::marker::table_digest(key)));
+    }
 }
 
-/// The `target` keys whose `dependencies` hold `package`.
+/// The `target` keys whose `dependencies` hold the runtime crate `package` or `smithy-wasi-http`.
 pub(super) fn runtime_entry_tables(root: &Table, package: &str) -> Vec<String> {
     let Some(target) = root.get("target").and_then(Item::as_table_like) else { return Vec::new() };
     target
         .iter()
         .filter(|(_, platform)| {
-            platform.get("dependencies").and_then(Item::as_table_like).is_some_and(|deps| deps.contains_key(package))
+            platform
+                .get("dependencies")
+                .and_then(Item::as_table_like)
+                .is_some_and(|deps| deps.contains_key(package) || deps.contains_key(WASI_HTTP_PACKAGE))
         })
         .map(|(key, _)| key.to_owned())
         .collect()

@@ -478,11 +478,13 @@ mod tests {
         let shipped: toml_edit::DocumentMut = super::shipped_manifest_text().parse().expect("parses");
         assert_eq!(shipped.to_string(), expected.to_string());
         assert_eq!(super::runtime_version(), Some("0.1.0"));
-        // Every source file of runtime/src and runtime/crypto/src ships, with the carrier's
-        // manifest, and nothing else.
+        // Every source file of runtime/src, runtime/crypto/src and runtime/wasi-http/src ships,
+        // with the carried crates' manifests, and nothing else: smithy-wasi-http is what
+        // `wasi-http` rules depend on, at `<runtime path>/wasi-http`.
         let mut sources: Vec<String> = walk(&runtime.join("src"), "src");
         sources.extend(walk(&runtime.join("crypto/src"), "crypto/src"));
-        sources.extend(["build.rs".to_owned(), "rustfmt.toml".to_owned(), "crypto/Cargo.toml".to_owned()]);
+        sources.extend(walk(&runtime.join("wasi-http/src"), "wasi-http/src"));
+        sources.extend(["build.rs", "rustfmt.toml", "crypto/Cargo.toml", "wasi-http/Cargo.toml"].map(str::to_owned));
         sources.sort();
         let shipped: Vec<&str> = super::RUNTIME_SOURCES.iter().map(|(path, _)| *path).collect();
         assert_eq!(shipped, sources);

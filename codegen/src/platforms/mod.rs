@@ -17,8 +17,11 @@ use crate::model::facts::{Crypto, TlsLibrary};
 use crate::model::{Provider, Roots};
 
 mod tier;
+mod wasi_http;
 
 pub use tier::{tier, Tier};
+use wasi_http::is_wasip2;
+pub use wasi_http::{wasi_http_support, WasmRefusedFeature, APPLICATION_MANIFEST, HOST_IMPORTS, WASM_REFUSED_DEFAULTS};
 
 /// Operating systems none of whose builtin targets has `std` (`metadata.std` false or unknown
 /// in `rustc +nightly -Z unstable-options --print all-target-specs-json`).
@@ -289,7 +292,11 @@ fn no_system_libssl(target: &TargetInfo) -> &'static str {
 /// ```
 pub fn provider_support(provider: Provider, target: &TargetInfo) -> Result<(), &'static str> {
     if target.families.contains(&Family::wasm) {
-        return Err("wasm targets have no sockets for the runtime's tokio/hyper stack; use provider \"none\"");
+        return Err(if is_wasip2(target) {
+            "wasm32-wasip2 has no sockets for the runtime's tokio/hyper stack; use provider \"wasi-http\" (the host's HTTP)"
+        } else {
+            "wasm targets have no sockets for the runtime's tokio/hyper stack; use provider \"none\""
+        });
     }
     let facts = provider.facts();
     // The FIPS module's targets first: they are the narrowest.

@@ -7,8 +7,8 @@ use std::io::{self, Write};
 use anstyle::{AnsiColor, Effects, Style};
 
 use super::{
-    ExplainReport, FailureReport, OverrideEffect, PresetsReport, RewriteReport, StackReport, TargetReport, TreeReport,
-    Unusable, Verdict,
+    ExplainReport, FailureReport, HostHttpNeeds, OverrideEffect, PresetsReport, RewriteReport, StackReport,
+    TargetReport, TreeReport, Unusable, Verdict,
 };
 use crate::model::{Provider, TlsOverride};
 use crate::native_build::{BuildTool, LibraryBuild, Necessity, RuleToolNeed};
@@ -247,6 +247,27 @@ fn print_build_tools(report: &ExplainReport, out: &mut dyn Write) -> io::Result<
     Ok(())
 }
 
+/// What the host of a `wasi-http` target provides, and the application's Cargo.toml there.
+fn print_host_http(needs: &HostHttpNeeds, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "  native build: none (the host makes the connections and runs TLS)")?;
+    writeln!(out, "  the host provides:")?;
+    for import in &needs.imports {
+        writeln!(out, "    {}: {}", import.interface, import.used_for)?;
+    }
+    let refused: Vec<String> =
+        needs.refused_defaults.iter().map(|r| format!("{}'s `{}` ({})", r.crates, r.feature, r.why)).collect();
+    writeln!(
+        out,
+        "  default features that do not build here: {}; cargo features cannot differ by target, so an \
+         application turns them off in its Cargo.toml:",
+        refused.join(", ")
+    )?;
+    for line in needs.application_manifest.lines() {
+        writeln!(out, "    {line}")?;
+    }
+    Ok(())
+}
+
 /// What a target's provider compiles, and the tools each build needs, each line after `indent`.
 fn print_native_build(tier: u8, builds: &[LibraryBuild], indent: &str, out: &mut dyn Write) -> io::Result<()> {
     if builds.is_empty() {
@@ -345,7 +366,7 @@ fn print_target(report: &ExplainReport, target: &TargetReport, out: &mut dyn Wri
             }
             Ok(())
         }
-        Verdict::Served { rule, stack, considered, unusable, tier, native_build } => {
+        Verdict::Served { rule, stack, considered, unusable, tier, native_build, host_http } => {
             writeln!(
                 out,
                 "{triple}: rule `{rule}` → provider {}, roots {}",
@@ -366,7 +387,10 @@ fn print_target(report: &ExplainReport, target: &TargetReport, out: &mut dyn Wri
                     writeln!(out, "  empty-store `{empty_store}`: {}", empty_store.meaning())?;
                 }
             }
-            print_native_build(*tier, native_build, "  ", out)?;
+            match host_http {
+                Some(needs) => print_host_http(needs, out)?,
+                None => print_native_build(*tier, native_build, "  ", out)?,
+            }
             for item in unusable {
                 match item {
                     Unusable::Provider { provider, why } => {
@@ -422,6 +446,11 @@ fn print_override_target(
             }
             Ok(())
         }
+        OverrideEffect::NoHostClient => writeln!(
+            out,
+            "no default client in place of the host's HTTP (wasi-http): the generated crates hand the SDK none; \
+             give each SDK client an HTTP client of your own"
+        ),
         OverrideEffect::NoTls { replaces } => writeln!(
             out,
             "no TLS library at all in place of the rule's {replaces}: nothing native is compiled for TLS and the \
@@ -485,6 +514,8 @@ struct OverrideTally<'a> {
     compiles: Vec<(&'a str, &'a [BuildTool])>,
     /// How many targets compile no TLS library (`none`).
     no_tls: usize,
+    /// How many targets lose the host's HTTP (`none` where `wasi-http` serves).
+    no_host_client: usize,
     /// Where the provider does not build, grouped by why.
     refused: Vec<(&'a str, Vec<&'a str>)>,
     /// The rules whose targets stay unchanged (no provider), and how many targets that is.
@@ -517,6 +548,7 @@ impl<'a> OverrideTally<'a> {
                     }
                 }
                 (Some(OverrideEffect::NoTls { .. }), _) => tally.no_tls += 1,
+                (Some(OverrideEffect::NoHostClient), _) => tally.no_host_client += 1,
                 (Some(OverrideEffect::DoesNotBuild { why, .. }), _) => {
                     match tally.refused.iter_mut().find(|(w, _)| w == why) {
                         Some((_, targets)) => targets.push(&target.target),
@@ -537,18 +569,37 @@ impl<'a> OverrideTally<'a> {
     }
 }
 
+/// What `none` does over the matrix: targets that compile no TLS library, and those that lose
+/// the host's HTTP.
+fn print_none_counts(no_tls: usize, no_host_client: usize, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(
+        out,
+        "  {no_tls} target(s) compile no TLS library in place of their rule's provider: the default client \
+         fails every request; give each SDK client an HTTP client of your own"
+    )?;
+    if no_host_client > 0 {
+        writeln!(out, "  {no_host_client} target(s) get no default client in place of the host's HTTP (wasi-http)")?;
+    }
+    Ok(())
+}
+
 /// The override over the whole matrix: how many targets compile its provider and what their
 /// build hosts need, where it does not build (grouped by reason), and where it changes nothing.
 fn print_override_matrix(value: TlsOverride, report: &ExplainReport, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "{HEADER}under {value}:{HEADER:#}")?;
-    let OverrideTally { compiles, no_tls, refused, unchanged_rules, unchanged, not_hosts, roots_rules, needs_feature } =
-        OverrideTally::of(report);
+    let OverrideTally {
+        compiles,
+        no_tls,
+        no_host_client,
+        refused,
+        unchanged_rules,
+        unchanged,
+        not_hosts,
+        roots_rules,
+        needs_feature,
+    } = OverrideTally::of(report);
     match value.provider() {
-        None => writeln!(
-            out,
-            "  {no_tls} target(s) compile no TLS library in place of their rule's provider: the default client \
-             fails every request; give each SDK client an HTTP client of your own"
-        )?,
+        None => print_none_counts(no_tls, no_host_client, out)?,
         Some(provider) if !provider.brings_crypto() => writeln!(
             out,
             "  {} target(s) compile rustls with the application's own CryptoProvider in place of their rule's \

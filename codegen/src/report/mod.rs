@@ -179,10 +179,11 @@ pub struct FileStat {
     pub deletions: usize,
 }
 
-/// What a target (or a rule's targets) gets: a provider and its roots, or no default client.
+/// What a target (or a rule's targets) gets: a provider and its roots, the host's HTTP, or no
+/// default client.
 ///
-/// In JSON: `provider` (its name, or `none`), and with a provider `roots` and, when it is not
-/// the default, `empty_store`.
+/// In JSON: `provider` (its name, `wasi-http` or `none`), and with a provider `roots` and, when
+/// it is not the default, `empty_store`.
 ///
 /// ```
 /// use smithy_tls_codegen::model::{EmptyStore, Provider, Roots, Stack};
@@ -238,6 +239,12 @@ impl JsonSchema for StackReport {
             "required": ["provider"],
             "type": "object",
         });
+        let wasi_http = json!({
+            "description": "The host's HTTP on wasm32-wasip2 (wasi:http): the host connects, runs TLS and verifies with its own trust store.",
+            "properties": { "provider": { "const": Stack::WASI_HTTP, "type": "string" } },
+            "required": ["provider"],
+            "type": "object",
+        });
         let mut roots = generator.subschema_for::<Roots>();
         roots.insert("description".into(), "Where its trusted roots come from.".into());
         let mut empty_store = generator.subschema_for::<EmptyStore>();
@@ -254,18 +261,19 @@ impl JsonSchema for StackReport {
                 "type": "object",
             })
         });
+        let one_of: Vec<_> = [none, wasi_http].into_iter().chain(branches).collect();
         schemars::json_schema!({
-            "description": "What a target (or a rule's targets) gets: a provider and its roots, or no default client.",
-            "oneOf": std::iter::once(none).chain(branches).collect::<Vec<_>>(),
+            "description": "What a target (or a rule's targets) gets: a provider and its roots, the host's HTTP, or no default client.",
+            "oneOf": one_of,
         })
     }
 }
 
 impl StackReport {
-    /// The roots and what an empty store does, `None` without a client.
+    /// The roots and what an empty store does, `None` without roots of the runtime's.
     pub fn roots(self) -> Option<(Roots, EmptyStore)> {
         match self.0 {
-            Stack::None => None,
+            Stack::None | Stack::WasiHttp => None,
             Stack::Tls { roots, empty_store, .. } => Some((roots, empty_store)),
         }
     }
@@ -363,6 +371,9 @@ pub enum OverrideEffect {
         /// The provider of the rule that serves the target, which is no longer compiled.
         replaces: Provider,
     },
+    /// `none` where a `wasi-http` rule serves the target: the generated crates hand the SDK no
+    /// client there instead of the host's, and the application sets its own HTTP client.
+    NoHostClient,
     /// The override's provider does not build for the target.
     DoesNotBuild {
         /// The override's provider.
@@ -374,7 +385,8 @@ pub enum OverrideEffect {
         instead: Vec<Provider>,
     },
     /// Nothing changes: the target's rule gives it no provider, so the generated crates have no
-    /// runtime dependency there, or no SDK runs on the target at all.
+    /// runtime dependency there (or the host's HTTP, which has no TLS stack to replace), or no
+    /// SDK runs on the target at all.
     Unchanged {
         /// Why.
         why: String,
@@ -402,12 +414,73 @@ pub enum Verdict {
         /// The native libraries its provider compiles for it, in build order, each with the
         /// tools the build host needs (empty without a provider).
         native_build: Vec<LibraryBuild>,
+        /// Where `wasi-http` serves it: what the host must provide, and what the application's
+        /// Cargo.toml needs there.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        host_http: Option<HostHttpNeeds>,
     },
     /// It cannot host an SDK (no std, no sockets, ...), so no rule serves it and none needs to.
     NotAHost {
         /// Why.
         why: String,
     },
+}
+
+/// What a target that `wasi-http` serves needs of its host and of the application's Cargo.toml.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct HostHttpNeeds {
+    /// The WASI 0.2 interfaces the component imports, each with what the SDK uses it for.
+    pub imports: Vec<HostImport>,
+    /// The SDK crates' default features that do not build there, each with why.
+    pub refused_defaults: Vec<RefusedDefault>,
+    /// The `Cargo.toml` lines an application writes instead of those defaults (aws-config and
+    /// aws-sdk-s3 shown): the defaults but those everywhere, and those on the other targets.
+    pub application_manifest: String,
+}
+
+/// A WASI interface the host provides.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct HostImport {
+    /// Its name, `wasi:http/outgoing-handler` for instance.
+    pub interface: String,
+    /// What the SDK uses it for.
+    pub used_for: String,
+}
+
+/// A default feature of the SDK crates that does not build for the target.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct RefusedDefault {
+    /// Which crates have it.
+    pub crates: String,
+    /// The feature.
+    pub feature: String,
+    /// Why it does not build.
+    pub why: String,
+}
+
+impl HostHttpNeeds {
+    /// What `wasm32-wasip2` needs under `wasi-http`.
+    pub fn wasip2() -> Self {
+        use crate::platforms::{APPLICATION_MANIFEST, HOST_IMPORTS, WASM_REFUSED_DEFAULTS};
+        HostHttpNeeds {
+            imports: HOST_IMPORTS
+                .iter()
+                .map(|(interface, used_for)| HostImport {
+                    interface: (*interface).to_owned(),
+                    used_for: (*used_for).to_owned(),
+                })
+                .collect(),
+            refused_defaults: WASM_REFUSED_DEFAULTS
+                .iter()
+                .map(|r| RefusedDefault {
+                    crates: r.crates.to_owned(),
+                    feature: r.feature.to_owned(),
+                    why: r.why.to_owned(),
+                })
+                .collect(),
+            application_manifest: APPLICATION_MANIFEST.to_owned(),
+        }
+    }
 }
 
 /// A provider or a roots choice a target cannot use, and why.

@@ -6,6 +6,9 @@
 use aws_sdk_s3::config::{BehaviorVersion, Credentials, Region};
 use aws_sdk_s3::error::DisplayErrorContext;
 use aws_sdk_s3::primitives::ByteStream;
+use aws_smithy_runtime_api::client::http::SharedHttpClient;
+use aws_smithy_runtime_api::client::runtime_components::RuntimeComponentsBuilder;
+use aws_smithy_runtime_api::client::runtime_plugin::RuntimePlugin;
 
 fn env(name: &str, default: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| default.to_owned())
@@ -22,35 +25,40 @@ async fn main() {
     let bucket = env("S3_BUCKET", "wasi-bucket");
     let len: usize = env("OBJECT_BYTES", "300000").parse().expect("OBJECT_BYTES is a number");
     let attempts: u32 = env("ATTEMPTS", "3").parse().expect("ATTEMPTS is a number");
-    let builder = aws_sdk_s3::Config::builder()
-        .behavior_version(BehaviorVersion::latest())
+    // What the rewritten aws-config's loader gives every client: here, wasi:http's client.
+    let shared = aws_config::defaults(BehaviorVersion::latest())
         .region(Region::new("us-east-1"))
         .credentials_provider(Credentials::new("test", "test", None, None, "wasi-consumer"))
         .endpoint_url(&endpoint)
-        .force_path_style(true);
-    // `WIRING=plugin`: the client and the sleep that `default_client_plugin` installs (what a
-    // generated crate's default module hands the SDK); otherwise the crate's functions, as an
-    // application sets them on its config today.
-    let (http_client, sleep) = if env("WIRING", "config") == "plugin" {
-        use aws_smithy_runtime_api::client::runtime_components::RuntimeComponentsBuilder;
-        use aws_smithy_runtime_api::client::runtime_plugin::RuntimePlugin;
-        let plugin = smithy_wasi_http::default_client_plugin();
-        let components = plugin.runtime_components(&RuntimeComponentsBuilder::new("wasi-consumer")).into_owned();
-        (components.http_client().expect("the plugin's client"), components.sleep_impl().expect("the plugin's sleep"))
-    } else {
-        (smithy_wasi_http::http_client(), smithy_wasi_http::sleep())
-    };
-    let builder = builder.http_client(http_client).sleep_impl(sleep);
-    let config = builder
+        .load()
+        .await;
+    let loader_client = if shared.http_client().is_some() { "set" } else { "unset" };
+    println!("WASI sdk_config http_client={loader_client}");
+    let builder = aws_sdk_s3::config::Builder::from(&shared)
+        .force_path_style(true)
         .retry_config(aws_sdk_s3::config::retry::RetryConfig::standard().with_max_attempts(attempts))
         .timeout_config(
             aws_sdk_s3::config::timeout::TimeoutConfig::builder()
                 .connect_timeout(std::time::Duration::from_secs(5))
                 .read_timeout(std::time::Duration::from_secs(20))
                 .build(),
-        )
-        .build();
-    let client = aws_sdk_s3::Client::from_conf(config);
+        );
+    // `WIRING`: `generated` (the default) sets nothing, so the client and sleep are what the
+    // generated crates hand the SDK; `config`, smithy-wasi-http's functions on the config, as an
+    // application without a rewritten SDK sets them; `plugin`, those `default_client_plugin`
+    // installs, taken out of it.
+    let builder = match env("WIRING", "generated").as_str() {
+        "generated" => builder,
+        "config" => builder.http_client(smithy_wasi_http::http_client()).sleep_impl(smithy_wasi_http::sleep()),
+        "plugin" => {
+            let plugin = smithy_wasi_http::default_client_plugin();
+            let components = plugin.runtime_components(&RuntimeComponentsBuilder::new("wasi-consumer")).into_owned();
+            let client: SharedHttpClient = components.http_client().expect("the plugin's client");
+            builder.http_client(client).sleep_impl(components.sleep_impl().expect("the plugin's sleep"))
+        }
+        other => panic!("WIRING={other}: use generated, config or plugin"),
+    };
+    let client = aws_sdk_s3::Client::from_conf(builder.build());
     if let Err(message) = workflow(&client, &bucket, len).await {
         println!("WASI ERROR {message}");
         std::process::exit(1);

@@ -8,7 +8,8 @@
 //!
 //! | rule | provider | roots | builtin targets | for example |
 //! |---|---|---|---|---|
-//! | wasm | none | - | 5 | `wasm32-wasip2` |
+//! | wasip2 | wasi-http | host | 1 | `wasm32-wasip2` |
+//! | wasm | none | - | 4 | - |
 //! | no-tls-provider | none | - | 47 | - |
 //! | apple | rustls-aws-lc | platform-verifier | 23 | `aarch64-apple-darwin`, `x86_64-apple-darwin`, `aarch64-apple-ios` |
 //! | android | rustls-aws-lc | webpki | 7 | `aarch64-linux-android` |
@@ -115,6 +116,26 @@ mod selected {
     pub(super) fn plugin(version: Option<BehaviorVersion>) -> Option<SharedRuntimePlugin> {
         let (provider, roots) = STACK;
         Some(runtime::default_client_plugin_for(provider, roots, version))
+    }
+}
+
+/// The host's HTTP (wasi:http) and clocks, where a `wasi-http` rule serves this target, the
+/// feature is on and the application did not set `--cfg smithy_tls="none"`.
+#[cfg(all(
+    feature = "default-https-client",
+    target_family = "wasm",
+    target_env = "p2",
+    not(smithy_tls = "none")
+))]
+mod selected {
+    use super::{BehaviorVersion, SharedHttpClient, SharedRuntimePlugin};
+
+    pub(super) fn client(_: Option<BehaviorVersion>) -> Option<SharedHttpClient> {
+        Some(::smithy_wasi_http::http_client())
+    }
+
+    pub(super) fn plugin(_: Option<BehaviorVersion>) -> Option<SharedRuntimePlugin> {
+        Some(::smithy_wasi_http::default_client_plugin())
     }
 }
 
