@@ -475,7 +475,7 @@ fn explain_override_on_wasi_http_only_none_changes_anything() {
     assert_eq!(
         out.lines().last().unwrap(),
         "  under --cfg smithy_tls=\"none\": no default client in place of the host's HTTP (wasi-http): the generated \
-         crates hand the SDK none; give each SDK client an HTTP client of your own",
+         crates hand the SDK neither client nor sleep; give each SDK client both (smithy-wasi-http's, say)",
         "{out}"
     );
 }

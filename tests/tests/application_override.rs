@@ -264,9 +264,34 @@ fn the_config_file_forms_set_the_override_and_rustflags_replaces_them() {
         BTreeSet::from(["ring"]),
         "[build] where the cfg entry does not match"
     );
+    // A `[target.<triple>]` and a `[target.'cfg(..)']` entry that both match are joined: both
+    // values reach the graph (the runtime's build then refuses the cfg set twice).
+    let joined = format!(
+        "[target.{arm}]\nrustflags = [\"--cfg\", \"smithy_tls=\\\"rustls-ring\\\"\"]\n\
+         [target.'cfg(target_arch = \"aarch64\")']\nrustflags = [\"--cfg\", \"smithy_tls=\\\"rustls-aws-lc\\\"\"]\n"
+    );
+    std::fs::write(&config, joined).expect("config");
+    assert_eq!(natives_with_config(&tree, arm, None), BTreeSet::from(["aws-lc-sys", "ring"]), "joined entries");
+    assert_eq!(natives_with_config(&tree, gnu, None), own, "neither entry matches {gnu}");
+    // Cargo reads the config of the directory it runs in and of its parents: from the consumer's
+    // directory, the workspace's file still serves.
+    std::fs::write(&config, "[build]\nrustflags = [\"--cfg\", \"smithy_tls=\\\"rustls-ring\\\"\"]\n").expect("config");
+    assert_eq!(natives_with_config(&tree.join("consumer"), gnu, None), BTreeSet::from(["ring"]), "a parent's config");
+    // A dependency's own config is never read: an SDK crate (here aws-config, a path crate of the
+    // tree) cannot set the override for its users.
+    std::fs::remove_file(&config).expect("remove the workspace's config");
+    let dependency = tree.join("aws-config/.cargo");
+    std::fs::create_dir_all(&dependency).expect("mkdir");
+    std::fs::write(
+        dependency.join("config.toml"),
+        "[build]\nrustflags = [\"--cfg\", \"smithy_tls=\\\"rustls-ring\\\"\"]\n",
+    )
+    .expect("a dependency's config");
+    assert_eq!(natives_with_config(&tree, gnu, None), own, "a dependency's config is not read");
     println!(
         "E2E override config forms: [build] and [target] rustflags select the provider; RUSTFLAGS replaces them, \
-         CARGO_ENCODED_RUSTFLAGS comes first"
+         CARGO_ENCODED_RUSTFLAGS comes first; matching [target] entries are joined; a parent directory's config \
+         is read, a dependency's is not"
     );
     let _ = std::fs::remove_dir_all(&tree);
 }

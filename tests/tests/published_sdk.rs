@@ -398,12 +398,17 @@ fn published_sdk_rewritten_built_and_run_per_preset() {
 fn the_kept_legacy_rustls_feature_keeps_the_legacy_stack_on_every_target() {
     let path = smithy_tls_e2e::repo_root().join("codegen/tests/fixtures/policies/keep-legacy-rustls.toml");
     let text = std::fs::read_to_string(&path).expect("the test policy");
-    let parsed = policy::parse_policy(policy::PolicySource { path: path.clone(), text }).expect("a valid policy");
+    let parsed =
+        policy::parse_policy(policy::PolicySource { path: path.clone(), text: text.clone() }).expect("a valid policy");
     let compiled = compile::compile(&parsed).expect("compiles");
     assert_eq!(compiled.policy.legacy_rustls, LegacyRustls::Keep);
     let tree = prepare_sdk_tree(&scratch_root().join("sdk-keep-legacy"), PUBLISHED, &["aws-sdk-sts"], true).root;
     run(Command::new(smithy_tls_binary()).arg("apply").arg("--policy").arg(&path).arg(&tree));
-    smithy_tls_e2e::pin_lock(&tree, smithy_tls_e2e::PUBLISHED_REWRITTEN_LOCK);
+    let lock = smithy_tls_e2e::lock_for_policy(
+        smithy_tls_e2e::PUBLISHED_REWRITTEN_LOCK,
+        policy::PolicySource { path: path.clone(), text },
+    );
+    smithy_tls_e2e::pin_lock(&tree, &lock);
     for target in GRAPH_TARGETS {
         check_graph(&tree, &compiled, target);
     }

@@ -12,11 +12,13 @@
 //!   an error it does not retry (one connection).
 //! - A stopped server: a typed I/O error after the configured attempts (retried, so the
 //!   generated crates gave the SDK a sleep), not a hang.
+//! - The application's `--cfg smithy_tls="none"`: no client from the generated crates; its own
+//!   serves.
 //!
 //! jco (npm, pinned) and moto (`moto_server`) are what scripts/test installs; a missing one fails
 //! the test, naming the install.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -60,35 +62,59 @@ fn jco() -> PathBuf {
         .clone()
 }
 
-/// The component: tests/wasi-consumer, an application of aws-config and aws-sdk-s3 rewritten
-/// with platform-default (the published crates, fetched), with the SDK dependencies `explain`
-/// prints for wasm32-wasip2, built for that target with the tree's committed lock.
+/// The tree: aws-config and aws-sdk-s3 (the published crates, fetched) rewritten with
+/// [`WASI_RUN_PRESET`], and tests/wasi-consumer in it with the SDK dependencies `explain` prints
+/// for wasm32-wasip2, with the committed lock.
+fn tree() -> PathBuf {
+    static TREE: OnceLock<PathBuf> = OnceLock::new();
+    TREE.get_or_init(|| {
+        let installed = run(Command::new("rustup").args(["target", "list", "--installed"]));
+        assert!(
+            String::from_utf8_lossy(&installed.stdout).lines().any(|t| t == "wasm32-wasip2"),
+            "the wasm32-wasip2 standard library is missing: `rustup target add wasm32-wasip2` (scripts/test does)"
+        );
+        let tree = prepare_sdk_tree(&scratch_root().join("wasi-consumer"), PUBLISHED, &[], false).root;
+        run(Command::new(smithy_tls_binary()).args(["apply", "--preset", WASI_RUN_PRESET]).arg(&tree));
+        let app = tree.join("wasi-consumer");
+        std::fs::create_dir_all(app.join("src")).expect("mkdir the component");
+        std::fs::write(app.join("Cargo.toml"), application_manifest()).expect("write Cargo.toml");
+        let source = repo_root().join("tests/wasi-consumer");
+        std::fs::copy(source.join("src/main.rs"), app.join("src/main.rs")).expect("copy main.rs");
+        let root_manifest = tree.join("Cargo.toml");
+        let mut workspace: toml_edit::DocumentMut =
+            std::fs::read_to_string(&root_manifest).expect("the tree's manifest").parse().expect("parses");
+        workspace["workspace"]["members"].as_array_mut().expect("members").push("wasi-consumer");
+        std::fs::write(&root_manifest, workspace.to_string()).expect("write the tree's manifest");
+        pin_lock(&tree, "wasi-consumer");
+        tree
+    })
+    .clone()
+}
+
+/// The component built for wasm32-wasip2 as the application's Cargo.toml says, no override.
 fn component() -> PathBuf {
     static COMPONENT: OnceLock<PathBuf> = OnceLock::new();
     COMPONENT
         .get_or_init(|| {
-            let installed = run(Command::new("rustup").args(["target", "list", "--installed"]));
-            assert!(
-                String::from_utf8_lossy(&installed.stdout).lines().any(|t| t == "wasm32-wasip2"),
-                "the wasm32-wasip2 standard library is missing: `rustup target add wasm32-wasip2` (scripts/test does)"
-            );
-            let tree = prepare_sdk_tree(&scratch_root().join("wasi-consumer"), PUBLISHED, &[], false).root;
-            run(Command::new(smithy_tls_binary()).args(["apply", "--preset", WASI_RUN_PRESET]).arg(&tree));
-            let app = tree.join("wasi-consumer");
-            std::fs::create_dir_all(app.join("src")).expect("mkdir the component");
-            std::fs::write(app.join("Cargo.toml"), application_manifest()).expect("write Cargo.toml");
-            let source = repo_root().join("tests/wasi-consumer");
-            std::fs::copy(source.join("src/main.rs"), app.join("src/main.rs")).expect("copy main.rs");
-            let root_manifest = tree.join("Cargo.toml");
-            let mut workspace: toml_edit::DocumentMut =
-                std::fs::read_to_string(&root_manifest).expect("the tree's manifest").parse().expect("parses");
-            workspace["workspace"]["members"].as_array_mut().expect("members").push("wasi-consumer");
-            std::fs::write(&root_manifest, workspace.to_string()).expect("write the tree's manifest");
-            pin_lock(&tree, "wasi-consumer");
-            run(scratch_cargo(&tree).args(["build", "-q", "-p", "wasi-consumer", "--target", "wasm32-wasip2"]));
+            run(scratch_cargo(&tree()).args(["build", "-q", "-p", "wasi-consumer", "--target", "wasm32-wasip2"]));
             scratch_target().join("wasm32-wasip2/debug/wasi-consumer.wasm")
         })
         .clone()
+}
+
+/// The component built with the application's `--cfg smithy_tls="none"` (RUSTFLAGS), in a
+/// target dir of its own (RUSTFLAGS change every crate's build).
+fn component_without_a_client() -> PathBuf {
+    let target = scratch_root().join("wasi-none-target");
+    run(scratch_cargo(&tree()).env("CARGO_TARGET_DIR", &target).env("RUSTFLAGS", r#"--cfg smithy_tls="none""#).args([
+        "build",
+        "-q",
+        "-p",
+        "wasi-consumer",
+        "--target",
+        "wasm32-wasip2",
+    ]));
+    target.join("wasm32-wasip2/debug/wasi-consumer.wasm")
 }
 
 /// tests/wasi-consumer/Cargo.toml.in with the SDK dependencies of the generator's
@@ -192,8 +218,13 @@ impl TlsRelay {
 /// Runs the component under jco with `env`, bounded by [`RUN_LIMIT`]. The machine's trust
 /// variables are left out: the host trusts what `env` says.
 fn run_component(env: &[(&str, String)]) -> BoundedRun {
+    run_component_at(&component(), env)
+}
+
+/// [`run_component`] for the component at `component`.
+fn run_component_at(component: &Path, env: &[(&str, String)]) -> BoundedRun {
     let mut cmd = Command::new(jco());
-    cmd.arg("run").arg(component());
+    cmd.arg("run").arg(component);
     for var in ["AWS_CA_BUNDLE", "SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS", "HTTPS_PROXY", "HTTP_PROXY"] {
         cmd.env_remove(var).env_remove(var.to_lowercase());
     }
@@ -281,4 +312,28 @@ fn a_stopped_server_is_a_typed_error_after_the_attempts_not_a_hang() {
     assert!(ran.stdout.contains("WASI ERROR kind=dispatch-io"), "an I/O dispatch failure:\n{}", ran.stdout);
     assert!(ran.stdout.contains("ConnectionRefused"), "the host's code is kept:\n{}", ran.stdout);
     println!("WASI stopped server: {} after {:?}", ran.stdout.lines().last().unwrap_or_default(), ran.took);
+}
+
+/// The application's `--cfg smithy_tls="none"` on wasm32-wasip2: the generated crates hand the SDK
+/// neither the host's client nor its clocks there (aws-config's loader sets no client, and the
+/// SDK refuses a retrying client without a sleep), and the application's own serves
+/// (smithy-wasi-http's, set by hand).
+#[test]
+fn the_none_override_leaves_the_sdk_without_the_hosts_client() {
+    let moto = Moto::start();
+    let component = component_without_a_client();
+    let ran = run_component_at(&component, &[("S3_ENDPOINT", moto.url())]);
+    assert!(!ran.ok, "no client, no request:\n{}", ran.stdout);
+    assert!(ran.stdout.contains("WASI sdk_config http_client=unset"), "{}", ran.stdout);
+    assert!(
+        ran.stderr.contains("An async sleep implementation is required"),
+        "the SDK has no sleep either:\n{}",
+        tail(&ran.stderr, 5)
+    );
+    let ran = run_component_at(
+        &component,
+        &[("S3_ENDPOINT", moto.url()), ("S3_BUCKET", "wasi-none".into()), ("WIRING", "config".into())],
+    );
+    assert_workflow("none, the application's client", &ran, 300_000);
+    println!("WASI smithy_tls=\"none\": no client from the generated crates; the application's own served");
 }

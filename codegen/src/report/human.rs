@@ -448,8 +448,8 @@ fn print_override_target(
         }
         OverrideEffect::NoHostClient => writeln!(
             out,
-            "no default client in place of the host's HTTP (wasi-http): the generated crates hand the SDK none; \
-             give each SDK client an HTTP client of your own"
+            "no default client in place of the host's HTTP (wasi-http): the generated crates hand the SDK \
+             neither client nor sleep; give each SDK client both (smithy-wasi-http's, say)"
         ),
         OverrideEffect::NoTls { replaces } => writeln!(
             out,

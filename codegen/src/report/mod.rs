@@ -371,8 +371,9 @@ pub enum OverrideEffect {
         /// The provider of the rule that serves the target, which is no longer compiled.
         replaces: Provider,
     },
-    /// `none` where a `wasi-http` rule serves the target: the generated crates hand the SDK no
-    /// client there instead of the host's, and the application sets its own HTTP client.
+    /// `none` where a `wasi-http` rule serves the target: the generated crates hand the SDK neither
+    /// the host's client nor its clocks there, and the application sets an HTTP client and a
+    /// sleep of its own.
     NoHostClient,
     /// The override's provider does not build for the target.
     DoesNotBuild {
