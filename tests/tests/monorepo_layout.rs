@@ -189,7 +189,8 @@ fn exercise(layout: Layout, checked: &[&str], s3: Option<&str>) {
             runtime.contains("path = \"../rust-runtime/aws-smithy-runtime-api\""),
             "{layout:?}, {preset}:\n{runtime}"
         );
-        for target in [host.as_str(), "aarch64-apple-darwin", "x86_64-pc-windows-msvc"] {
+        // wasm32-wasip2 too, where smithy-wasi-http (placed beside the runtime) serves.
+        for target in [host.as_str(), "aarch64-apple-darwin", "x86_64-pc-windows-msvc", "wasm32-wasip2"] {
             let copies = runtime_api_copies(&root, target);
             assert_eq!(copies.len(), 1, "{layout:?}, {preset} on {target}: {copies:?}");
             let only = copies.iter().next().expect("one");

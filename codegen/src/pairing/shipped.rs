@@ -50,8 +50,32 @@ pub type SiblingPaths = BTreeMap<String, String>;
 /// [`runtime_manifest`]).
 pub fn runtime_files(dir: &Path, siblings: &SiblingPaths) -> Vec<(PathBuf, Cow<'static, str>)> {
     std::iter::once((dir.join("Cargo.toml"), runtime_manifest(siblings)))
-        .chain(RUNTIME_SOURCES.iter().map(|(path, text)| (dir.join(path), Cow::Borrowed(*text))))
+        .chain(RUNTIME_SOURCES.iter().map(|(path, text)| (dir.join(path), carried_file(path, text, siblings))))
         .collect()
+}
+
+/// A file of the runtime's directory as placed: a carried crate's manifest (`wasi-http/Cargo.toml`)
+/// names the `siblings` by path too, from its own directory, in every dependency table (its
+/// dependencies on the SDK's runtime crates must be the tree's copies, as the runtime's are).
+fn carried_file(path: &str, text: &'static str, siblings: &SiblingPaths) -> Cow<'static, str> {
+    let Some(crate_dir) = path.strip_suffix("/Cargo.toml") else { return Cow::Borrowed(text) };
+    if siblings.is_empty() {
+        return Cow::Borrowed(text);
+    }
+    let Ok(mut doc) = text.parse::<toml_edit::DocumentMut>() else { return Cow::Borrowed(text) };
+    let up = "../".repeat(Path::new(crate_dir).components().count());
+    if let Some(dependencies) = doc.get_mut("dependencies").and_then(toml_edit::Item::as_table_like_mut) {
+        point_at_siblings(dependencies, siblings, &up);
+    }
+    if let Some(targets) = doc.get_mut("target").and_then(toml_edit::Item::as_table_like_mut) {
+        for (_, platform) in targets.iter_mut() {
+            let dependencies = platform.get_mut("dependencies").and_then(toml_edit::Item::as_table_like_mut);
+            if let Some(dependencies) = dependencies {
+                point_at_siblings(dependencies, siblings, &up);
+            }
+        }
+    }
+    Cow::Owned(doc.to_string())
 }
 
 /// The shipped runtime manifest, with a `path` added to each dependency in `siblings` (its
@@ -78,10 +102,17 @@ pub fn runtime_manifest(siblings: &SiblingPaths) -> Cow<'static, str> {
     let Some(dependencies) = doc.get_mut("dependencies").and_then(toml_edit::Item::as_table_like_mut) else {
         return Cow::Borrowed(shipped);
     };
+    point_at_siblings(dependencies, siblings, "");
+    Cow::Owned(doc.to_string())
+}
+
+/// Adds a `path` (`siblings`' own, after `up`) to each entry of `dependencies` that `siblings`
+/// names, its version requirement and other keys kept.
+fn point_at_siblings(dependencies: &mut dyn toml_edit::TableLike, siblings: &SiblingPaths, up: &str) {
     for (package, path) in siblings {
         let Some(item) = dependencies.get_mut(package) else { continue };
         let mut entry = toml_edit::InlineTable::new();
-        entry.insert("path", path.as_str().into());
+        entry.insert("path", format!("{up}{path}").into());
         match item.as_value() {
             Some(toml_edit::Value::String(version)) => {
                 entry.insert("version", version.value().as_str().into());
@@ -97,7 +128,6 @@ pub fn runtime_manifest(siblings: &SiblingPaths) -> Cow<'static, str> {
         entry.fmt();
         *item = toml_edit::Item::Value(toml_edit::Value::InlineTable(entry).decorated(" ", ""));
     }
-    Cow::Owned(doc.to_string())
 }
 
 /// Why the runtime crate cannot build against the tree's own copies of its dependencies.
@@ -555,6 +585,34 @@ mod tests {
 
     /// The carrier's files are the runtime's for apply, revert and check: written, compared, taken
     /// out only as shipped, and a stale source of its `src/` removed.
+    /// smithy-wasi-http, placed at `<runtime>/wasi-http`, names the tree's copies of the SDK's
+    /// runtime crates from one directory further down; without siblings it ships as it is.
+    #[test]
+    fn the_wasi_http_crate_names_the_siblings_from_its_own_directory() {
+        use super::SiblingPaths;
+        use std::borrow::Cow;
+        let siblings = SiblingPaths::from([(
+            "aws-smithy-runtime-api".to_owned(),
+            "../rust-runtime/aws-smithy-runtime-api".to_owned(),
+        )]);
+        let placed = super::runtime_files(Path::new("rt"), &siblings);
+        let manifest = |files: &[(std::path::PathBuf, Cow<'static, str>)]| {
+            let (_, text) =
+                files.iter().find(|(path, _)| path == Path::new("rt/wasi-http/Cargo.toml")).expect("placed");
+            text.to_string()
+        };
+        let text = manifest(&placed);
+        assert!(
+            text.contains(
+                r#"aws-smithy-runtime-api = { path = "../../rust-runtime/aws-smithy-runtime-api", version = "#
+            ),
+            "{text}"
+        );
+        assert!(!text.contains(r#"aws-smithy-types = { path"#), "only the siblings get a path:\n{text}");
+        let alone = manifest(&super::runtime_files(Path::new("rt"), &SiblingPaths::new()));
+        assert_eq!(alone, std::fs::read_to_string("../runtime/wasi-http/Cargo.toml").expect("the crate's manifest"));
+    }
+
     #[test]
     fn the_carrier_is_placed_and_taken_out_with_the_runtime() {
         let tree = tempfile::tempdir().expect("temp dir");
