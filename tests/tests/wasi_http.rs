@@ -94,19 +94,23 @@ fn tree() -> PathBuf {
 /// The component built for wasm32-wasip2 as the application's Cargo.toml says, no override.
 fn component() -> PathBuf {
     static COMPONENT: OnceLock<PathBuf> = OnceLock::new();
-    COMPONENT
-        .get_or_init(|| {
-            run(scratch_cargo(&tree()).args(["build", "-q", "-p", "wasi-consumer", "--target", "wasm32-wasip2"]));
-            scratch_target().join("wasm32-wasip2/debug/wasi-consumer.wasm")
-        })
-        .clone()
+    COMPONENT.get_or_init(|| build_component("", "wasi-consumer")).clone()
 }
 
-/// The component built with the application's `--cfg smithy_tls="none"` (RUSTFLAGS), in a
-/// target dir of its own (RUSTFLAGS change every crate's build).
+/// The component built with the application's `--cfg smithy_tls="none"` (RUSTFLAGS).
 fn component_without_a_client() -> PathBuf {
-    let target = scratch_root().join("wasi-none-target");
-    run(scratch_cargo(&tree()).env("CARGO_TARGET_DIR", &target).env("RUSTFLAGS", r#"--cfg smithy_tls="none""#).args([
+    build_component(r#"--cfg smithy_tls="none""#, "wasi-consumer-none")
+}
+
+/// Builds the component with `rustflags` and copies it to `<scratch>/<name>.wasm`, out of the way
+/// of the next build. Both builds share the e2e target dir: with `--target`, RUSTFLAGS reach only
+/// the target's crates, so the build scripts and proc macros are built once, and cargo keeps each
+/// flag set's crates apart.
+fn build_component(rustflags: &str, name: &str) -> PathBuf {
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let tree = tree();
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    run(scratch_cargo(&tree).env("RUSTFLAGS", rustflags).args([
         "build",
         "-q",
         "-p",
@@ -114,7 +118,10 @@ fn component_without_a_client() -> PathBuf {
         "--target",
         "wasm32-wasip2",
     ]));
-    target.join("wasm32-wasip2/debug/wasi-consumer.wasm")
+    let built = scratch_target().join("wasm32-wasip2/debug/wasi-consumer.wasm");
+    let copy = scratch_root().join(format!("{name}.wasm"));
+    std::fs::copy(&built, &copy).unwrap_or_else(|e| panic!("copy {}: {e}", built.display()));
+    copy
 }
 
 /// tests/wasi-consumer/Cargo.toml.in with the SDK dependencies of the generator's
