@@ -17,6 +17,9 @@ pub enum CrateKind {
     GeneratedClient,
     /// The hand-written aws-config crate (its `ConfigLoader::load` gets the default client).
     AwsConfig,
+    /// The S3 transfer manager (`aws-sdk-s3-transfer-manager`): its own transport gets the
+    /// policy's TLS provider, or gives way to the S3 client's HTTP client.
+    TransferManager,
 }
 
 /// A crate the tool will wire.
@@ -81,6 +84,9 @@ pub enum SkipReason {
     /// aws-config whose `src/lib.rs` has no `ConfigLoader::load`.
     #[error("aws-config without `ConfigLoader::load` in src/lib.rs: an unknown layout")]
     AwsConfigWithoutLoader,
+    /// The S3 transfer manager without the transport the tool rewires.
+    #[error("aws-sdk-s3-transfer-manager without src/runtime/managed.rs and src/config.rs: a layout before 0.3")]
+    TransferManagerWithoutTransport,
     /// A crate named and marked like a generated client, without `src/config.rs`.
     #[error("generated crate without src/config.rs: an unknown layout")]
     ClientWithoutConfig,
@@ -117,6 +123,7 @@ impl SkipReason {
             SkipReason::Link { .. }
             | SkipReason::AwsConfigWithoutLib
             | SkipReason::AwsConfigWithoutLoader
+            | SkipReason::TransferManagerWithoutTransport
             | SkipReason::ClientWithoutConfig
             | SkipReason::PreOrchestrator
             | SkipReason::Unserved(_)
@@ -329,6 +336,13 @@ fn kind_of(dir: &Path, name: &str, facts: &ManifestFacts) -> Result<Result<Crate
             return Ok(Err(SkipReason::AwsConfigWithoutLoader));
         }
         return Ok(Ok(CrateKind::AwsConfig));
+    }
+    if name == crate::transfer_manager::PACKAGE {
+        let files = [crate::patch::TRANSFER_MANAGER_TRANSPORT_FILE, crate::patch::TRANSFER_MANAGER_CONFIG_FILE];
+        return Ok(match lib_rs.is_file() && files.iter().all(|file| dir.join(file).is_file()) {
+            true => Ok(CrateKind::TransferManager),
+            false => Err(SkipReason::TransferManagerWithoutTransport),
+        });
     }
     // Generated clients carry `[package.metadata.smithy]`; older ones (2023) depend on
     // aws-smithy-client instead of aws-smithy-runtime.

@@ -28,4 +28,5 @@ pub mod presets;
 pub mod read;
 pub mod report;
 pub mod targets;
+pub mod transfer_manager;
 pub mod write;

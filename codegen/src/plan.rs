@@ -9,14 +9,17 @@ use crate::change::change;
 pub use crate::change::FileChange;
 use crate::diag::Diagnostic;
 use crate::discover::{CrateKind, Discovery, SkipReason, SkippedCrate};
-use crate::emit::{render_module, EmitError, HEADER_MARKER, MODULE_FILE};
-use crate::manifest::{edit_manifest, revert_manifest, ManifestEdit, ManifestError, RuntimeDepSpec};
+use crate::emit::{render_module, render_transfer_manager_module, EmitError, HEADER_MARKER, MODULE_FILE};
+use crate::manifest::{
+    edit_manifest, edit_transfer_manager_manifest, revert_manifest, ManifestEdit, ManifestError, RuntimeDepSpec,
+};
 use crate::model::CompiledPolicy;
 use crate::pairing::relative_to_root;
 use crate::patch::{
     aws_config_loader_takes_mut_self, patch_aws_config_loader, patch_aws_config_provider_config, patch_crate_root,
-    patch_service_config, unpatch_aws_config_loader, unpatch_aws_config_provider_config, unpatch_crate_root,
-    unpatch_service_config, PatchError,
+    patch_service_config, patch_transfer_manager_config, patch_transfer_manager_transport, unpatch_aws_config_loader,
+    unpatch_aws_config_provider_config, unpatch_crate_root, unpatch_service_config, unpatch_transfer_manager_config,
+    unpatch_transfer_manager_transport, PatchError, TRANSFER_MANAGER_CONFIG_FILE, TRANSFER_MANAGER_TRANSPORT_FILE,
 };
 
 /// One wired crate.
@@ -127,16 +130,20 @@ pub fn plan_with_progress(
     crate_done: &(dyn Fn() + Sync),
 ) -> Result<Plan, Vec<PlanError>> {
     use rayon::prelude::*;
-    let module = match render_module(compiled) {
-        Ok(m) => m,
-        Err(e) => return Err(vec![e.into()]),
+    let modules = match (render_module(compiled), render_transfer_manager_module(compiled)) {
+        (Ok(sdk), Ok(transfer_manager)) => Modules { sdk, transfer_manager },
+        (Err(e), _) | (_, Err(e)) => return Err(vec![e.into()]),
     };
     // Crates are independent: plan them on every core; results come back in discovery order.
     let results: Vec<_> = discovery
         .crates
         .par_iter()
         .map(|krate| {
-            let result = plan_crate(compiled, &module, &krate.dir, &krate.rel_dir, krate.kind);
+            let module = match krate.kind {
+                CrateKind::TransferManager => &modules.transfer_manager,
+                CrateKind::GeneratedClient | CrateKind::AwsConfig => &modules.sdk,
+            };
+            let result = plan_crate(compiled, module, &krate.dir, &krate.rel_dir, krate.kind);
             crate_done();
             result
         })
@@ -171,6 +178,12 @@ pub fn plan_with_progress(
     }
 }
 
+/// The emitted modules: the SDK crates' and the transfer manager's.
+struct Modules {
+    sdk: String,
+    transfer_manager: String,
+}
+
 fn plan_crate(
     compiled: &CompiledPolicy,
     module: &str,
@@ -195,51 +208,80 @@ fn plan_crate(
     // The new module follows the crate's line endings, as the edits to its files do.
     let module = if lib.contains("\r\n") { module.replace('\n', "\r\n") } else { module.to_owned() };
 
-    let mut source_changes = Vec::new();
     let mut updated = patch_crate_root(&lib_path, &lib)?;
-    let mut loader_made_mut = false;
-    match kind {
-        CrateKind::GeneratedClient => {
-            let config_path = dir.join("src/config.rs");
-            let config = read(&config_path)?;
-            let patched = patch_service_config(&config_path, &config)?;
-            source_changes.extend(change(config_path, Some(config), patched));
-        }
-        CrateKind::AwsConfig => {
-            loader_made_mut = !aws_config_loader_takes_mut_self(&lib_path, &updated)?;
-            updated = patch_aws_config_loader(&lib_path, &updated)?;
-            let provider_path = dir.join("src/provider_config.rs");
-            let provider = read(&provider_path)?;
-            let patched = patch_aws_config_provider_config(&provider_path, &provider)?;
-            source_changes.extend(change(provider_path, Some(provider), patched));
-        }
-    }
+    let (source_changes, loader_made_mut) = patch_sources(dir, kind, &lib_path, &mut updated)?;
 
     let manifest_path = dir.join("Cargo.toml");
     let manifest = read(&manifest_path)?;
-    let edit = ManifestEdit {
-        compiled,
-        runtime: RuntimeDepSpec {
-            package: &runtime.package,
-            version: &runtime.version,
-            path: relative_path.as_deref(),
-        },
-        legacy_rustls: compiled.policy.legacy_rustls,
-        loader_made_mut,
+    let edited = match kind {
+        CrateKind::TransferManager => {
+            edit_transfer_manager_manifest(&manifest_path, &manifest, compiled, &runtime.package)?
+        }
+        CrateKind::GeneratedClient | CrateKind::AwsConfig => {
+            let edit = ManifestEdit {
+                compiled,
+                runtime: RuntimeDepSpec {
+                    package: &runtime.package,
+                    version: &runtime.version,
+                    path: relative_path.as_deref(),
+                },
+                legacy_rustls: compiled.policy.legacy_rustls,
+                loader_made_mut,
+            };
+            edit_manifest(&manifest_path, &manifest, &edit)?
+        }
     };
-    let edited = edit_manifest(&manifest_path, &manifest, &edit)?;
     changes.extend(change(manifest_path, Some(manifest), edited));
-    // A module the pipeline has since formatted (with its own rustfmt settings) is the same code:
-    // compared as tokens, with the header line, it is up to date.
-    // (Byte-equal text needs no parse: `change` drops it anyway.)
-    let formatted_same =
-        existing.as_deref().is_some_and(|existing| existing != module.as_str() && same_code(existing, &module));
-    if !formatted_same {
-        changes.extend(change(module_path, existing, module));
-    }
+    changes.extend(module_change(module_path, existing, &module));
     changes.extend(source_changes);
     changes.extend(change(lib_path, Some(lib), updated));
     Ok(changes)
+}
+
+/// The hooks of a crate of `kind` outside its crate root, and aws-config's loader hook in
+/// `updated` (its crate root, patched so far). Returns the changes and whether the loader's
+/// `load(self)` was made `mut self`.
+fn patch_sources(
+    dir: &Path,
+    kind: CrateKind,
+    lib_path: &Path,
+    updated: &mut String,
+) -> Result<(Vec<FileChange>, bool), PlanError> {
+    let mut source_changes = Vec::new();
+    let mut loader_made_mut = false;
+    let patches: &[(&str, Patcher)] = match kind {
+        CrateKind::GeneratedClient => &[("src/config.rs", patch_service_config)],
+        CrateKind::AwsConfig => {
+            loader_made_mut = !aws_config_loader_takes_mut_self(lib_path, updated)?;
+            *updated = patch_aws_config_loader(lib_path, updated)?;
+            &[("src/provider_config.rs", patch_aws_config_provider_config)]
+        }
+        CrateKind::TransferManager => &[
+            (TRANSFER_MANAGER_TRANSPORT_FILE, patch_transfer_manager_transport),
+            (TRANSFER_MANAGER_CONFIG_FILE, patch_transfer_manager_config),
+        ],
+    };
+    for (file, patch) in patches {
+        let path = dir.join(file);
+        let text = read(&path)?;
+        let patched = patch(&path, &text)?;
+        source_changes.extend(change(path, Some(text), patched));
+    }
+    Ok((source_changes, loader_made_mut))
+}
+
+/// A source patch: the file's path (for errors) and text, to the patched text.
+type Patcher = fn(&Path, &str) -> Result<String, PatchError>;
+
+/// The emitted module's change. A module the pipeline has since formatted (with its own rustfmt
+/// settings) is the same code: compared as tokens, with the header line, it is up to date.
+/// (Byte-equal text needs no parse: `change` drops it anyway.)
+fn module_change(path: PathBuf, existing: Option<String>, module: &str) -> Option<FileChange> {
+    let formatted_same = existing.as_deref().is_some_and(|existing| existing != module && same_code(existing, module));
+    match formatted_same {
+        true => None,
+        false => change(path, existing, module.to_owned()),
+    }
 }
 
 /// Plans taking the tool's edits out of every discovered crate (`smithy-tls revert`): the
@@ -320,6 +362,18 @@ fn revert_crate(dir: &Path, kind: CrateKind) -> Result<(Vec<FileChange>, Vec<Str
             if let Some(provider) = read_optional(&provider_path)? {
                 let unpatched = unpatch_aws_config_provider_config(&provider_path, &provider)?;
                 source_changes.extend(change(provider_path, Some(provider), unpatched));
+            }
+        }
+        CrateKind::TransferManager => {
+            for (file, unpatch) in [
+                (TRANSFER_MANAGER_TRANSPORT_FILE, unpatch_transfer_manager_transport as Patcher),
+                (TRANSFER_MANAGER_CONFIG_FILE, unpatch_transfer_manager_config),
+            ] {
+                let path = dir.join(file);
+                if let Some(text) = read_optional(&path)? {
+                    let unpatched = unpatch(&path, &text)?;
+                    source_changes.extend(change(path, Some(text), unpatched));
+                }
             }
         }
     }

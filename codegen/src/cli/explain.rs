@@ -106,6 +106,7 @@ fn target_report(explanation: Explanation, tls_override: Option<TlsOverride>) ->
                 _ => Vec::new(),
             },
             host_http: (stack == Stack::WasiHttp).then(HostHttpNeeds::wasip2),
+            transfer_manager: crate::transfer_manager::Transport::of(stack),
         },
         TargetVerdict::NotAHost(why) => Verdict::NotAHost { why: why.to_owned() },
     };

@@ -3,11 +3,13 @@
 //! leaves it alone) and checked to parse.
 
 mod layout;
+mod transfer_manager;
 
 use sha2::{Digest as _, Sha256};
 
 use self::hook_fn::{CLIENT, CLIENT_FOR, PLUGIN, PLUGIN_FOR};
 use self::layout::Meta;
+pub use self::transfer_manager::{hook_fn as transfer_manager_hook_fn, render_transfer_manager_module};
 use crate::cfg::Cfg;
 use crate::compile::ModuleSelection;
 use crate::model::{CompiledPolicy, CompiledRule, EmptyStore, Stack};

@@ -20,6 +20,9 @@ use super::ManifestError;
 /// The key under `package.metadata`.
 pub(super) const MARKER_KEY: &str = "smithy-tls";
 
+/// The record of the transfer manager's transport features (`crate::transfer_manager`).
+const TRANSPORT_FEATURES_KEY: &str = "transport-features";
+
 const NOTE: &str = "what `smithy-tls revert` and the next apply need; do not edit";
 
 /// The record's own format: 1 (no `format` key) listed each added table's `cfg(..)` key in full;
@@ -57,6 +60,8 @@ pub(crate) struct Marker {
     pub(crate) loader_made_mut: bool,
     /// Changed features by name.
     pub(super) features: BTreeMap<String, FeatureRecord>,
+    /// The transfer manager's transport dependency's `features`, before and as written.
+    pub(super) transport_features: Option<FeatureRecord>,
     /// The [`table_digest`]s of the `target` keys (`cfg(..)`) whose `dependencies` got the
     /// runtime crate from the tool (entries that were there before are updated in place and not
     /// listed).
@@ -90,6 +95,7 @@ impl Marker {
             features_table_added: flag("features-table-added")?,
             loader_made_mut: flag("loader-made-mut")?,
             features: BTreeMap::new(),
+            transport_features: None,
             tables: Vec::new(),
         };
         let format = match table.get("format") {
@@ -128,6 +134,15 @@ impl Marker {
                 };
                 marker.features.insert(name.to_owned(), FeatureRecord { was, now });
             }
+        }
+        if let Some(record) = table.get(TRANSPORT_FEATURES_KEY) {
+            let record =
+                record.as_table_like().ok_or_else(|| bad(&format!("`{TRANSPORT_FEATURES_KEY}` is not a table")))?;
+            let field = |key: &str| record.get(key).and_then(Item::as_str).map(str::to_owned);
+            let (Some(was), Some(now)) = (field("was"), field("now")) else {
+                return Err(bad(&format!("`{TRANSPORT_FEATURES_KEY}` needs `was` and `now` strings")));
+            };
+            marker.transport_features = Some(FeatureRecord { was: Some(was), now });
         }
         Ok(Some(marker))
     }
@@ -168,6 +183,14 @@ impl Marker {
             tables.set_trailing("\n");
             tables.set_trailing_comma(true);
             table.insert("tables", Item::Value(Value::Array(tables)));
+        }
+        if let Some(record) = &self.transport_features {
+            let mut inline = InlineTable::new();
+            if let Some(was) = &record.was {
+                inline.insert("was", one_line(was));
+            }
+            inline.insert("now", one_line(&record.now));
+            table.insert(TRANSPORT_FEATURES_KEY, Item::Value(Value::InlineTable(inline)));
         }
         if !self.features.is_empty() {
             let mut features = Table::new();

@@ -18,6 +18,7 @@ mod features;
 mod marker;
 mod source;
 mod target_tables;
+mod transfer_manager;
 
 use std::path::{Path, PathBuf};
 
@@ -28,6 +29,7 @@ use self::marker::FeatureRecord;
 pub(crate) use self::marker::Marker;
 use self::source::Source;
 use self::target_tables::{edit_target_tables, remove_runtime_entries, runtime_entry_tables};
+pub use self::transfer_manager::edit_transfer_manager_manifest;
 use crate::model::{CompiledPolicy, LegacyRustls};
 
 /// The package generated crates depend on for their orchestrator.
@@ -270,6 +272,7 @@ pub fn edit_manifest(path: &Path, original: &str, edit: &ManifestEdit<'_>) -> Re
         features_table_added: !had_features_table,
         loader_made_mut,
         features,
+        transport_features: None,
         tables: runtime_entry_tables(root, edit.runtime.package)
             .into_iter()
             .filter(|cfg| !tables_before.contains(cfg))
@@ -326,7 +329,12 @@ pub fn revert_manifest(path: &Path, original: &str) -> Result<RevertedManifest, 
 /// Returns the features left as they are because they changed since the tool wrote them.
 fn undo(root: &mut Table, marker: &Marker) -> Vec<String> {
     remove_runtime_entries(root, &marker.runtime, &marker.tables);
-    let kept = undo_features(root, marker);
+    let mut kept = undo_features(root, marker);
+    if let Some(record) = &marker.transport_features {
+        if !transfer_manager::undo_transport_features(root, record) {
+            kept.push(format!("{}'s features", crate::transfer_manager::TRANSPORT_PACKAGE));
+        }
+    }
     marker::remove(root);
     kept
 }

@@ -7,6 +7,7 @@ use super::descend::descend;
 use super::source::Source;
 use super::{take_position, ManifestEdit, ManifestError, RuntimeDepSpec};
 use crate::model::Stack;
+use crate::transfer_manager::TRANSPORT_PACKAGE;
 
 /// The package that serves `wasi-http` rules: released with the runtime crate (the same version
 /// requirement) and kept beside it (`<runtime path>/wasi-http`) where the runtime has a path.
@@ -76,7 +77,7 @@ impl<'a> DepSpec<'a> {
 
 /// The key of a `target` table for `cfg`, written as a literal string when possible so the
 /// predicate's double quotes need no escaping.
-fn cfg_key(cfg: &str) -> Key {
+pub(super) fn cfg_key(cfg: &str) -> Key {
     if !cfg.contains('\'') && !cfg.chars().any(char::is_control) {
         if let Ok(key) = format!("'{cfg}'").parse::<Key>() {
             return key;
@@ -130,7 +131,7 @@ pub(super) fn edit_target_tables(
 
 /// A platform table's `dependencies`, added as a header table at the next position when missing,
 /// moved there when `relay` says so; `None` when it is not a table.
-fn dependencies_table<'a>(
+pub(super) fn dependencies_table<'a>(
     platform: &'a mut Table,
     relay: bool,
     next_position: &mut isize,
@@ -196,25 +197,25 @@ fn max_position_except(table: &Table, skip: &dyn Fn(&Table) -> bool) -> Option<i
     max
 }
 
-/// Removes the runtime crate `package` and `smithy-wasi-http` from the
-/// `target.<cfg>.dependencies` tables whose keys have the marker's `digests`, then the tables
-/// that become empty (undoing the tool's own additions).
+/// Removes the runtime crate `package`, `smithy-wasi-http` and the transfer manager's transport
+/// from the `target.<cfg>.dependencies` tables whose keys have the marker's `digests`, then the
+/// tables that become empty (undoing the tool's own additions).
 pub(super) fn remove_runtime_entries(root: &mut Table, package: &str, digests: &[String]) {
-    for package in [package, WASI_HTTP_PACKAGE] {
+    for package in [package, WASI_HTTP_PACKAGE, TRANSPORT_PACKAGE] {
         remove_entries(root, package, |key| digests.contains(&super::marker::table_digest(key)));
     }
 }
 
-/// The `target` keys whose `dependencies` hold the runtime crate `package` or `smithy-wasi-http`.
+/// The `target` keys whose `dependencies` hold the runtime crate `package`, `smithy-wasi-http` or
+/// (in the transfer manager) its transport.
 pub(super) fn runtime_entry_tables(root: &Table, package: &str) -> Vec<String> {
     let Some(target) = root.get("target").and_then(Item::as_table_like) else { return Vec::new() };
     target
         .iter()
         .filter(|(_, platform)| {
-            platform
-                .get("dependencies")
-                .and_then(Item::as_table_like)
-                .is_some_and(|deps| deps.contains_key(package) || deps.contains_key(WASI_HTTP_PACKAGE))
+            platform.get("dependencies").and_then(Item::as_table_like).is_some_and(|deps| {
+                [package, WASI_HTTP_PACKAGE, TRANSPORT_PACKAGE].iter().any(|p| deps.contains_key(p))
+            })
         })
         .map(|(key, _)| key.to_owned())
         .collect()

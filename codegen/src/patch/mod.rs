@@ -18,7 +18,7 @@
 //!
 //! Modules: `crate_root` (`src/lib.rs`), `service_config` (a generated client's
 //! `src/config.rs`), `loader` (aws-config's `ConfigLoader::load`), `provider_config` (aws-config's
-//! `ProviderConfig` accessors), `fast_path` (cutting one
+//! `ProviderConfig` accessors), `transfer_manager` (the S3 transfer manager's transport), `fast_path` (cutting one
 //! function out of a large file without parsing it), `text` (byte offsets, line table, edits).
 
 mod crate_root;
@@ -30,6 +30,7 @@ mod service_config;
 #[cfg(test)]
 mod tests;
 mod text;
+mod transfer_manager;
 
 use std::path::{Path, PathBuf};
 
@@ -44,6 +45,11 @@ pub use self::revert::{
 };
 pub use self::service_config::{
     has_service_config_anchor, patch_service_config, patch_service_config_without_fast_path,
+};
+pub use self::transfer_manager::{
+    patch_transfer_manager_config, patch_transfer_manager_transport, unpatch_transfer_manager_config,
+    unpatch_transfer_manager_transport, CONFIG_FILE as TRANSFER_MANAGER_CONFIG_FILE,
+    TRANSPORT_FILE as TRANSFER_MANAGER_TRANSPORT_FILE,
 };
 
 use crate::emit::hook_fn::{CLIENT, CLIENT_FOR, PLUGIN, PLUGIN_FOR};

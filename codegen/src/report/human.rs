@@ -248,6 +248,16 @@ fn print_build_tools(report: &ExplainReport, out: &mut dyn Write) -> io::Result<
 }
 
 /// What the host of a `wasi-http` target provides, and the application's Cargo.toml there.
+/// What serves the S3 transfer manager's requests on the target.
+fn print_transfer_manager(transport: crate::transfer_manager::Transport, out: &mut dyn Write) -> io::Result<()> {
+    use crate::transfer_manager::Transport;
+    let exceptions = match transport {
+        Transport::Pool { .. } => "; the S3 client's HTTP client where AWS_CA_BUNDLE or an override is set",
+        Transport::SdkClient { .. } => "",
+    };
+    writeln!(out, "  S3 transfer manager: {}{exceptions}", transport.describe())
+}
+
 fn print_host_http(needs: &HostHttpNeeds, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "  native build: none (the host makes the connections and runs TLS)")?;
     writeln!(out, "  the host provides:")?;
@@ -366,7 +376,7 @@ fn print_target(report: &ExplainReport, target: &TargetReport, out: &mut dyn Wri
             }
             Ok(())
         }
-        Verdict::Served { rule, stack, considered, unusable, tier, native_build, host_http } => {
+        Verdict::Served { rule, stack, considered, unusable, tier, native_build, host_http, transfer_manager } => {
             writeln!(
                 out,
                 "{triple}: rule `{rule}` → provider {}, roots {}",
@@ -391,6 +401,7 @@ fn print_target(report: &ExplainReport, target: &TargetReport, out: &mut dyn Wri
                 Some(needs) => print_host_http(needs, out)?,
                 None => print_native_build(*tier, native_build, "  ", out)?,
             }
+            print_transfer_manager(*transfer_manager, out)?;
             for item in unusable {
                 match item {
                     Unusable::Provider { provider, why } => {

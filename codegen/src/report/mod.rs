@@ -419,6 +419,9 @@ pub enum Verdict {
         /// Cargo.toml needs there.
         #[serde(skip_serializing_if = "Option::is_none")]
         host_http: Option<HostHttpNeeds>,
+        /// What serves the S3 transfer manager's requests there (a tree with
+        /// `aws-sdk-s3-transfer-manager`), with no override set.
+        transfer_manager: crate::transfer_manager::Transport,
     },
     /// It cannot host an SDK (no std, no sockets, ...), so no rule serves it and none needs to.
     NotAHost {
