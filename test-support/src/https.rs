@@ -183,6 +183,9 @@ pub struct ClientHelloSeen {
     pub at: std::time::Instant,
     /// The client's leaf certificate (DER), if it presented one.
     pub client_certificate: Option<Vec<u8>>,
+    /// The cipher suites the ClientHello offered, in its order (IANA code points): how the
+    /// client's TLS library and its settings show from the server.
+    pub offered_suites: Vec<u16>,
 }
 
 /// What a server saw, for assertions.
@@ -278,6 +281,8 @@ impl HttpsServer {
                         }
                     };
                     let at = std::time::Instant::now();
+                    let offered_suites: Vec<u16> =
+                        start.client_hello().cipher_suites().iter().map(|suite| u16::from(*suite)).collect();
                     let tls = match start.into_stream(config).into_fallible().await {
                         Ok(tls) => tls,
                         Err((_, tcp)) => return linger(tcp).await,
@@ -285,7 +290,7 @@ impl HttpsServer {
                     let conn = tls.get_ref().1;
                     let client_certificate = conn.peer_certificates().and_then(|c| c.first()).map(|c| c.to_vec());
                     stats.handshakes.lock().unwrap_or_else(|p| p.into_inner()).push(Negotiated::of(conn));
-                    let hello = ClientHelloSeen { at, client_certificate };
+                    let hello = ClientHelloSeen { at, client_certificate, offered_suites };
                     stats.client_hellos.lock().unwrap_or_else(|p| p.into_inner()).push(hello);
                     let _ = http.serve_connection(TokioIo::new(tls), service).await;
                 });

@@ -435,7 +435,12 @@ const CALLER_IDENTITY: &str = r#"<GetCallerIdentityResponse xmlns="https://sts.a
   <ResponseMetadata><RequestId>e2e-request</RequestId></ResponseMetadata>
 </GetCallerIdentityResponse>"#;
 
-/// Answers STS GetCallerIdentity, and S3 PUT and GET of objects kept in `objects`.
+/// The one multipart upload id the mock hands out.
+const UPLOAD_ID: &str = "e2e-upload";
+
+/// Answers STS GetCallerIdentity, and S3 PUT (whole, or a multipart upload's parts) and GET
+/// (whole, or one `Range: bytes=a-b`) of objects kept in `objects`; a body sent `aws-chunked` is
+/// stored decoded.
 async fn answer(
     req: http::Request<hyper::body::Incoming>,
     objects: &Mutex<BTreeMap<String, bytes::Bytes>>,
@@ -443,25 +448,91 @@ async fn answer(
     use http_body_util::BodyExt as _;
     let method = req.method().clone();
     let path = req.uri().path().to_owned();
+    let query = req.uri().query().unwrap_or_default().to_owned();
+    let header = |name: &str| req.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
+    let (range, chunked) = (header("range"), header("content-encoding").is_some_and(|e| e.contains("aws-chunked")));
     let body = req.into_body().collect().await.map(|b| b.to_bytes()).unwrap_or_default();
     let response = match (method.as_str(), path.as_str()) {
         ("POST", "/") if body.windows(17).any(|w| w == b"GetCallerIdentity") => {
             http::Response::builder().header("content-type", "text/xml").body(full(CALLER_IDENTITY))
         }
+        ("POST", p) if p.starts_with("/e2e-bucket/") && query.split('&').any(|q| q == "uploads") => {
+            let created = format!(
+                "<InitiateMultipartUploadResult><Bucket>e2e-bucket</Bucket><Key>{}</Key>\
+                 <UploadId>{UPLOAD_ID}</UploadId></InitiateMultipartUploadResult>",
+                &p["/e2e-bucket/".len()..]
+            );
+            http::Response::builder().header("content-type", "application/xml").body(full(created))
+        }
         ("PUT", p) if p.starts_with("/e2e-bucket/") => {
-            objects.lock().expect("lock").insert(p.to_owned(), body);
+            let body = if chunked { decode_aws_chunked(&body) } else { body };
+            // A part is kept under its number until the upload completes.
+            let part = query.split('&').find_map(|q| q.strip_prefix("partNumber="));
+            let key = match part {
+                Some(number) => format!("{p}#{UPLOAD_ID}#{number:0>5}"),
+                None => p.to_owned(),
+            };
+            objects.lock().expect("lock").insert(key, body);
             http::Response::builder().header("etag", "\"e2e\"").body(full(""))
         }
+        ("POST", p) if query.contains(&format!("uploadId={UPLOAD_ID}")) => {
+            let mut objects = objects.lock().expect("lock");
+            let prefix = format!("{p}#{UPLOAD_ID}#");
+            let parts: Vec<String> = objects.keys().filter(|k| k.starts_with(&prefix)).cloned().collect();
+            let mut whole = Vec::new();
+            for part in parts {
+                whole.extend_from_slice(&objects.remove(&part).unwrap_or_default());
+            }
+            objects.insert(p.to_owned(), whole.into());
+            let done = "<CompleteMultipartUploadResult><Bucket>e2e-bucket</Bucket><ETag>\"e2e\"</ETag>\
+                        </CompleteMultipartUploadResult>";
+            http::Response::builder().header("content-type", "application/xml").body(full(done))
+        }
         ("GET", p) => match objects.lock().expect("lock").get(p).cloned() {
-            Some(data) => http::Response::builder()
-                .header("content-length", data.len())
-                .header("etag", "\"e2e\"")
-                .body(full(data)),
+            Some(data) => match range.as_deref().and_then(|r| byte_range(r, data.len())) {
+                Some((first, last)) => http::Response::builder()
+                    .status(206)
+                    .header("content-length", last + 1 - first)
+                    .header("content-range", format!("bytes {first}-{last}/{}", data.len()))
+                    .header("etag", "\"e2e\"")
+                    .body(full(data.slice(first..=last))),
+                None => http::Response::builder()
+                    .header("content-length", data.len())
+                    .header("etag", "\"e2e\"")
+                    .body(full(data)),
+            },
             None => http::Response::builder().status(404).body(full("<Error><Code>NoSuchKey</Code></Error>")),
         },
         _ => http::Response::builder().status(400).body(full("unexpected request")),
     };
     Ok(response.expect("response"))
+}
+
+/// The first and last byte of `bytes=a-b` (`b` capped at the object's end) in an object of `len`.
+fn byte_range(range: &str, len: usize) -> Option<(usize, usize)> {
+    let (first, last) = range.strip_prefix("bytes=")?.split_once('-')?;
+    let first: usize = first.parse().ok()?;
+    let end = len.checked_sub(1)?;
+    let last = last.parse::<usize>().map_or(end, |last| last.min(end));
+    (first <= last).then_some((first, last))
+}
+
+/// The payload of an `aws-chunked` body: `<hex size>[;ext]\r\n<data>\r\n` chunks up to the
+/// zero-size one (the trailers after it are dropped).
+fn decode_aws_chunked(body: &[u8]) -> bytes::Bytes {
+    let mut out = Vec::with_capacity(body.len());
+    let mut rest = body;
+    while let Some(line_end) = rest.windows(2).position(|w| w == b"\r\n") {
+        let size_text = String::from_utf8_lossy(&rest[..line_end]);
+        let size = usize::from_str_radix(size_text.split(';').next().unwrap_or("").trim(), 16).unwrap_or(0);
+        rest = &rest[line_end + 2..];
+        if size == 0 || rest.len() < size {
+            break;
+        }
+        out.extend_from_slice(&rest[..size]);
+        rest = rest.get(size + 2..).unwrap_or_default();
+    }
+    out.into()
 }
 
 impl MockAws {

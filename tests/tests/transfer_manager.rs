@@ -1,0 +1,167 @@
+//! The S3 transfer manager on rewritten crates: aws-config, aws-sdk-s3 and
+//! aws-sdk-s3-transfer-manager 0.3 (published, fetched) rewritten with platform-default, and an
+//! application that uploads and downloads through the transfer manager with its defaults
+//! (tests/tm-consumer), against the HTTPS mock on 127.0.0.1.
+//!
+//! The server tells the TLS stacks apart by the cipher suites each ClientHello offers: the
+//! transfer manager's own pool with s2n-tls (aws-smithy-http-client's s2n-tls security policy),
+//! the policy's default client with s2n-tls (the runtime's policy), and rustls.
+//!
+//! - Defaults, on x86_64 Linux: the transfer manager's own pool serves, with s2n-tls, the
+//!   linux-gnu rule's provider (the published crate says rustls + aws-lc).
+//! - `AWS_CA_BUNDLE` set (and the system store without the test CA): the pool does not read it,
+//!   so the transport stays off and the default client, which does, serves.
+//! - The graph: the pool's aws-smithy-http-client has s2n-tls and no rustls on this target, and
+//!   no TLS provider at all under the application's `--cfg smithy_tls` (the default client,
+//!   which follows the override, serves then).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use smithy_tls_e2e::{
+    consumer_command, pin_lock, prepare_sdk_tree, repo_root, run, scratch_cargo, scratch_root, scratch_target,
+    smithy_tls_binary, MockRun,
+};
+
+/// The published crates the tree holds: the transfer manager and the SDK crates it builds on.
+const PUBLISHED: &[(&str, &str)] =
+    &[("aws-config", "=1.13.0"), ("aws-sdk-s3", "=1.157.0"), ("aws-sdk-s3-transfer-manager", "=0.3.1")];
+
+/// The preset the tree is rewritten with.
+const PRESET: &str = "platform-default";
+
+/// The object's size: one ranged GET per 8 MiB part, so a few parts and connections.
+const OBJECT_BYTES: usize = 20 << 20;
+
+/// The tree, rewritten, with tests/tm-consumer in it and the committed lock.
+fn tree() -> PathBuf {
+    static TREE: OnceLock<PathBuf> = OnceLock::new();
+    TREE.get_or_init(|| {
+        let tree = prepare_sdk_tree(&scratch_root().join("transfer-manager"), PUBLISHED, &[], false).root;
+        run(Command::new(smithy_tls_binary()).args(["apply", "--preset", PRESET]).arg(&tree));
+        let app = tree.join("tm-consumer");
+        std::fs::create_dir_all(app.join("src")).expect("mkdir the consumer");
+        let source = repo_root().join("tests/tm-consumer");
+        std::fs::copy(source.join("Cargo.toml.in"), app.join("Cargo.toml")).expect("copy Cargo.toml");
+        std::fs::copy(source.join("src/main.rs"), app.join("src/main.rs")).expect("copy main.rs");
+        let root_manifest = tree.join("Cargo.toml");
+        let mut workspace: toml_edit::DocumentMut =
+            std::fs::read_to_string(&root_manifest).expect("the tree's manifest").parse().expect("parses");
+        workspace["workspace"]["members"].as_array_mut().expect("members").push("tm-consumer");
+        std::fs::write(&root_manifest, workspace.to_string()).expect("write the tree's manifest");
+        pin_lock(&tree, "transfer-manager");
+        tree
+    })
+    .clone()
+}
+
+/// The consumer, built once.
+fn consumer() -> PathBuf {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY
+        .get_or_init(|| {
+            run(scratch_cargo(&tree()).args(["build", "-q", "-p", "tm-consumer"]));
+            scratch_target().join("debug/tm-consumer")
+        })
+        .clone()
+}
+
+/// Runs the consumer against a fresh mock with `adjust` applied to its command; returns the
+/// cipher-suite lists the server saw, one per handshake.
+fn round_trip(name: &str, adjust: impl FnOnce(&mut Command, &Path)) -> Vec<Vec<u16>> {
+    let scratch = scratch_root().join(format!("tm-run-{name}"));
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(&scratch).expect("mkdir scratch");
+    let mock = MockRun::start(&format!("smithy-tls transfer manager {name}"), scratch.join("ca.pem"));
+    let mut cmd = consumer_command(&consumer(), &mock.mock, &scratch, &mock.bundle);
+    cmd.env("TM_OBJECT_BYTES", OBJECT_BYTES.to_string());
+    adjust(&mut cmd, &scratch);
+    let out = run(&mut cmd);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains(&format!("round trip: {OBJECT_BYTES} bytes up and down")), "{name}: {stdout}");
+    let hellos = mock.mock.server.stats.client_hellos();
+    assert!(!hellos.is_empty(), "{name}: the server saw no handshake");
+    hellos.into_iter().map(|hello| hello.offered_suites).collect()
+}
+
+/// What made a connection, from the suites its ClientHello offered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stack {
+    /// rustls (its TLS 1.2 suites include ECDHE with ChaCha20-Poly1305).
+    Rustls,
+    /// s2n-tls with the runtime's security policy (`20251014`: AEAD suites only, no TLS 1.2
+    /// ChaCha20).
+    RuntimeS2n,
+    /// s2n-tls with aws-smithy-http-client's security policy (`20230317`: also ECDHE with
+    /// AES-CBC and SHA-256).
+    PoolS2n,
+}
+
+/// The TLS 1.2 ECDHE suites with ChaCha20-Poly1305.
+const CHACHA_TLS12: [u16; 2] = [0xcca8, 0xcca9];
+/// The TLS 1.2 ECDHE suites with AES-CBC and SHA-256/384.
+const CBC_SHA2: [u16; 4] = [0xc023, 0xc024, 0xc027, 0xc028];
+
+fn stack_of(suites: &[u16]) -> Stack {
+    let chacha = suites.iter().any(|s| CHACHA_TLS12.contains(s));
+    let cbc = suites.iter().any(|s| CBC_SHA2.contains(s));
+    match (chacha, cbc) {
+        (true, false) => Stack::Rustls,
+        (false, true) => Stack::PoolS2n,
+        (false, false) => Stack::RuntimeS2n,
+        (true, true) => panic!("a ClientHello no stack here sends: {suites:04x?}"),
+    }
+}
+
+#[test]
+fn with_its_defaults_the_transfer_manager_runs_its_own_pool_with_the_rules_provider() {
+    let seen = round_trip("defaults", |cmd, _| {
+        cmd.env_remove("AWS_CA_BUNDLE");
+    });
+    let stacks: Vec<Stack> = seen.iter().map(|suites| stack_of(suites)).collect();
+    assert!(stacks.iter().all(|s| *s == Stack::PoolS2n), "{stacks:?}");
+}
+
+#[test]
+fn with_aws_ca_bundle_set_the_default_client_serves() {
+    let seen = round_trip("aws-ca-bundle", |cmd, scratch| {
+        // Only AWS_CA_BUNDLE trusts the test CA: the system store is another CA's.
+        let other = smithy_tls_test_support::pki::TestCa::new("smithy-tls transfer manager, another CA");
+        let other_pem = scratch.join("other-ca.pem");
+        std::fs::write(&other_pem, &other.pem).expect("write the other CA");
+        let bundle = scratch.join("ca.pem");
+        cmd.env("SSL_CERT_FILE", other_pem).env("AWS_CA_BUNDLE", bundle);
+    });
+    let stacks: Vec<Stack> = seen.iter().map(|suites| stack_of(suites)).collect();
+    assert!(stacks.iter().all(|s| *s == Stack::RuntimeS2n), "{stacks:?}");
+}
+
+/// The features cargo resolves for the pool's aws-smithy-http-client on x86_64 Linux, with
+/// `rustflags` (the application's override).
+fn transport_features(rustflags: &str) -> String {
+    let out = run(scratch_cargo(&tree()).env("RUSTFLAGS", rustflags).args([
+        "tree",
+        "-q",
+        "-p",
+        "tm-consumer",
+        "-e",
+        "features",
+        "-i",
+        "aws-smithy-http-client",
+        "--target",
+        "x86_64-unknown-linux-gnu",
+        "--prefix",
+        "none",
+    ]));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn the_pool_compiles_the_rules_provider_only_and_none_under_an_override() {
+    let features = transport_features("");
+    assert!(features.contains("aws-smithy-http-client feature \"s2n-tls\""), "{features}");
+    assert!(!features.contains("feature \"rustls-aws-lc\""), "{features}");
+    let features = transport_features(r#"--cfg smithy_tls="rustls-ring""#);
+    assert!(!features.contains("feature \"s2n-tls\"") && !features.contains("feature \"rustls"), "{features}");
+}
