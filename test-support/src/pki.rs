@@ -33,6 +33,40 @@ pub struct ServerIdentity {
     pub key: Arc<PrivatePkcs8KeyDer<'static>>,
 }
 
+impl ServerIdentity {
+    /// The chain as PEM, leaf first (what a server such as nginx reads).
+    pub fn chain_pem(&self) -> String {
+        self.chain.iter().map(|cert| pem("CERTIFICATE", cert.as_ref())).collect()
+    }
+
+    /// The private key as PKCS#8 PEM.
+    pub fn key_pem(&self) -> String {
+        pem("PRIVATE KEY", self.key.secret_pkcs8_der())
+    }
+}
+
+/// `der` as a PEM block labelled `label`.
+///
+/// ```
+/// assert_eq!(
+///     smithy_tls_test_support::pki::pem("X", b"hi!"),
+///     "-----BEGIN X-----\naGkh\n-----END X-----\n"
+/// );
+/// ```
+pub fn pem(label: &str, der: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut text = String::new();
+    for chunk in der.chunks(3) {
+        let n = chunk.iter().enumerate().fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
+        for i in 0..4 {
+            let sextet = (n >> (18 - 6 * i)) & 63;
+            text.push(if i <= chunk.len() { ALPHABET[sextet as usize] as char } else { '=' });
+        }
+    }
+    let lines: Vec<&str> = text.as_bytes().chunks(64).map(|l| std::str::from_utf8(l).unwrap_or_default()).collect();
+    format!("-----BEGIN {label}-----\n{}\n-----END {label}-----\n", lines.join("\n"))
+}
+
 impl TestCa {
     /// A fresh CA (ECDSA P-256) with common name `name`.
     pub fn new(name: &str) -> TestCa {

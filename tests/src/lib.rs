@@ -394,6 +394,33 @@ pub fn lock_for_policy(base: &str, policy: smithy_tls_codegen::policy::PolicySou
     }
 }
 
+/// The published crates of the S3 transfer manager's trees: it and the SDK crates it builds on.
+pub const TRANSFER_MANAGER_PUBLISHED: &[(&str, &str)] =
+    &[("aws-config", "=1.13.0"), ("aws-sdk-s3", "=1.157.0"), ("aws-sdk-s3-transfer-manager", "=0.3.1")];
+
+/// A tree of [`TRANSFER_MANAGER_PUBLISHED`] at `root`, rewritten with `preset` (`None`: as
+/// published), with tests/tm-consumer as a member and its committed lock
+/// (`transfer-manager[-untouched]`). Returns the tree's root.
+pub fn prepare_transfer_manager_tree(root: &Path, preset: Option<&str>) -> PathBuf {
+    let tree = prepare_sdk_tree(root, TRANSFER_MANAGER_PUBLISHED, &[], false).root;
+    if let Some(preset) = preset {
+        run(Command::new(smithy_tls_binary()).args(["apply", "--preset", preset]).arg(&tree));
+    }
+    let app = tree.join("tm-consumer");
+    std::fs::create_dir_all(app.join("src")).expect("mkdir the consumer");
+    let source = repo_root().join("tests/tm-consumer");
+    std::fs::copy(source.join("Cargo.toml.in"), app.join("Cargo.toml")).expect("copy Cargo.toml");
+    std::fs::copy(source.join("src/main.rs"), app.join("src/main.rs")).expect("copy main.rs");
+    let root_manifest = tree.join("Cargo.toml");
+    let mut workspace: toml_edit::DocumentMut =
+        std::fs::read_to_string(&root_manifest).expect("the tree's manifest").parse().expect("parses");
+    workspace["workspace"]["members"].as_array_mut().expect("members").push("tm-consumer");
+    std::fs::write(&root_manifest, workspace.to_string()).expect("write the tree's manifest");
+    // A lock records neither features nor target tables, but a rewritten tree has the runtime.
+    pin_lock(&tree, if preset.is_some() { "transfer-manager" } else { "transfer-manager-untouched" });
+    tree
+}
+
 /// `cargo build -q --release -p e2e-consumer --no-default-features --features s3,config-defaults`
 /// (without the connection report, which needs the runtime crate), plus `extra`, of `tree` into
 /// `target`.
@@ -538,10 +565,15 @@ fn decode_aws_chunked(body: &[u8]) -> bytes::Bytes {
 impl MockAws {
     /// Starts the mock on 127.0.0.1 with a certificate for `localhost` from `ca`.
     pub async fn start(ca: &support::TestCa) -> MockAws {
+        MockAws::start_with_objects(ca, BTreeMap::new()).await
+    }
+
+    /// [`MockAws::start`], holding `objects` (by path, `/e2e-bucket/<key>`) from the start.
+    pub async fn start_with_objects(ca: &support::TestCa, objects: BTreeMap<String, bytes::Bytes>) -> MockAws {
         let identity = ca.leaf(&["localhost"]);
         let crypto = Arc::new(rustls::crypto::ring::default_provider());
         let config = support::server_config(&identity, support::Alpn::H2AndHttp1, crypto);
-        let objects: Arc<Mutex<BTreeMap<String, bytes::Bytes>>> = Arc::default();
+        let objects: Arc<Mutex<BTreeMap<String, bytes::Bytes>>> = Arc::new(Mutex::new(objects));
         let server = support::HttpsServer::start(config, support::http_builder(), move || {
             let objects = Arc::clone(&objects);
             hyper::service::service_fn(move |req| {

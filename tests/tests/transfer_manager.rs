@@ -20,13 +20,8 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use smithy_tls_e2e::{
-    consumer_command, pin_lock, prepare_sdk_tree, repo_root, run, scratch_cargo, scratch_root, scratch_target,
-    smithy_tls_binary, MockRun,
+    consumer_command, prepare_transfer_manager_tree, run, scratch_cargo, scratch_root, scratch_target, MockRun,
 };
-
-/// The published crates the tree holds: the transfer manager and the SDK crates it builds on.
-const PUBLISHED: &[(&str, &str)] =
-    &[("aws-config", "=1.13.0"), ("aws-sdk-s3", "=1.157.0"), ("aws-sdk-s3-transfer-manager", "=0.3.1")];
 
 /// The preset the tree is rewritten with.
 const PRESET: &str = "platform-default";
@@ -37,23 +32,7 @@ const OBJECT_BYTES: usize = 20 << 20;
 /// The tree, rewritten, with tests/tm-consumer in it and the committed lock.
 fn tree() -> PathBuf {
     static TREE: OnceLock<PathBuf> = OnceLock::new();
-    TREE.get_or_init(|| {
-        let tree = prepare_sdk_tree(&scratch_root().join("transfer-manager"), PUBLISHED, &[], false).root;
-        run(Command::new(smithy_tls_binary()).args(["apply", "--preset", PRESET]).arg(&tree));
-        let app = tree.join("tm-consumer");
-        std::fs::create_dir_all(app.join("src")).expect("mkdir the consumer");
-        let source = repo_root().join("tests/tm-consumer");
-        std::fs::copy(source.join("Cargo.toml.in"), app.join("Cargo.toml")).expect("copy Cargo.toml");
-        std::fs::copy(source.join("src/main.rs"), app.join("src/main.rs")).expect("copy main.rs");
-        let root_manifest = tree.join("Cargo.toml");
-        let mut workspace: toml_edit::DocumentMut =
-            std::fs::read_to_string(&root_manifest).expect("the tree's manifest").parse().expect("parses");
-        workspace["workspace"]["members"].as_array_mut().expect("members").push("tm-consumer");
-        std::fs::write(&root_manifest, workspace.to_string()).expect("write the tree's manifest");
-        pin_lock(&tree, "transfer-manager");
-        tree
-    })
-    .clone()
+    TREE.get_or_init(|| prepare_transfer_manager_tree(&scratch_root().join("transfer-manager"), Some(PRESET))).clone()
 }
 
 /// The consumer, built once.

@@ -1,45 +1,102 @@
-//! Uploads `TM_OBJECT_BYTES` bytes through the S3 transfer manager (with its defaults: the
-//! managed runtime and, where the policy gives it a provider, its own transport), downloads them
-//! back, and exits 0 when both directions carried the same bytes; otherwise prints the error
-//! and exits 1. Credentials, region and endpoint come from the environment.
+//! The S3 transfer manager with its defaults (the managed runtime and, where the policy gives it a
+//! provider, its own transport), or with its transport off (`TM_TRANSPORT=sdk-client`: the S3
+//! client's HTTP client serves). Credentials, region and endpoint come from the environment.
+//!
+//! - Round trip (no `TM_BENCH_RUNS`): uploads `TM_OBJECT_BYTES` bytes, downloads them back, and
+//!   exits 0 when both directions carried the same bytes; otherwise prints the error, exits 1.
+//! - Benchmark (`TM_BENCH_RUNS=n`): downloads the `TM_OBJECTS` objects `bench/<bytes>/<i>` the
+//!   server already holds, 64 at a time, once to warm up and then `n` times, printing each timed
+//!   run's seconds (`run <seconds> <bytes>`).
+
+use std::time::Instant;
 
 use aws_sdk_s3_transfer_manager::io::InputStream;
+use futures_util::StreamExt as _;
 
 const BUCKET: &str = "e2e-bucket";
 const KEY: &str = "tm/object";
 
+type Error = Box<dyn std::error::Error + Send + Sync>;
+
 #[tokio::main]
 async fn main() {
-    if let Err(e) = round_trip().await {
-        eprintln!("transfer manager round trip failed: {e}");
+    let outcome = match std::env::var("TM_BENCH_RUNS") {
+        Ok(runs) => bench(&runs).await,
+        Err(_) => round_trip().await,
+    };
+    if let Err(e) = outcome {
+        let mut message = format!("transfer manager failed: {e}");
+        let mut source = e.source();
+        while let Some(cause) = source {
+            message.push_str(&format!(": {cause}"));
+            source = cause.source();
+        }
+        eprintln!("{message}");
         std::process::exit(1);
     }
 }
 
-async fn round_trip() -> Result<(), Box<dyn std::error::Error>> {
-    let size: usize = std::env::var("TM_OBJECT_BYTES")?.parse()?;
+fn number(name: &str) -> Result<usize, Error> {
+    Ok(std::env::var(name).map_err(|e| format!("{name}: {e}"))?.parse()?)
+}
+
+async fn client() -> aws_sdk_s3_transfer_manager::Client {
     let sdk = aws_config::load_from_env().await;
-    // The test's server answers at one host name: path-style addressing.
+    // The test's servers answer at one host name: path-style addressing.
     let s3 = aws_sdk_s3::config::Builder::from(&sdk)
         .force_path_style(true)
         .request_checksum_calculation(aws_sdk_s3::config::RequestChecksumCalculation::WhenRequired);
-    let config =
-        aws_sdk_s3_transfer_manager::Config::builder().s3_config(aws_sdk_s3_transfer_manager::S3ClientConfig::new(s3));
-    let tm = aws_sdk_s3_transfer_manager::Client::new(config.build());
+    let own_transport = std::env::var("TM_TRANSPORT").as_deref() != Ok("sdk-client");
+    let s3 = aws_sdk_s3_transfer_manager::S3ClientConfig::new(s3).enable_runtime_http(own_transport);
+    aws_sdk_s3_transfer_manager::Client::new(aws_sdk_s3_transfer_manager::Config::builder().s3_config(s3).build())
+}
 
+/// Downloads `key`, returning its bytes (kept when `keep`, else only counted).
+async fn download(tm: &aws_sdk_s3_transfer_manager::Client, key: &str, keep: bool) -> Result<(Vec<u8>, usize), Error> {
+    let mut handle = tm.download().bucket(BUCKET).key(key).initiate()?;
+    let (mut kept, mut count) = (Vec::new(), 0);
+    while let Some(chunk) = handle.body_mut().next().await {
+        let data = chunk?.data;
+        count += data.len();
+        if keep {
+            kept.extend_from_slice(&data.into_contiguous());
+        }
+    }
+    handle.join().await?;
+    Ok((kept, count))
+}
+
+async fn round_trip() -> Result<(), Error> {
+    let size = number("TM_OBJECT_BYTES")?;
+    let tm = client().await;
     let data: Vec<u8> = (0..size).map(|i| (i % 251) as u8).collect();
     let body = InputStream::from(bytes::Bytes::from(data.clone()));
     tm.upload().bucket(BUCKET).key(KEY).body(body).initiate()?.join().await?;
-
-    let mut handle = tm.download().bucket(BUCKET).key(KEY).initiate()?;
-    let mut got = Vec::with_capacity(size);
-    while let Some(chunk) = handle.body_mut().next().await {
-        got.extend_from_slice(&chunk?.data.into_contiguous());
-    }
-    handle.join().await?;
+    let (got, _) = download(&tm, KEY, true).await?;
     if got != data {
         return Err(format!("downloaded {} bytes that differ from the {size} uploaded", got.len()).into());
     }
     println!("round trip: {size} bytes up and down");
+    Ok(())
+}
+
+async fn bench(runs: &str) -> Result<(), Error> {
+    let (runs, size, objects): (usize, usize, usize) = (runs.parse()?, number("TM_OBJECT_BYTES")?, number("TM_OBJECTS")?);
+    let tm = client().await;
+    let keys: Vec<String> = (0..objects).map(|i| format!("bench/{size}/{i}")).collect();
+    for run in 0..=runs {
+        let started = Instant::now();
+        let mut total = 0;
+        let mut downloads = futures_util::stream::iter(&keys).map(|key| download(&tm, key, false)).buffer_unordered(64);
+        while let Some(done) = downloads.next().await {
+            total += done?.1;
+        }
+        if total != size * objects {
+            return Err(format!("downloaded {total} bytes, expected {}", size * objects).into());
+        }
+        if run > 0 {
+            println!("run {:.6} {total}", started.elapsed().as_secs_f64());
+        }
+    }
     Ok(())
 }

@@ -30,10 +30,10 @@ impl WorkDir {
         std::fs::create_dir_all(&path).map_err(|e| format!("mkdir {}: {e}", path.display()))?;
         let ca = TestCa::new(&format!("smithy-tls bench CA ({server})"));
         let identity = ca.leaf(&["localhost"]);
-        let chain: String = identity.chain.iter().map(|c| pem("CERTIFICATE", c.as_ref())).collect();
+        let chain = identity.chain_pem();
         let (cert, key) = (path.join("leaf.pem"), path.join("leaf.key"));
         write(&cert, &chain)?;
-        write(&key, &pem("PRIVATE KEY", identity.key.secret_pkcs8_der()))?;
+        write(&key, &identity.key_pem())?;
         Ok(WorkDir { path, ca_pem: ca.pem, cert, key })
     }
 }
@@ -47,21 +47,6 @@ impl Drop for WorkDir {
 /// Writes `text` to `path`, saying which file failed.
 pub(crate) fn write(path: &Path, text: &str) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("write {}: {e}", path.display()))
-}
-
-/// `der` as a PEM block labelled `label`.
-fn pem(label: &str, der: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut text = String::new();
-    for chunk in der.chunks(3) {
-        let n = chunk.iter().enumerate().fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
-        for i in 0..4 {
-            let sextet = (n >> (18 - 6 * i)) & 63;
-            text.push(if i <= chunk.len() { ALPHABET[sextet as usize] as char } else { '=' });
-        }
-    }
-    let lines: Vec<&str> = text.as_bytes().chunks(64).map(|l| std::str::from_utf8(l).unwrap_or_default()).collect();
-    format!("-----BEGIN {label}-----\n{}\n-----END {label}-----\n", lines.join("\n"))
 }
 
 /// `count` ports of 127.0.0.1 free right now (each bound, then released).
