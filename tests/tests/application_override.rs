@@ -9,9 +9,9 @@
 //!   consumer's graph (`none` and `rustls-custom`: none at all); a value that needs its feature
 //!   leaves nothing native without it.
 //! - Builds and runs on this host (linux-gnu, whose policy rule is s2n-tls): `openssl` without its
-//!   feature is refused with the line to add; `rustls-ring`, `rustls-aws-lc` (rustls 0.23) and
-//!   `openssl` (with its feature) connect to a local TLS server with the chosen provider, as
-//!   `TlsInfo` reports;
+//!   feature is refused with the line to add; `rustls-aws-lc` (rustls 0.23), `s2n-tls`, `openssl`
+//!   (with its feature) and `rustls-ring` (in one build with `smithy_tls_roots="platform-verifier"`)
+//!   connect to a local TLS server with the chosen provider, as `TlsInfo` and the `info` event report;
 //!   `rustls-custom` connects with the provider the app installs and fails clearly without one;
 //!   `none` compiles and fails at send with the SDK's error naming the cfg.
 //! - `experimental-rustls-024` beside `rustls-aws-lc`: rustls 0.24 in the graph, aws-lc the only
@@ -348,6 +348,20 @@ fn assert_connected_with(value: &str, run: &(bool, String, String)) {
     assert_connected_with_roots(value, "native", run);
 }
 
+/// README's way to check: the runtime's `info` event naming the provider it used; and every
+/// connection made with `library`.
+fn assert_announced_and_served_by(value: &str, library: &str, run: &(bool, String, String)) {
+    let announcement = "the application's --cfg smithy_tls chose this client's TLS stack";
+    let announced = run.2.lines().find(|l| l.contains(announcement));
+    let announced = announced.unwrap_or_else(|| panic!("{value}: no info event on stderr:\n{}", tail(&run.2, 20)));
+    assert!(
+        announced.contains(" INFO ") && announced.contains(&format!("used_provider={value}")),
+        "{value}: the info event names the provider used: {announced}"
+    );
+    let conns = run.1.lines().filter(|l| l.starts_with("CONN "));
+    assert!(conns.clone().all(|l| l.contains(&format!("library={library}"))), "{value}:\n{}", run.1);
+}
+
 /// [`assert_connected_with`] on `roots`.
 fn assert_connected_with_roots(value: &str, roots: &str, run: &(bool, String, String)) {
     let (ok, stdout, stderr) = run;
@@ -378,26 +392,15 @@ fn each_value_builds_and_runs_with_the_chosen_provider() {
         tail(&stderr, 20)
     );
     println!("E2E override openssl without its feature: refused, naming the Cargo.toml line");
-    let served = [
-        ("rustls-ring", "rustls 0.23"),
-        ("rustls-aws-lc", "rustls 0.23"),
-        ("s2n-tls", "s2n-tls"),
-        ("openssl", "OpenSSL"),
-    ];
+    // rustls-ring is built and run with platform-verifier roots beside it, in
+    // `the_roots_override_builds_serves_and_refuses_as_documented`: each value's build is a
+    // build of the whole graph (RUSTFLAGS reach every crate), so one build serves both.
+    let served = [("rustls-aws-lc", "rustls 0.23"), ("s2n-tls", "s2n-tls"), ("openssl", "OpenSSL")];
     for (value, library) in served {
         let binary = build_consumer(&tree, value, "log-events");
         let run = run_consumer(&tree, &binary, false);
         assert_connected_with(value, &run);
-        // README's way to check: the runtime's `info` event naming the provider it used.
-        let announcement = "the application's --cfg smithy_tls chose this client's TLS stack";
-        let announced = run.2.lines().find(|l| l.contains(announcement));
-        let announced = announced.unwrap_or_else(|| panic!("{value}: no info event on stderr:\n{}", tail(&run.2, 20)));
-        assert!(
-            announced.contains(" INFO ") && announced.contains(&format!("used_provider={value}")),
-            "{value}: the info event names the provider used: {announced}"
-        );
-        let conns = run.1.lines().filter(|l| l.starts_with("CONN "));
-        assert!(conns.clone().all(|l| l.contains(&format!("library={library}"))), "{value}:\n{}", run.1);
+        assert_announced_and_served_by(value, library, &run);
         println!("E2E override {value}: connected, TlsInfo provider={value} chosen_by=application library={library}");
     }
 
@@ -526,10 +529,12 @@ fn a_cross_target_check_with_rustls_ring_builds_neither_s2n_nor_aws_lc() {
 fn the_roots_override_builds_serves_and_refuses_as_documented() {
     let tree = rewritten_tree("override-roots");
     let pair = format!("{} --cfg smithy_tls_roots=\"platform-verifier\"", rustflags("rustls-ring"));
-    let features = "report-connections,smithy-default-tls/platform-verifier";
+    // The rustls-ring value's run too (see `each_value_builds_and_runs_with_the_chosen_provider`).
+    let features = "report-connections,smithy-default-tls/platform-verifier,log-events";
     let binary = build_consumer_with(&tree, &pair, "rustls-ring-platform-verifier", features);
     let run = run_consumer(&tree, &binary, false);
     assert_connected_with_roots("rustls-ring", "platform-verifier", &run);
+    assert_announced_and_served_by("rustls-ring", "rustls 0.23", &run);
     println!("E2E override rustls-ring + roots platform-verifier: connected, TlsInfo roots=platform-verifier");
 
     let refused_flags = format!("{} --cfg smithy_tls_roots=\"platform-verifier\"", rustflags("openssl"));
