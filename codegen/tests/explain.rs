@@ -575,11 +575,15 @@ fn explain_override_over_the_matrix() {
     assert!(lines[0].ends_with("clang on 1 of them (aarch64-pc-windows-msvc)"), "{section}");
     assert!(lines.iter().any(|l| l.starts_with("  rustls-ring does not build for ")), "{section}");
     assert!(lines.iter().any(|l| l.contains("i586-unknown-linux-gnu")), "{section}");
+    // wasip2 keeps the host's HTTP: it has a client, only no TLS stack of ours to override.
     assert!(
         lines
             .iter()
-            .any(|l| l
-                .contains("target(s) unchanged: their rules (`no-tls-provider`, `wasm` and `wasip2`) give them no")),
+            .any(|l| l.contains("target(s) unchanged: their rules (`no-tls-provider` and `wasm`) give them no")),
+        "{section}"
+    );
+    assert!(
+        lines.contains(&"  1 target(s) keep the host's HTTP (wasi-http): the host runs TLS, the value changes nothing"),
         "{section}"
     );
 }

@@ -527,6 +527,8 @@ struct OverrideTally<'a> {
     no_tls: usize,
     /// How many targets lose the host's HTTP (`none` where `wasi-http` serves).
     no_host_client: usize,
+    /// How many targets keep the host's HTTP (a provider value where `wasi-http` serves).
+    host_http: usize,
     /// Where the provider does not build, grouped by why.
     refused: Vec<(&'a str, Vec<&'a str>)>,
     /// The rules whose targets stay unchanged (no provider), and how many targets that is.
@@ -544,9 +546,9 @@ impl<'a> OverrideTally<'a> {
     fn of(report: &'a ExplainReport) -> OverrideTally<'a> {
         let mut tally = OverrideTally::default();
         for target in &report.targets {
-            let rule = match &target.verdict {
-                Verdict::Served { rule, .. } => Some(rule.as_str()),
-                Verdict::NotAHost { .. } => None,
+            let (rule, host_http) = match &target.verdict {
+                Verdict::Served { rule, stack, .. } => (Some(rule.as_str()), stack.0 == crate::model::Stack::WasiHttp),
+                Verdict::NotAHost { .. } => (None, false),
             };
             match (&target.under_override, rule) {
                 (Some(OverrideEffect::Compiles { required_tools, roots, needs_feature, .. }), _) => {
@@ -566,6 +568,7 @@ impl<'a> OverrideTally<'a> {
                         None => tally.refused.push((why, vec![&target.target])),
                     }
                 }
+                (Some(OverrideEffect::Unchanged { .. }), Some(_)) if host_http => tally.host_http += 1,
                 (Some(OverrideEffect::Unchanged { .. }), Some(rule)) => {
                     tally.unchanged += 1;
                     if !tally.unchanged_rules.contains(&rule) {
@@ -602,6 +605,7 @@ fn print_override_matrix(value: TlsOverride, report: &ExplainReport, out: &mut d
         compiles,
         no_tls,
         no_host_client,
+        host_http,
         refused,
         unchanged_rules,
         unchanged,
@@ -656,6 +660,12 @@ fn print_override_matrix(value: TlsOverride, report: &ExplainReport, out: &mut d
             if rules.len() == 1 { "" } else { "s" },
             and_list(&rules),
             if rules.len() == 1 { "s" } else { "" },
+        )?;
+    }
+    if host_http > 0 {
+        writeln!(
+            out,
+            "  {host_http} target(s) keep the host's HTTP (wasi-http): the host runs TLS, the value changes nothing"
         )?;
     }
     if not_hosts > 0 {
