@@ -565,14 +565,19 @@ fn decode_aws_chunked(body: &[u8]) -> bytes::Bytes {
 impl MockAws {
     /// Starts the mock on 127.0.0.1 with a certificate for `localhost` from `ca`.
     pub async fn start(ca: &support::TestCa) -> MockAws {
-        MockAws::start_with_objects(ca, BTreeMap::new()).await
+        MockAws::start_with_objects(ca, BTreeMap::new(), support::Alpn::H2AndHttp1).await
     }
 
-    /// [`MockAws::start`], holding `objects` (by path, `/e2e-bucket/<key>`) from the start.
-    pub async fn start_with_objects(ca: &support::TestCa, objects: BTreeMap<String, bytes::Bytes>) -> MockAws {
+    /// [`MockAws::start`], holding `objects` (by path, `/e2e-bucket/<key>`) from the start and
+    /// offering `alpn`.
+    pub async fn start_with_objects(
+        ca: &support::TestCa,
+        objects: BTreeMap<String, bytes::Bytes>,
+        alpn: support::Alpn,
+    ) -> MockAws {
         let identity = ca.leaf(&["localhost"]);
         let crypto = Arc::new(rustls::crypto::ring::default_provider());
-        let config = support::server_config(&identity, support::Alpn::H2AndHttp1, crypto);
+        let config = support::server_config(&identity, alpn, crypto);
         let objects: Arc<Mutex<BTreeMap<String, bytes::Bytes>>> = Arc::new(Mutex::new(objects));
         let server = support::HttpsServer::start(config, support::http_builder(), move || {
             let objects = Arc::clone(&objects);

@@ -9,13 +9,14 @@
 //! | `upstream-sdk` | as published | off: the S3 client's HTTP client, upstream's default |
 //!
 //! Two shapes (one large object; many 256 KiB objects, 64 at a time) against two servers on
-//! 127.0.0.1: nginx (HTTP/1.1 and h2 by ALPN, files in /dev/shm) and the suite's HTTPS mock
-//! (hyper + rustls, objects in memory). Rounds interleave the clients; each client's process
+//! 127.0.0.1: nginx (files in /dev/shm) and the suite's HTTPS mock (hyper + rustls, objects in
+//! memory), both on HTTP/1.1 as S3 is (`TM_H2=1`: h2 offered too, which the SDK's clients then
+//! take, each on one connection). Rounds interleave the clients; each client's process
 //! downloads once to warm up, then `TM_RUNS` times. Prints each client's median throughput and
 //! its ratio to `tm-untouched` per round, and the medians of those ratios.
 //!
 //! `cargo test --release`-independent: the consumers are release builds. Knobs: `TM_ROUNDS` (3),
-//! `TM_RUNS` (3), `TM_LARGE_MIB` (1024), `TM_SMALL_OBJECTS` (2000).
+//! `TM_RUNS` (3), `TM_LARGE_MIB` (1024), `TM_SMALL_OBJECTS` (2000), `TM_H2` (0).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -23,6 +24,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use smithy_tls_e2e::{prepare_transfer_manager_tree, run, scratch_cargo, scratch_root, scratch_target, MockAws};
+use smithy_tls_test_support::https::Alpn;
 use smithy_tls_test_support::pki::TestCa;
 
 fn knob(name: &str, default: usize) -> usize {
@@ -73,7 +75,7 @@ impl Drop for Nginx {
 }
 
 impl Nginx {
-    fn start(ca: &TestCa, objects: &[(usize, usize)]) -> Nginx {
+    fn start(ca: &TestCa, objects: &[(usize, usize)], h2: bool) -> Nginx {
         assert!(Command::new("nginx").arg("-v").output().is_ok(), "nginx is missing: apt-get install nginx-light");
         let dir = PathBuf::from(format!("/dev/shm/smithy-tls-tm-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
@@ -96,8 +98,9 @@ events {{ worker_connections 1024; }}
 http {{ access_log off; keepalive_requests 1000000; root {d}/www; types {{ }} default_type application/octet-stream;
   etag off;
   ssl_certificate {d}/leaf.pem; ssl_certificate_key {d}/leaf.key;
-  server {{ listen 127.0.0.1:{port} ssl http2; }} }}
-"
+  server {{ listen 127.0.0.1:{port} ssl{h2}; }} }}
+",
+            h2 = if h2 { " http2" } else { "" }
         );
         std::fs::write(dir.join("nginx.conf"), conf).expect("conf");
         let child = Command::new("nginx")
@@ -170,7 +173,8 @@ fn transfer_manager_downloads_four_clients_two_shapes_two_servers() {
     let ca = TestCa::new("smithy-tls transfer manager benchmark");
     let bundle = scratch_root().join("measure-tm-ca.pem");
     std::fs::write(&bundle, &ca.pem).expect("write the CA");
-    let nginx = Nginx::start(&ca, &[large, small]);
+    let h2 = knob("TM_H2", 0) == 1;
+    let nginx = Nginx::start(&ca, &[large, small], h2);
     let runtime = tokio::runtime::Runtime::new().expect("tokio");
     let mut objects = BTreeMap::new();
     for (size, count) in [large, small] {
@@ -179,7 +183,8 @@ fn transfer_manager_downloads_four_clients_two_shapes_two_servers() {
             objects.insert(format!("/e2e-bucket/bench/{size}/{i}"), data.clone());
         }
     }
-    let ours = runtime.block_on(MockAws::start_with_objects(&ca, objects));
+    let alpn = if h2 { Alpn::H2AndHttp1 } else { Alpn::Http1Only };
+    let ours = runtime.block_on(MockAws::start_with_objects(&ca, objects, alpn));
     let servers = [("nginx", nginx.port), ("ours", ours.addr().port())];
 
     // ratios[(server, shape, client)]: one per round, to the round's tm-untouched.
