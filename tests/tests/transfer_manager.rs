@@ -11,9 +11,10 @@
 //!   linux-gnu rule's provider (the published crate says rustls + aws-lc).
 //! - `AWS_CA_BUNDLE` set (and the system store without the test CA): the pool does not read it,
 //!   so the transport stays off and the default client, which does, serves.
-//! - The graph: the pool's aws-smithy-http-client has s2n-tls and no rustls on this target, and
-//!   no TLS provider at all under the application's `--cfg smithy_tls` (the default client,
-//!   which follows the override, serves then).
+//! - The graph: the pool's aws-smithy-http-client has s2n-tls and no rustls on this target (the
+//!   whole application: no rustls and no ring), and no TLS provider at all under the
+//!   application's `--cfg smithy_tls` (the default client, which follows the override, serves
+//!   then).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -136,11 +137,39 @@ fn transport_features(rustflags: &str) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// The packages of the consumer's graph on x86_64 Linux (normal and build dependencies).
+fn packages() -> Vec<String> {
+    let out = run(scratch_cargo(&tree()).args(["tree", "-q", "-p", "tm-consumer", "-e", "normal,build"]).args([
+        "--target",
+        "x86_64-unknown-linux-gnu",
+        "--prefix",
+        "none",
+        "--format",
+        "{p}",
+    ]));
+    let mut names: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|line| line.split_whitespace().next().map(str::to_owned))
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
 #[test]
 fn the_pool_compiles_the_rules_provider_only_and_none_under_an_override() {
     let features = transport_features("");
     assert!(features.contains("aws-smithy-http-client feature \"s2n-tls\""), "{features}");
     assert!(!features.contains("feature \"rustls-aws-lc\""), "{features}");
+    // The whole application: s2n-tls on aws-lc, and no rustls or ring (the published transfer
+    // manager brings rustls 0.21 and 0.23, and ring).
+    let packages = packages();
+    for present in ["s2n-tls", "aws-lc-sys"] {
+        assert!(packages.iter().any(|p| p == present), "{present} missing: {packages:?}");
+    }
+    for absent in ["rustls", "ring"] {
+        assert!(!packages.iter().any(|p| p == absent), "{absent} in the graph: {packages:?}");
+    }
     let features = transport_features(r#"--cfg smithy_tls="rustls-ring""#);
     assert!(!features.contains("feature \"s2n-tls\"") && !features.contains("feature \"rustls"), "{features}");
 }
