@@ -172,6 +172,7 @@ impl PoolTable {
     /// The manifest table's predicate: [`targets`](Self::targets) with no override set.
     pub fn cfg(&self) -> String {
         match &self.targets {
+            Cfg::All(parts) if parts.is_empty() => format!("all({})", no_override()),
             Cfg::All(parts) => {
                 let parts: Vec<String> = parts.iter().map(ToString::to_string).collect();
                 format!("all({}, {})", parts.join(", "), no_override())

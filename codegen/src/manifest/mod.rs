@@ -28,7 +28,7 @@ use self::features::{edit_features, undo_features, value_text};
 use self::marker::FeatureRecord;
 pub(crate) use self::marker::Marker;
 use self::source::Source;
-use self::target_tables::{edit_target_tables, remove_runtime_entries, runtime_entry_tables};
+use self::target_tables::{edit_target_tables, owned_packages, remove_runtime_entries, runtime_entry_tables};
 pub use self::transfer_manager::edit_transfer_manager_manifest;
 use crate::model::{CompiledPolicy, LegacyRustls};
 
@@ -254,7 +254,8 @@ pub fn edit_manifest(path: &Path, original: &str, edit: &ManifestEdit<'_>) -> Re
     }
     let had_features_table = root.contains_key("features");
     let before = feature_texts(root);
-    let tables_before = runtime_entry_tables(root, edit.runtime.package);
+    let owned = owned_packages(edit.runtime.package, false);
+    let tables_before = runtime_entry_tables(root, &owned);
     let mut next_position = max_position(root).saturating_add(1);
 
     edit_features(&source, root, runtime_key.as_deref(), edit, &mut next_position)?;
@@ -273,7 +274,7 @@ pub fn edit_manifest(path: &Path, original: &str, edit: &ManifestEdit<'_>) -> Re
         loader_made_mut,
         features,
         transport_features: None,
-        tables: runtime_entry_tables(root, edit.runtime.package)
+        tables: runtime_entry_tables(root, &owned)
             .into_iter()
             .filter(|cfg| !tables_before.contains(cfg))
             .map(|cfg| marker::table_digest(&cfg))
@@ -328,7 +329,8 @@ pub fn revert_manifest(path: &Path, original: &str) -> Result<RevertedManifest, 
 /// entries in the recorded target tables (with the tables they leave empty), then the features.
 /// Returns the features left as they are because they changed since the tool wrote them.
 fn undo(root: &mut Table, marker: &Marker) -> Vec<String> {
-    remove_runtime_entries(root, &marker.runtime, &marker.tables);
+    let owned = owned_packages(&marker.runtime, marker.transport_features.is_some());
+    remove_runtime_entries(root, &owned, &marker.tables);
     let mut kept = undo_features(root, marker);
     if let Some(record) = &marker.transport_features {
         if !transfer_manager::undo_transport_features(root, record) {

@@ -197,25 +197,35 @@ fn max_position_except(table: &Table, skip: &dyn Fn(&Table) -> bool) -> Option<i
     max
 }
 
-/// Removes the runtime crate `package`, `smithy-wasi-http` and the transfer manager's transport
-/// from the `target.<cfg>.dependencies` tables whose keys have the marker's `digests`, then the
-/// tables that become empty (undoing the tool's own additions).
-pub(super) fn remove_runtime_entries(root: &mut Table, package: &str, digests: &[String]) {
-    for package in [package, WASI_HTTP_PACKAGE, TRANSPORT_PACKAGE] {
+/// The packages the tool puts in a crate's target tables: the runtime crate and
+/// `smithy-wasi-http`, and in the S3 transfer manager (`transfer_manager`) its transport. Only
+/// these are taken out again: a crate's own entries of other packages stay.
+pub(super) fn owned_packages(runtime: &str, transfer_manager: bool) -> Vec<&str> {
+    let mut packages = vec![runtime, WASI_HTTP_PACKAGE];
+    if transfer_manager {
+        packages.push(TRANSPORT_PACKAGE);
+    }
+    packages
+}
+
+/// Removes `packages` from the `target.<cfg>.dependencies` tables whose keys have the marker's
+/// `digests`, then the tables that become empty (undoing the tool's own additions).
+pub(super) fn remove_runtime_entries(root: &mut Table, packages: &[&str], digests: &[String]) {
+    for package in packages {
         remove_entries(root, package, |key| digests.contains(&super::marker::table_digest(key)));
     }
 }
 
-/// The `target` keys whose `dependencies` hold the runtime crate `package`, `smithy-wasi-http` or
-/// (in the transfer manager) its transport.
-pub(super) fn runtime_entry_tables(root: &Table, package: &str) -> Vec<String> {
+/// The `target` keys whose `dependencies` hold one of `packages`.
+pub(super) fn runtime_entry_tables(root: &Table, packages: &[&str]) -> Vec<String> {
     let Some(target) = root.get("target").and_then(Item::as_table_like) else { return Vec::new() };
     target
         .iter()
         .filter(|(_, platform)| {
-            platform.get("dependencies").and_then(Item::as_table_like).is_some_and(|deps| {
-                [package, WASI_HTTP_PACKAGE, TRANSPORT_PACKAGE].iter().any(|p| deps.contains_key(p))
-            })
+            platform
+                .get("dependencies")
+                .and_then(Item::as_table_like)
+                .is_some_and(|deps| packages.iter().any(|p| deps.contains_key(p)))
         })
         .map(|(key, _)| key.to_owned())
         .collect()

@@ -680,3 +680,20 @@ fn unexpected_shapes_name_the_line() {
         assert!(error.to_string().starts_with("Cargo.toml:"), "{error}");
     }
 }
+
+/// A crate's own aws-smithy-http-client entry in a table the tool added stays through re-apply
+/// and revert: only the transfer manager's record lets the tool take that package out.
+#[test]
+fn an_sdk_crates_own_transport_entry_in_a_tool_table_survives_reapply_and_revert() {
+    let edited = edit_a("normalized.toml", NORMALIZED);
+    let key = format!("cfg({LINUX_GNU})");
+    let mut doc = parse(&edited);
+    let dependencies = doc["target"][key.as_str()]["dependencies"].as_table_like_mut().expect("the tool's table");
+    dependencies.insert("aws-smithy-http-client", toml_edit::value("1.5"));
+    let with_user = doc.to_string();
+    let reapplied = edit_a("normalized.toml", &with_user);
+    assert!(reapplied.contains("aws-smithy-http-client = \"1.5\""), "{reapplied}");
+    let reverted = revert_manifest(Path::new("normalized.toml"), &reapplied).unwrap().text;
+    assert!(reverted.contains("aws-smithy-http-client = \"1.5\""), "{reverted}");
+    assert!(!reverted.contains("smithy-default-tls"), "the tool's own entry is gone: {reverted}");
+}

@@ -12,7 +12,7 @@ use super::descend::descend;
 use super::features::value_text;
 use super::marker::{self, FeatureRecord, Marker};
 use super::source::Source;
-use super::target_tables::{cfg_key, dependencies_table, runtime_entry_tables};
+use super::target_tables::{cfg_key, dependencies_table, owned_packages, runtime_entry_tables};
 use super::{finish, max_position, take_position, undo, ManifestError};
 use crate::model::CompiledPolicy;
 use crate::transfer_manager::{pool_tables, POOL_FEATURE, TLS_FEATURES, TRANSPORT_PACKAGE};
@@ -42,7 +42,8 @@ pub fn edit_transfer_manager_manifest(
     if let Some(previous) = &previous {
         undo(root, previous);
     }
-    let tables_before = runtime_entry_tables(root, runtime);
+    let owned = owned_packages(runtime, true);
+    let tables_before = runtime_entry_tables(root, &owned);
     let mut next_position = max_position(root).saturating_add(1);
 
     let (source_fields, transport_features) = edit_transport_entry(&source, root)?;
@@ -71,7 +72,7 @@ pub fn edit_transfer_manager_manifest(
         policy: compiled.policy.name.clone(),
         runtime: runtime.to_owned(),
         transport_features: Some(transport_features),
-        tables: runtime_entry_tables(root, runtime)
+        tables: runtime_entry_tables(root, &owned)
             .into_iter()
             .filter(|cfg| !tables_before.contains(cfg))
             .map(|cfg| marker::table_digest(&cfg))

@@ -108,10 +108,11 @@ pub fn patch_transfer_manager_transport(path: &Path, text: &str) -> Result<Strin
     if !is_hook_call(arg, TRANSPORT_PROVIDER) {
         let tokens = arg.to_token_stream();
         let (start, end) = (src.start_of(first_span(&tokens))?, src.end_of(last_span(&tokens))?);
-        let original = text[start..end].split_whitespace().collect::<Vec<_>>().join(" ");
+        // The original goes into the note above the call, from where revert puts it back as it was.
+        let original = &text[start..end];
         let dot = src.start_of(call.dot_token.spans[0])?;
-        if !src.starts_its_line(dot) || original.contains('`') {
-            return Err(not_found(path, "a `.tls_provider(..)` call on a line of its own"));
+        if !src.starts_its_line(dot) || original.contains(['`', '\n', '\r']) || original.contains("//") {
+            return Err(not_found(path, "a `.tls_provider(..)` call on a line of its own, its argument on that line"));
         }
         let line = src.line_start(dot);
         let indent = src.indent_of_line_at(dot);
@@ -122,6 +123,9 @@ pub fn patch_transfer_manager_transport(path: &Path, text: &str) -> Result<Strin
     let item = exactly_one(&src, uses, "the `use` of the transport's `rustls_provider` types")?;
     if !item.attrs.iter().any(is_never) {
         let start = src.start_of(first_span(&item.to_token_stream()))?;
+        if !src.starts_its_line(start) {
+            return Err(not_found(path, "the `use` of the transport's `rustls_provider` types on a line of its own"));
+        }
         let line = src.line_start(start);
         let indent = src.indent_of_line_at(start);
         edits.push((line..line, format!("{indent}// {MARKER} {USE_NOTE}{nl}{indent}{NEVER}{nl}")));
@@ -171,14 +175,20 @@ pub fn unpatch_transfer_manager_transport(path: &Path, text: &str) -> Result<Str
     Ok(out)
 }
 
-/// The `<x>.enable_runtime_http` guards of match arms in fn `runtime_http`, each with whether it
-/// already carries the hook (`&& crate::default_http_client::runtime_http()`).
+/// Whether `expr` reads the field `<x>.enable_runtime_http` and nothing else.
+fn is_enable_field(expr: &syn::Expr) -> bool {
+    matches!(expr, syn::Expr::Field(f) if matches!(&f.member, syn::Member::Named(name) if name == ENABLE_FIELD))
+}
+
+/// The match-arm guards of fn `runtime_http` that are `<x>.enable_runtime_http`, alone or with
+/// the hook after it (`&& crate::default_http_client::runtime_http()`). Any other guard is not
+/// one the hook can join without changing what it means.
 fn runtime_http_guards(file: &syn::File) -> Vec<&syn::Expr> {
     struct Guards<'a>(Vec<&'a syn::Expr>);
     impl<'a> Visit<'a> for Guards<'a> {
         fn visit_arm(&mut self, arm: &'a syn::Arm) {
             if let Some((_, guard)) = &arm.guard {
-                if guard.to_token_stream().to_string().contains(ENABLE_FIELD) {
+                if is_enable_field(guard) || guard_hook(guard).is_some_and(is_enable_field) {
                     self.0.push(guard);
                 }
             }
@@ -221,7 +231,8 @@ pub fn patch_transfer_manager_config(path: &Path, text: &str) -> Result<String, 
     let src = Source::new(path, text);
     let file = src.parse()?;
     let guards = runtime_http_guards(&file).into_iter().map(|g| (g, first_span(&g.to_token_stream()))).collect();
-    let guard = exactly_one(&src, guards, "the `enable_runtime_http` guard in `S3ClientConfig`'s `runtime_http`")?;
+    let guard =
+        exactly_one(&src, guards, "the `<config>.enable_runtime_http` guard in `S3ClientConfig`'s `runtime_http`")?;
     if guard_hook(guard).is_some() {
         return Ok(text.to_owned());
     }
@@ -317,6 +328,30 @@ mod tests {
         let err = patch_transfer_manager_transport(path(), &twice).unwrap_err();
         assert!(matches!(err, PatchError::Ambiguous { .. }), "{err}");
         let err = patch_transfer_manager_config(Path::new("src/config.rs"), "fn f() {}\n").unwrap_err();
-        assert!(err.to_string().contains("`enable_runtime_http` guard"), "{err}");
+        assert!(err.to_string().contains("`<config>.enable_runtime_http` guard"), "{err}");
+    }
+
+    #[test]
+    fn shapes_revert_could_not_restore_are_refused_not_patched() {
+        // An argument over two lines, or with a comment: the note holds one line.
+        let spread = TRANSPORT.replace(
+            "Provider::Rustls(CryptoMode::AwsLc)",
+            "Provider::Rustls(\n            CryptoMode::AwsLc,\n        )",
+        );
+        let commented =
+            TRANSPORT.replace("CryptoMode::AwsLc)", "CryptoMode::AwsLc /* fast */)").replace("/* fast */", "// fast\n");
+        for text in [spread, commented] {
+            let err = patch_transfer_manager_transport(path(), &text).unwrap_err();
+            assert!(matches!(err, PatchError::AnchorNotFound { .. }), "{err}\n{text}");
+        }
+        // The `use` sharing its line with another item: the attribute would go to that one.
+        let shared = TRANSPORT.replace("\nuse aws_smithy_http_client::tls::", " use aws_smithy_http_client::tls::");
+        let err = patch_transfer_manager_transport(path(), &shared).unwrap_err();
+        assert!(err.to_string().contains("on a line of its own"), "{err}");
+        // A guard that is more than the field: `&&` after it would bind to its last operand.
+        let wider =
+            CONFIG.replace("if config.enable_runtime_http =>", "if config.enable_runtime_http || cfg!(test) =>");
+        let err = patch_transfer_manager_config(Path::new("src/config.rs"), &wider).unwrap_err();
+        assert!(matches!(err, PatchError::AnchorNotFound { .. }), "{err}");
     }
 }
