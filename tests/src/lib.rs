@@ -394,6 +394,21 @@ pub fn lock_for_policy(base: &str, policy: smithy_tls_codegen::policy::PolicySou
     }
 }
 
+/// Writes the application `name` into the tree at `tree` as a member of its workspace: `manifest`
+/// as its Cargo.toml, and tests/<name>/src/main.rs.
+pub fn add_application(tree: &Path, name: &str, manifest: &str) {
+    let app = tree.join(name);
+    std::fs::create_dir_all(app.join("src")).expect("mkdir the application");
+    std::fs::write(app.join("Cargo.toml"), manifest).expect("write Cargo.toml");
+    let main = repo_root().join("tests").join(name).join("src/main.rs");
+    std::fs::copy(&main, app.join("src/main.rs")).unwrap_or_else(|e| panic!("copy {}: {e}", main.display()));
+    let root_manifest = tree.join("Cargo.toml");
+    let mut workspace: toml_edit::DocumentMut =
+        std::fs::read_to_string(&root_manifest).expect("the tree's manifest").parse().expect("parses");
+    workspace["workspace"]["members"].as_array_mut().expect("members").push(name);
+    std::fs::write(&root_manifest, workspace.to_string()).expect("write the tree's manifest");
+}
+
 /// The published crates of the S3 transfer manager's trees: it and the SDK crates it builds on.
 pub const TRANSFER_MANAGER_PUBLISHED: &[(&str, &str)] =
     &[("aws-config", "=1.13.0"), ("aws-sdk-s3", "=1.157.0"), ("aws-sdk-s3-transfer-manager", "=0.3.1")];
@@ -406,16 +421,8 @@ pub fn prepare_transfer_manager_tree(root: &Path, preset: Option<&str>) -> PathB
     if let Some(preset) = preset {
         run(Command::new(smithy_tls_binary()).args(["apply", "--preset", preset]).arg(&tree));
     }
-    let app = tree.join("tm-consumer");
-    std::fs::create_dir_all(app.join("src")).expect("mkdir the consumer");
-    let source = repo_root().join("tests/tm-consumer");
-    std::fs::copy(source.join("Cargo.toml.in"), app.join("Cargo.toml")).expect("copy Cargo.toml");
-    std::fs::copy(source.join("src/main.rs"), app.join("src/main.rs")).expect("copy main.rs");
-    let root_manifest = tree.join("Cargo.toml");
-    let mut workspace: toml_edit::DocumentMut =
-        std::fs::read_to_string(&root_manifest).expect("the tree's manifest").parse().expect("parses");
-    workspace["workspace"]["members"].as_array_mut().expect("members").push("tm-consumer");
-    std::fs::write(&root_manifest, workspace.to_string()).expect("write the tree's manifest");
+    let manifest = std::fs::read_to_string(repo_root().join("tests/tm-consumer/Cargo.toml.in")).expect("Cargo.toml.in");
+    add_application(&tree, "tm-consumer", &manifest);
     // A lock records neither features nor target tables, but a rewritten tree has the runtime.
     pin_lock(&tree, if preset.is_some() { "transfer-manager" } else { "transfer-manager-untouched" });
     tree

@@ -26,8 +26,8 @@ use std::time::{Duration, Instant};
 
 use smithy_tls_codegen::platforms::APPLICATION_MANIFEST;
 use smithy_tls_e2e::{
-    pin_lock, prepare_sdk_tree, repo_root, run, run_bounded, scratch_cargo, scratch_root, scratch_target,
-    smithy_tls_binary, tail, BoundedRun, PUBLISHED, WASI_RUN_PRESET,
+    add_application, pin_lock, prepare_sdk_tree, repo_root, run, run_bounded, scratch_cargo, scratch_root,
+    scratch_target, smithy_tls_binary, tail, BoundedRun, PUBLISHED, WASI_RUN_PRESET,
 };
 use smithy_tls_test_support::pki::TestCa;
 
@@ -75,16 +75,7 @@ fn tree() -> PathBuf {
         );
         let tree = prepare_sdk_tree(&scratch_root().join("wasi-consumer"), PUBLISHED, &[], false).root;
         run(Command::new(smithy_tls_binary()).args(["apply", "--preset", WASI_RUN_PRESET]).arg(&tree));
-        let app = tree.join("wasi-consumer");
-        std::fs::create_dir_all(app.join("src")).expect("mkdir the component");
-        std::fs::write(app.join("Cargo.toml"), application_manifest()).expect("write Cargo.toml");
-        let source = repo_root().join("tests/wasi-consumer");
-        std::fs::copy(source.join("src/main.rs"), app.join("src/main.rs")).expect("copy main.rs");
-        let root_manifest = tree.join("Cargo.toml");
-        let mut workspace: toml_edit::DocumentMut =
-            std::fs::read_to_string(&root_manifest).expect("the tree's manifest").parse().expect("parses");
-        workspace["workspace"]["members"].as_array_mut().expect("members").push("wasi-consumer");
-        std::fs::write(&root_manifest, workspace.to_string()).expect("write the tree's manifest");
+        add_application(&tree, "wasi-consumer", &application_manifest());
         pin_lock(&tree, "wasi-consumer");
         tree
     })
