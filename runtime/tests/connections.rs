@@ -15,18 +15,25 @@ fn client(
     configure(builder).build().expect("client")
 }
 
-/// The `tr` (timer) field of the kernel's entry for the TCP socket bound to `local`: 2 when the
-/// keepalive timer runs on an idle connection, 0 when no timer does.
-fn timer_of(local: std::net::SocketAddr) -> u8 {
+/// The `tr` (timer) field of the kernel's entry for the established TCP connection `info`
+/// describes: 2 when the keepalive timer runs on an idle connection, 0 when no timer does. The
+/// entry is matched on both ends, since another test's closed socket (timer 3, TIME_WAIT) may
+/// hold the same local port towards a different server.
+fn timer_of(info: &ConnectionInfo) -> u8 {
+    let hex = |addr: std::net::SocketAddr| {
+        assert_eq!(addr.ip(), std::net::Ipv4Addr::LOCALHOST, "test servers are on 127.0.0.1");
+        format!("0100007F:{:04X}", addr.port())
+    };
+    let local = hex(info.local_addr.expect("local addr"));
+    let remote = hex(info.remote_addr.expect("remote addr"));
     let table = std::fs::read_to_string("/proc/net/tcp").expect("/proc/net/tcp (Linux)");
-    let wanted = format!("0100007F:{:04X}", local.port());
+    // Fields: sl local rem st tx:rx tr:tm->when ...; state 01 is ESTABLISHED.
     let line = table
         .lines()
-        .find(|l| l.split_whitespace().nth(1) == Some(wanted.as_str()))
-        .unwrap_or_else(|| panic!("no socket {wanted} in /proc/net/tcp"));
-    // Fields: sl local rem st tx:rx tr:tm->when ...
-    let timer = line.split_whitespace().nth(5).expect("timer field");
-    timer.split(':').next().and_then(|t| t.parse().ok()).expect("timer kind")
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .find(|f| f.len() > 5 && f[1] == local && f[2] == remote && f[3] == "01")
+        .unwrap_or_else(|| panic!("no established socket {local} -> {remote} in /proc/net/tcp"));
+    line[5].split(':').next().and_then(|t| t.parse().ok()).expect("timer kind")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -39,7 +46,7 @@ async fn tcp_keepalive_is_on_by_default_and_can_be_turned_off() {
         let info = response.extension::<ConnectionInfo>().cloned().expect("connection info");
         digest_body(response.into_body()).await;
         tokio::time::sleep(Duration::from_millis(50)).await; // idle, back in the pool
-        assert_eq!(timer_of(info.local_addr.expect("local addr")), expected_timer, "keepalive {keepalive:?}");
+        assert_eq!(timer_of(&info), expected_timer, "keepalive {keepalive:?}");
     }
     // The default is on.
     let client = client(&ca, |b| b);
@@ -47,7 +54,7 @@ async fn tcp_keepalive_is_on_by_default_and_can_be_turned_off() {
     let info = response.extension::<ConnectionInfo>().cloned().expect("connection info");
     digest_body(response.into_body()).await;
     tokio::time::sleep(Duration::from_millis(50)).await;
-    assert_eq!(timer_of(info.local_addr.expect("local addr")), 2);
+    assert_eq!(timer_of(&info), 2);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
