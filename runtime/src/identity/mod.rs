@@ -16,6 +16,7 @@ use zeroize::Zeroizing;
 
 mod key_match;
 mod parse;
+mod pem;
 mod watched;
 
 pub use watched::WatchedIdentity;

@@ -6,8 +6,7 @@ use std::sync::Arc;
 use pkcs8::der::asn1::UintRef;
 use pkcs8::der::Decode;
 use pkcs8::ObjectIdentifier;
-use rustls_pki_types::pem::PemObject;
-use rustls_pki_types::{CertificateDer, PrivateKeyDer};
+use rustls_pki_types::CertificateDer;
 use zeroize::Zeroizing;
 
 use super::{IdentityError, IdentityPart, KeyFormat, KeyType};
@@ -23,7 +22,14 @@ const SECP521R1: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.3.132.0.35")
 
 pub(super) fn parse_chain(pem: &[u8]) -> Result<Vec<CertificateDer<'static>>, IdentityError> {
     let malformed = |e| IdentityError::MalformedPem { part: IdentityPart::CertificateChain, source: Arc::new(e) };
-    let chain = CertificateDer::pem_slice_iter(pem).collect::<Result<Vec<_>, _>>().map_err(malformed)?;
+    let mut chain = Vec::new();
+    for section in super::pem::sections(pem) {
+        let section = section.map_err(malformed)?;
+        if section.label == b"CERTIFICATE" {
+            let mut der = section.decode().map_err(malformed)?;
+            chain.push(CertificateDer::from(std::mem::take(&mut *der)));
+        }
+    }
     if chain.is_empty() {
         return Err(IdentityError::NoCertificate);
     }
@@ -41,26 +47,22 @@ pub(super) fn parse_key(pem: &[u8]) -> Result<(KeyFormat, Zeroizing<Vec<u8>>), I
     if is_encrypted(pem) {
         return Err(IdentityError::EncryptedKey);
     }
-    let mut keys = PrivateKeyDer::pem_slice_iter(pem);
-    // The parser's copies are zeroed when dropped (rustls-pki-types zeroizes on request only).
-    let key = match keys.next() {
-        None => return Err(IdentityError::NoPrivateKey),
-        Some(Err(e)) => {
-            return Err(IdentityError::MalformedPem { part: IdentityPart::PrivateKey, source: Arc::new(e) })
+    let malformed = |e| IdentityError::MalformedPem { part: IdentityPart::PrivateKey, source: Arc::new(e) };
+    let mut found = None;
+    for section in super::pem::sections(pem) {
+        let section = section.map_err(malformed)?;
+        let format = match section.label {
+            b"PRIVATE KEY" => KeyFormat::Pkcs8,
+            b"EC PRIVATE KEY" => KeyFormat::Sec1,
+            b"RSA PRIVATE KEY" => KeyFormat::Pkcs1,
+            _ => continue,
+        };
+        if found.is_some() {
+            return Err(IdentityError::SeveralPrivateKeys);
         }
-        Some(Ok(key)) => Zeroizing::new(key),
-    };
-    let format = match &*key {
-        PrivateKeyDer::Pkcs8(_) => KeyFormat::Pkcs8,
-        PrivateKeyDer::Sec1(_) => KeyFormat::Sec1,
-        PrivateKeyDer::Pkcs1(_) => KeyFormat::Pkcs1,
-        _ => return Err(IdentityError::NoPrivateKey),
-    };
-    if let Some(another) = keys.next() {
-        drop(another.map(Zeroizing::new));
-        return Err(IdentityError::SeveralPrivateKeys);
+        found = Some((format, section.decode().map_err(malformed)?));
     }
-    Ok((format, Zeroizing::new(key.secret_der().to_vec())))
+    found.ok_or(IdentityError::NoPrivateKey)
 }
 
 /// The key's type, from its DER structure.

@@ -218,7 +218,11 @@ fn present_identity(builder: &mut s2n_tls::config::Builder, settings: &TlsSettin
         }
         key::check_pair(provider, identity)?;
         let (chain, key) = identity.pem();
-        builder.load_pem(chain.as_bytes(), key.as_bytes()).map_err(config_error(provider))?;
+        // The chain builder hands s2n-tls our buffers as they are, where `Builder::load_pem`
+        // copies them into `CString`s it frees unzeroed.
+        let mut loaded = s2n_tls::cert_chain::Builder::new().map_err(config_error(provider))?;
+        loaded.load_pem(chain.as_bytes(), key.as_bytes()).map_err(config_error(provider))?;
+        builder.load_chain(loaded.build().map_err(config_error(provider))?).map_err(config_error(provider))?;
     }
     Ok(())
 }
