@@ -71,11 +71,7 @@ pub fn server_config_requiring_client_auth_with_schemes(
     versions: &[&'static rustls::SupportedProtocolVersion],
     schemes: Option<&[rustls::SignatureScheme]>,
 ) -> rustls::ServerConfig {
-    use rustls::pki_types::pem::PemObject;
-    let mut roots = rustls::RootCertStore::empty();
-    for cert in rustls::pki_types::CertificateDer::pem_slice_iter(client_ca_pem.as_bytes()) {
-        roots.add(cert.expect("client CA PEM")).expect("client CA");
-    }
+    let roots = root_store(client_ca_pem);
     let webpki = rustls::server::WebPkiClientVerifier::builder_with_provider(Arc::new(roots), Arc::clone(&crypto))
         .build()
         .expect("client verifier");
@@ -91,6 +87,16 @@ pub fn server_config_requiring_client_auth_with_schemes(
         .expect("server certificate");
     config.alpn_protocols = alpn.protocols();
     config
+}
+
+/// The certificates of `pem` (one or more CAs) as a rustls root store.
+pub(crate) fn root_store(pem: &str) -> rustls::RootCertStore {
+    use rustls::pki_types::pem::PemObject;
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in rustls::pki_types::CertificateDer::pem_slice_iter(pem.as_bytes()) {
+        roots.add(cert.expect("CA PEM")).expect("CA certificate");
+    }
+    roots
 }
 
 /// A client verifier that asks for signatures in `schemes` only, and refuses any other as a

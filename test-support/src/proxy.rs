@@ -2,7 +2,8 @@
 //! `CONNECT` tunnels (and relays bytes it cannot read: TLS end to end) and forwards plain-HTTP
 //! requests sent in absolute form; it can demand credentials or refuse every request with a
 //! given status, and records what it saw. It listens in plain TCP (an `http://` proxy) or
-//! behind TLS (an `https://` proxy, [`ConnectProxy::start_tls`]).
+//! behind TLS (an `https://` proxy, [`ConnectProxy::start_tls`]), which can ask the client for
+//! a certificate ([`ConnectProxy::start_tls_asking_for_certificates`]).
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -35,6 +36,9 @@ pub struct ProxiedRequest {
     /// For a tunnel, the first byte the client sent through it (0x16: a TLS handshake record,
     /// so no plaintext crossed the proxy).
     pub first_tunnel_byte: Option<u8>,
+    /// Whether the client presented a certificate in its TLS handshake with the proxy (always
+    /// `false` for a plain-TCP proxy).
+    pub client_certificate: bool,
 }
 
 /// A proxy on 127.0.0.1 for the duration of a test.
@@ -69,6 +73,30 @@ impl ConnectProxy {
         Self::listen(mode, Some(tokio_rustls::TlsAcceptor::from(Arc::new(config)))).await
     }
 
+    /// [`start_tls`](Self::start_tls), asking the client for a certificate issued by a CA of
+    /// `client_ca_pem` without requiring one: each [`ProxiedRequest::client_certificate`] says
+    /// whether one came.
+    pub async fn start_tls_asking_for_certificates(
+        mode: ProxyMode,
+        identity: &ServerIdentity,
+        client_ca_pem: &str,
+    ) -> ConnectProxy {
+        let crypto = Arc::new(rustls::crypto::ring::default_provider());
+        let roots = Arc::new(crate::https::root_store(client_ca_pem));
+        let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(roots, Arc::clone(&crypto))
+            .allow_unauthenticated()
+            .build()
+            .expect("client verifier");
+        let mut config = rustls::ServerConfig::builder_with_provider(crypto)
+            .with_safe_default_protocol_versions()
+            .expect("protocol versions")
+            .with_client_cert_verifier(verifier)
+            .with_single_cert(identity.chain.clone(), identity.private_key())
+            .expect("proxy certificate");
+        config.alpn_protocols = vec![b"http/1.1".to_vec()];
+        Self::listen(mode, Some(tokio_rustls::TlsAcceptor::from(Arc::new(config)))).await
+    }
+
     async fn listen(mode: ProxyMode, tls: Option<tokio_rustls::TlsAcceptor>) -> ConnectProxy {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1");
         let addr = listener.local_addr().expect("local addr");
@@ -82,9 +110,12 @@ impl ConnectProxy {
                 let tls = tls.clone();
                 tokio::spawn(async move {
                     let _ = match tls {
-                        None => serve(stream, &mode, &log).await,
+                        None => serve(stream, &mode, &log, false).await,
                         Some(acceptor) => match acceptor.accept(stream).await {
-                            Ok(stream) => serve(stream, &mode, &log).await,
+                            Ok(stream) => {
+                                let certificate = stream.get_ref().1.peer_certificates().is_some_and(|c| !c.is_empty());
+                                serve(stream, &mode, &log, certificate).await
+                            }
                             Err(_) => Ok(()),
                         },
                     };
@@ -131,6 +162,7 @@ async fn serve<S: AsyncRead + AsyncWrite + Unpin>(
     mut client: S,
     mode: &ProxyMode,
     log: &Mutex<Vec<ProxiedRequest>>,
+    client_certificate: bool,
 ) -> std::io::Result<()> {
     let Some(head) = read_head(&mut client, 64 * 1024).await? else { return Ok(()) };
     let text = String::from_utf8_lossy(&head).into_owned();
@@ -142,8 +174,13 @@ async fn serve<S: AsyncRead + AsyncWrite + Unpin>(
         .filter_map(|l| l.split_once(':'))
         .find(|(name, _)| name.eq_ignore_ascii_case("proxy-authorization"))
         .map(|(_, value)| value.trim().to_owned());
-    let mut record =
-        ProxiedRequest { method: method.clone(), target: target.clone(), proxy_authorization, first_tunnel_byte: None };
+    let mut record = ProxiedRequest {
+        method: method.clone(),
+        target: target.clone(),
+        proxy_authorization,
+        first_tunnel_byte: None,
+        client_certificate,
+    };
 
     let refusal = match mode {
         ProxyMode::Open => None,

@@ -227,6 +227,38 @@ mod proxies {
         through_an_https_proxy(Alpn::H2AndHttp1, "h2").await;
     }
 
+    /// The client identity is for origins: an `https://` proxy that asks for a certificate gets
+    /// none, while the origin behind it, which requires one, gets it through the tunnel.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_https_proxy_that_asks_for_a_certificate_gets_none() {
+        let ca = TestCa::new("proxy CA");
+        let key = rcgen::KeyPair::generate().expect("P-256 key");
+        let pem = ca.client_leaf("client", &key);
+        let identity = smithy_default_tls::ClientIdentity::from_pem(&pem.cert, &pem.key).expect("client identity");
+        let server =
+            TestServer::start_requiring_client_auth(&ca.leaf(&["localhost"]), Alpn::Http1Only, &ca.pem, rustls::DEFAULT_VERSIONS)
+                .await;
+        let proxy = ConnectProxy::start_tls_asking_for_certificates(ProxyMode::Open, &ca.leaf(&["localhost"]), &ca.pem).await;
+        let client = provider_builder()
+            .extra_root_pem(&ca.pem)
+            .expect("CA PEM")
+            .client_identity(identity)
+            .proxy(through(&proxy.url()))
+            .build()
+            .expect("client");
+        let response = call(&client, &settings(None, None), get(&server.url("/bytes/10")))
+            .await
+            .expect("GET through the https proxy");
+        assert_eq!(response.status().as_u16(), 200);
+        let info = response.extension::<ConnectionInfo>().cloned().expect("connection info");
+        let tls = info.tls.expect("TLS to the origin");
+        assert!(tls.client_certificate_sent, "the origin asked and got the certificate: {tls:?}");
+        let seen = proxy.seen();
+        assert_eq!(seen.len(), 1, "{seen:?}");
+        assert_eq!(seen[0].method, "CONNECT");
+        assert!(!seen[0].client_certificate, "the proxy asked and got no certificate: {seen:?}");
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn plain_http_is_forwarded_through_an_https_proxy() {
         let (origin, task) = plain_http_origin().await;
