@@ -317,7 +317,14 @@ async fn run(provider: TlsProvider, peer: &Peer) -> Result<(), String> {
     let running = (peer.start)().await;
     let client = SmithyTlsClient::builder().provider(provider).extra_root_pem(&running.trust_pem).expect("CA PEM");
     let client = client.client_identity(identity()).build().expect("client");
-    let result = call(&client, &settings(Some(std::time::Duration::from_secs(10)), None), get(&running.url)).await;
+    // Bounded: a request that neither completes nor fails is this cell's failure, not a hang of
+    // the suite (one such hang was seen once, rustls-ring against the peer that requires a
+    // certificate from another CA, and not reproduced in 5,000 tries).
+    let timeouts = settings(Some(std::time::Duration::from_secs(10)), None);
+    let request = call(&client, &timeouts, get(&running.url));
+    let Ok(result) = tokio::time::timeout(std::time::Duration::from_secs(60), request).await else {
+        return Err("no outcome within 60 s: the request neither completed nor failed".to_owned());
+    };
     match (expect, result) {
         (Expect::Ok(version, sent), Ok(response)) => {
             let tls = response.extension::<ConnectionInfo>().and_then(|i| i.tls).ok_or("no TLS info")?;
