@@ -776,3 +776,21 @@ pub fn rule_stack(preset: &str, triple: &str) -> smithy_tls_codegen::model::Stac
     let rule = parsed.policy.all_rules().find(|rule| rule.scope.cfg().is_none_or(|cfg| cfg.matches(target)));
     rule.unwrap_or_else(|| panic!("`{preset}` has a fallback rule")).stack
 }
+
+/// The preset whose consumer `published_sdk.rs` builds and runs on the host `triple` in place
+/// of `preset`'s: the first of `presets` (in the order they run) before it whose rule there has
+/// the same stack, since the two binaries would differ only in which rule chose it (README:
+/// "runs as <that preset>"). `None`: `preset`'s consumer is built and run itself.
+///
+/// ```
+/// let all = ["platform-default", "rustls-everywhere", "portable"];
+/// let host = "x86_64-unknown-linux-gnu";
+/// // portable's host rule gives rustls-aws-lc with native roots, as rustls-everywhere's does.
+/// assert_eq!(smithy_tls_e2e::host_twin(&all, "portable", host), Some("rustls-everywhere"));
+/// assert_eq!(smithy_tls_e2e::host_twin(&all, "rustls-everywhere", host), None);
+/// assert_eq!(smithy_tls_e2e::host_twin(&all[2..], "portable", host), None);
+/// ```
+pub fn host_twin<'a>(presets: &[&'a str], preset: &str, triple: &str) -> Option<&'a str> {
+    let stack = rule_stack(preset, triple);
+    presets.iter().take_while(|p| **p != preset).find(|p| rule_stack(p, triple) == stack).copied()
+}
