@@ -82,7 +82,10 @@ impl MaybeTlsStream {
         let mut scratch = [0u8; 256];
         let read = self.as_mut().poll_read(cx, &mut ReadBuf::new(&mut scratch));
         match self.read_refusal().and_then(ReadRefusal::get) {
-            Some(refused) => Poll::Ready(io::Error::new(error.kind(), refused.clone())),
+            Some(refused) => {
+                tracing::debug!(write_error = %error, "a write met the server's refusal of our certificate");
+                Poll::Ready(io::Error::new(error.kind(), refused.clone()))
+            }
             None if read.is_pending() => Poll::Pending,
             None => Poll::Ready(error),
         }
