@@ -40,11 +40,5 @@ async fn every_default_client_presents_the_configured_identity() {
     }
     // The server's view: one handshake per provider, each with the configured certificate.
     let seen: Vec<Option<Vec<u8>>> = server.stats.client_hellos().into_iter().map(|h| h.client_certificate).collect();
-    assert_eq!(seen, vec![Some(leaf_der(&pem.cert)); providers.len()]);
-}
-
-/// The leaf certificate's DER in `pem`.
-fn leaf_der(pem: &str) -> Vec<u8> {
-    use rustls::pki_types::pem::PemObject;
-    rustls::pki_types::CertificateDer::from_pem_slice(pem.as_bytes()).expect("leaf").to_vec()
+    assert_eq!(seen, vec![Some(pem.leaf_der()); providers.len()]);
 }

@@ -8,12 +8,6 @@ use std::time::Duration;
 use smithy_default_tls::{configure_default, shared_client, ConnectionInfo, TlsProvider, TrustRoots, WatchedIdentity};
 use smithy_tls_test_support::{call, get, rustls, settings, Alpn, TestCa, TestServer};
 
-/// The leaf certificate's DER in `pem`.
-fn leaf_der(pem: &str) -> Vec<u8> {
-    use rustls::pki_types::pem::PemObject;
-    rustls::pki_types::CertificateDer::from_pem_slice(pem.as_bytes()).expect("leaf").to_vec()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_default_clients_present_the_configured_watched_identity() {
     std::env::remove_var("AWS_CA_BUNDLE");
@@ -49,7 +43,7 @@ async fn the_default_clients_present_the_configured_watched_identity() {
         let tls = response.extension::<ConnectionInfo>().and_then(|i| i.tls).expect("TLS info");
         assert!(tls.client_certificate_sent, "{tls:?}");
         let presented = server.stats.client_hellos().last().and_then(|h| h.client_certificate.clone());
-        assert_eq!(presented, Some(leaf_der(&pair.cert)), "the default client presents the files' pair");
+        assert_eq!(presented, Some(pair.leaf_der()), "the default client presents the files' pair");
         // Rotate: renamed over, as deployment tools replace files.
         for (path, text) in [(&cert, &second.cert), (&key, &second.key)] {
             let staged = path.with_extension("staged");

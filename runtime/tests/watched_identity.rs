@@ -28,15 +28,9 @@ fn write_pair(cert: &Path, key: &Path, pem: &ClientPem) {
     std::fs::write(key, &pem.key).expect("write key");
 }
 
-/// The leaf certificate's DER in `pem`.
-fn leaf_der(pem: &ClientPem) -> Vec<u8> {
-    use rustls::pki_types::pem::PemObject;
-    rustls::pki_types::CertificateDer::from_pem_slice(pem.cert.as_bytes()).expect("leaf").to_vec()
-}
-
 /// Whether the watch presents `pem`'s certificate now.
 fn presents(watch: &WatchedIdentity, pem: &ClientPem) -> bool {
-    watch.current().certificate_chain()[0].as_ref() == leaf_der(pem).as_slice()
+    watch.current().certificate_chain()[0].as_ref() == pem.leaf_der().as_slice()
 }
 
 #[test]

@@ -24,6 +24,14 @@ pub struct ClientPem {
     pub key: String,
 }
 
+impl ClientPem {
+    /// The certificate's DER: what a server sees presented.
+    pub fn leaf_der(&self) -> Vec<u8> {
+        use rustls::pki_types::pem::PemObject;
+        CertificateDer::from_pem_slice(self.cert.as_bytes()).expect("the client certificate's PEM").to_vec()
+    }
+}
+
 /// A server identity: chain and key.
 #[derive(Clone)]
 pub struct ServerIdentity {
