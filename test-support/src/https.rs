@@ -71,14 +71,26 @@ pub fn server_config_requiring_client_auth_with_schemes(
     versions: &[&'static rustls::SupportedProtocolVersion],
     schemes: Option<&[rustls::SignatureScheme]>,
 ) -> rustls::ServerConfig {
-    let roots = root_store(client_ca_pem);
-    let webpki = rustls::server::WebPkiClientVerifier::builder_with_provider(Arc::new(roots), Arc::clone(&crypto))
+    let roots = Arc::new(root_store(client_ca_pem));
+    let webpki = rustls::server::WebPkiClientVerifier::builder_with_provider(roots, Arc::clone(&crypto))
         .build()
         .expect("client verifier");
     let verifier: Arc<dyn rustls::server::danger::ClientCertVerifier> = match schemes {
         None => webpki,
         Some(schemes) => Arc::new(OnlySchemes { inner: webpki, schemes: schemes.to_vec() }),
     };
+    server_config_verifying_clients(identity, alpn, crypto, versions, verifier)
+}
+
+/// A rustls server configuration for `identity` offering `alpn` and `versions`, whose client
+/// certificates `verifier` asks for and checks.
+pub(crate) fn server_config_verifying_clients(
+    identity: &ServerIdentity,
+    alpn: Alpn,
+    crypto: Arc<CryptoProvider>,
+    versions: &[&'static rustls::SupportedProtocolVersion],
+    verifier: Arc<dyn rustls::server::danger::ClientCertVerifier>,
+) -> rustls::ServerConfig {
     let mut config = rustls::ServerConfig::builder_with_provider(crypto)
         .with_protocol_versions(versions)
         .expect("protocol versions")

@@ -87,13 +87,13 @@ impl ConnectProxy {
             .allow_unauthenticated()
             .build()
             .expect("client verifier");
-        let mut config = rustls::ServerConfig::builder_with_provider(crypto)
-            .with_safe_default_protocol_versions()
-            .expect("protocol versions")
-            .with_client_cert_verifier(verifier)
-            .with_single_cert(identity.chain.clone(), identity.private_key())
-            .expect("proxy certificate");
-        config.alpn_protocols = vec![b"http/1.1".to_vec()];
+        let config = crate::https::server_config_verifying_clients(
+            identity,
+            crate::https::Alpn::Http1Only,
+            crypto,
+            rustls::DEFAULT_VERSIONS,
+            verifier,
+        );
         Self::listen(mode, Some(tokio_rustls::TlsAcceptor::from(Arc::new(config)))).await
     }
 
