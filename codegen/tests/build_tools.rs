@@ -223,8 +223,9 @@ fn every_preset_gets_the_note_where_a_tier_1_or_2_target_needs_cmake_go_or_libcl
     // A tool that only some of the rule's targets need is named with those targets.
     assert!(
         notes[0].contains(
-            "need cmake, Go, Perl and libclang (on 3 of them: x86_64-unknown-linux-gnuasan, \
-             x86_64-unknown-linux-gnumsan, x86_64-unknown-linux-gnutsan) to build"
+            "need cmake, Go, Perl, libclang (on 3 of them: x86_64-unknown-linux-gnuasan, \
+             x86_64-unknown-linux-gnumsan, x86_64-unknown-linux-gnutsan) and Linux kernel headers (on 2 of \
+             them: aarch64-unknown-linux-musl, x86_64-unknown-linux-musl) to build"
         ),
         "{}",
         notes[0]

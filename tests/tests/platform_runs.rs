@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use smithy_tls_codegen::native_build::{self, BuildTool};
 use smithy_tls_e2e::support::proxy::{ConnectProxy, ProxyMode};
 use smithy_tls_e2e::support::TestCa;
 use smithy_tls_e2e::{
@@ -36,6 +37,10 @@ struct Platform {
     install: &'static str,
     /// More of the build's environment: where the target's system libraries are found.
     env: &'static [(&'static str, &'static str)],
+    /// Where the target's `asm/` kernel headers are, for a stack whose build needs the kernel's
+    /// headers (the generator's facts say which) and a C compiler that does not look in
+    /// /usr/include: the build then gives it a directory of the kernel's headers alone.
+    kernel_asm_headers: Option<&'static str>,
 }
 
 const MUSL: Platform = Platform {
@@ -44,8 +49,10 @@ const MUSL: Platform = Platform {
     ar: "ar",
     linker: None,
     runner: &[],
-    install: "rustup target add x86_64-unknown-linux-musl; apt-get install musl-tools",
+    install: "rustup target add x86_64-unknown-linux-musl; apt-get install musl-tools linux-libc-dev",
     env: &[],
+    // musl-gcc searches musl's headers only (README, "Building for musl").
+    kernel_asm_headers: Some("/usr/include/x86_64-linux-gnu/asm"),
 };
 
 const AARCH64_LINUX: Platform = Platform {
@@ -67,6 +74,7 @@ const AARCH64_LINUX: Platform = Platform {
         ("PKG_CONFIG_LIBDIR_aarch64_unknown_linux_gnu", "/usr/lib/aarch64-linux-gnu/pkgconfig"),
         ("CFLAGS_aarch64_unknown_linux_gnu", "-idirafter /usr/include/aarch64-linux-gnu -idirafter /usr/include"),
     ],
+    kernel_asm_headers: None,
 };
 
 const WINDOWS_GNU: Platform = Platform {
@@ -77,6 +85,7 @@ const WINDOWS_GNU: Platform = Platform {
     runner: &[WINE64],
     install: "rustup target add x86_64-pc-windows-gnu; apt-get install gcc-mingw-w64-x86-64 wine64",
     env: &[],
+    kernel_asm_headers: None,
 };
 
 /// Wine's 64-bit loader (Debian's wine64 package).
@@ -131,10 +140,12 @@ impl Platform {
 
     /// Builds the consumer of `tree` for the target, into the target's one target dir (every
     /// preset's build reuses the registry crates another built with the same features: the
-    /// native libraries among them); the binary, copied into `tree` with what it loads beside
-    /// it, so that the next preset's build does not replace it.
-    fn build(&self, tree: &Path) -> PathBuf {
-        let target_dir = scratch_root().join(format!("platform-target-{}", self.triple));
+    /// native libraries among them), or with the kernel's headers into another (their CFLAGS
+    /// would rebuild every C library the next build shares); the binary, copied into `tree`
+    /// with what it loads beside it, so that the next preset's build does not replace it.
+    fn build(&self, tree: &Path, kernel_headers: bool) -> PathBuf {
+        let suffix = if kernel_headers { "-kernel-headers" } else { "" };
+        let target_dir = scratch_root().join(format!("platform-target-{}{suffix}", self.triple));
         let mut cmd = Command::new(env!("CARGO"));
         cmd.current_dir(tree)
             .env_remove("RUSTFLAGS")
@@ -150,6 +161,12 @@ impl Platform {
             cmd.env(format!("CARGO_TARGET_{}_LINKER", self.env_key(true)), linker);
         }
         cmd.envs(self.env.iter().copied());
+        if kernel_headers {
+            let asm =
+                self.kernel_asm_headers.unwrap_or_else(|| panic!("{}: where are its kernel headers?", self.triple));
+            let headers = self.kernel_headers(asm, &target_dir);
+            cmd.env(format!("CFLAGS_{}", self.env_key(false)), format!("-isystem {}", headers.display()));
+        }
         run(&mut cmd);
         let name = if self.triple.contains("windows") { "e2e-consumer.exe" } else { "e2e-consumer" };
         let bin = tree.join("bin");
@@ -165,6 +182,24 @@ impl Platform {
                 .arg("-ladvapi32"));
         }
         bin.join(name)
+    }
+
+    /// A directory of the Linux kernel's headers alone (`linux/`, `asm-generic/` and the target's
+    /// `asm/`, linked from linux-libc-dev's), for a C compiler that would otherwise mix in the
+    /// host libc's headers or find none; made once in `target_dir`.
+    fn kernel_headers(&self, asm: &str, target_dir: &Path) -> PathBuf {
+        let dir = target_dir.join("kernel-headers");
+        for (name, source) in
+            [("linux", "/usr/include/linux"), ("asm-generic", "/usr/include/asm-generic"), ("asm", asm)]
+        {
+            assert!(Path::new(source).is_dir(), "{}: no {source}: `{}`", self.triple, self.install);
+            let link = dir.join(name);
+            if std::fs::read_link(&link).is_err() {
+                std::fs::create_dir_all(&dir).expect("create the kernel headers' directory");
+                std::os::unix::fs::symlink(source, &link).expect("link the kernel's headers");
+            }
+        }
+        dir
     }
 
     /// The consumer's command (its environment as `consumer_command` gives it), run through the
@@ -281,7 +316,9 @@ fn runs_the_rule_trusting(platform: &Platform, preset: &str, trust: Trust) -> (P
     };
     let case = format!("{preset} on {}", platform.triple);
     let tree = rewritten_tree(preset, &format!("platform-{}-{preset}", platform.triple));
-    let binary = platform.build(&tree);
+    let target = cfg_expr::targets::get_builtin_target_by_triple(platform.triple).expect("a builtin target");
+    let builds = native_build::stack_build(provider, target).unwrap_or_else(|why| panic!("{case}: {why}"));
+    let binary = platform.build(&tree, native_build::required_tools(&builds).contains(&BuildTool::KernelHeaders));
     let scratch = tree.join("run");
 
     // Served by the rule's stack, as TlsInfo reports it.
@@ -296,6 +333,8 @@ fn runs_the_rule_trusting(platform: &Platform, preset: &str, trust: Trust) -> (P
             line.contains(&format!("provider={} roots={roots} chosen_by=builder", provider.name())),
             "{case}: TlsInfo must report the rule's stack: {line}"
         );
+        // A FIPS provider's connections run in the FIPS module's approved mode (TlsInfo::fips).
+        assert!(line.contains(&format!(" fips={} ", provider.is_fips())), "{case}: FIPS mode: {line}");
     }
     println!("PLATFORM {case}: served by {} with roots {roots}: {}", provider.name(), conns[0]);
 
@@ -332,10 +371,13 @@ fn runs_the_rule_trusting(platform: &Platform, preset: &str, trust: Trust) -> (P
 const CROSS_RUNS: &[(&Platform, &str, Trust)] = &[
     (&MUSL, "platform-default", Trust::RulesRoots),
     (&MUSL, "portable", Trust::RulesRoots),
+    // The FIPS module (aws-lc-fips-sys) cross-built: CMake with Go's tools, for the target.
+    (&MUSL, "fips", Trust::RulesRoots),
     (&AARCH64_LINUX, "platform-default", Trust::RulesRoots),
     (&AARCH64_LINUX, "portable", Trust::RulesRoots),
     // The system's OpenSSL: Debian's arm64 libssl3 through multiarch.
     (&AARCH64_LINUX, "system-crypto", Trust::RulesRoots),
+    (&AARCH64_LINUX, "fips", Trust::RulesRoots),
     (&WINDOWS_GNU, "platform-default", Trust::CaBundle),
     (&WINDOWS_GNU, "portable", Trust::CaBundle),
 ];

@@ -181,6 +181,7 @@ fn run_consumer(tree: &Path, binary: &Path, compiled: &CompiledPolicy, host: &st
             line.contains(&format!("provider={}", expected.name())),
             "{name}: expected {expected} for {host}: {line}"
         );
+        assert!(line.contains(&format!(" fips={} ", expected.is_fips())), "{name}: FIPS mode: {line}");
     }
     let ids: std::collections::BTreeSet<&str> =
         conns.iter().filter_map(|l| l.split_whitespace().find(|w| w.starts_with("id="))).collect();

@@ -49,6 +49,9 @@ pub enum BuildTool {
     PkgConfig,
     /// A library's headers and libraries installed for the target (a `-dev`/`-devel` package).
     SystemHeaders,
+    /// The Linux kernel's headers (`linux/`, `asm/`, `asm-generic/`) where the target's C
+    /// compiler finds them.
+    KernelHeaders,
 }
 
 impl BuildTool {
@@ -65,6 +68,7 @@ impl BuildTool {
             BuildTool::Libclang => "libclang",
             BuildTool::PkgConfig => "pkg-config",
             BuildTool::SystemHeaders => "system headers and libraries",
+            BuildTool::KernelHeaders => "Linux kernel headers",
         }
     }
 }
@@ -400,6 +404,14 @@ fn aws_lc_fips_sys(t: &Facts) -> LibraryBuild {
              target bindgen generates them at build time and loads libclang",
             "aws-lc-fips-sys 0.14.4 builder/main.rs:887-926, 1375-1397; README \"Pregenerated Bindings \
              Availability\"",
+        ));
+    }
+    if t.os == "linux" && t.env_is("musl") {
+        needs.push(ToolNeed::required(
+            BuildTool::KernelHeaders,
+            "the module's entropy source includes <linux/random.h>, which musl toolchains do not bring (Alpine: \
+             linux-headers; Debian's musl-gcc: README, \"Building for musl\")",
+            "aws-lc-fips-sys 0.14.4 aws-lc/crypto/rand_extra/urandom.c:33-39",
         ));
     }
     if t.windows() && matches!(t.arch, "x86" | "x86_64") {

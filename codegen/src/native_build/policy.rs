@@ -46,8 +46,9 @@ pub struct RuleToolNeed {
 /// use smithy_tls_codegen::{compile, native_build, policy, presets};
 /// let compiled = compile::compile(&policy::parse_policy(presets::preset("fips").unwrap()).unwrap()).unwrap();
 /// let tools: Vec<_> = native_build::rule_extra_tools(&compiled.rules[0]).iter().map(|n| n.tool.name()).collect();
-/// // Perl too, and libclang on the targets without pregenerated bindings (the sanitizer ones).
-/// assert_eq!(tools, ["cmake", "Go", "Perl", "libclang"]);
+/// // Perl too, libclang on the targets without pregenerated bindings (the sanitizer ones) and
+/// // the kernel's headers for musl.
+/// assert_eq!(tools, ["cmake", "Go", "Perl", "libclang", "Linux kernel headers"]);
 /// ```
 pub fn rule_extra_tools(rule: &CompiledRule) -> Vec<RuleToolNeed> {
     let Some(provider) = rule.stack.provider() else { return Vec::new() };
@@ -87,7 +88,7 @@ pub fn rule_extra_tools(rule: &CompiledRule) -> Vec<RuleToolNeed> {
 /// let notes = native_build::policy_notes(&parsed, &compiled, None);
 /// assert_eq!(notes.len(), 1);
 /// // libclang only where aws-lc-fips-sys has no pregenerated bindings: the sanitizer targets.
-/// assert!(notes[0].message.starts_with("rule `linux-fips` makes 7 tier-1/2 targets need cmake, Go, Perl and libclang (on 3 of them: x86_64-unknown-linux-gnuasan, "));
+/// assert!(notes[0].message.starts_with("rule `linux-fips` makes 7 tier-1/2 targets need cmake, Go, Perl, libclang (on 3 of them: x86_64-unknown-linux-gnuasan, "));
 /// assert!(native_build::policy_notes(&parsed, &compiled, Some("aarch64-apple-darwin")).is_empty());
 /// ```
 pub fn policy_notes(parsed: &ParsedPolicy, compiled: &CompiledPolicy, only: Option<&str>) -> Vec<Diagnostic> {

@@ -12,7 +12,7 @@ use cfg_expr::targets::get_builtin_target_by_triple;
 use smithy_tls_test_support::cargo_tree;
 
 use super::*;
-use BuildTool::{CCompiler, Clang, ClangCl, Cmake, Go, Libclang, Nasm, Perl, PkgConfig, SystemHeaders};
+use BuildTool::{CCompiler, Clang, ClangCl, Cmake, Go, KernelHeaders, Libclang, Nasm, Perl, PkgConfig, SystemHeaders};
 
 fn target(triple: &str) -> &'static TargetInfo {
     get_builtin_target_by_triple(triple).unwrap_or_else(|| panic!("{triple} is not a builtin target"))
@@ -112,7 +112,8 @@ fn pinned_verdicts_for_the_targets_sdk_users_build_for() {
         ("aarch64-unknown-linux-gnu", S2n, &[CCompiler], &[PkgConfig]),
         // The FIPS module: CMake, Go and Perl; bindings pregenerated for Linux x86_64/aarch64.
         ("x86_64-unknown-linux-gnu", Fips, &[CCompiler, Cmake, Go, Perl], &[PkgConfig]),
-        ("aarch64-unknown-linux-musl", Fips, &[CCompiler, Cmake, Go, Perl], &[PkgConfig]),
+        // musl toolchains bring no kernel headers, which the FIPS module's entropy source includes.
+        ("aarch64-unknown-linux-musl", Fips, &[CCompiler, Cmake, Go, Perl, KernelHeaders], &[PkgConfig]),
         ("aarch64-unknown-linux-gnu", Provider::S2nTlsFips, &[CCompiler, Cmake, Go, Perl], &[PkgConfig]),
         // Windows x86-64: NASM when installed, the prebuilt objects otherwise.
         ("x86_64-pc-windows-msvc", AwsLc, &[CCompiler], &[Nasm]),
@@ -168,6 +169,8 @@ fn routes_follow_the_build_scripts() {
     let needs = |library, triple| tools(&[library_build(library, target(triple))]);
     assert!(needs(NativeLibrary::AwsLcFipsSys, "i686-unknown-linux-gnu").0.contains(&Libclang));
     assert!(!needs(NativeLibrary::AwsLcFipsSys, "x86_64-unknown-linux-musl").0.contains(&Libclang));
+    // aws-lc-sys builds for musl without kernel headers (platform_runs.rs builds both there).
+    assert!(!needs(NativeLibrary::AwsLcSys, "x86_64-unknown-linux-musl").0.contains(&KernelHeaders));
     // The system OpenSSL: headers and libraries, found by pkg-config on Linux, vcpkg on MSVC.
     assert_eq!(
         needs(NativeLibrary::OpensslSys, "x86_64-unknown-linux-gnu"),

@@ -30,7 +30,7 @@ impl Intercept for ReportConnection {
             Some(info) => {
                 let tls = info.tls.as_ref();
                 println!(
-                    "CONN service={} id={} provider={} roots={} chosen_by={} version={} group={} alpn={} library={}",
+                    "CONN service={} id={} provider={} roots={} chosen_by={} version={} group={} alpn={} fips={} library={}",
                     self.0,
                     info.id,
                     tls.map_or("none", |t| t.provider.name()),
@@ -43,6 +43,7 @@ impl Intercept for ReportConnection {
                     tls.map_or("-", |t| t.protocol_version),
                     tls.and_then(|t| t.key_exchange_group).unwrap_or("-"),
                     tls.and_then(|t| t.alpn).unwrap_or("-"),
+                    tls.is_some_and(|t| t.fips),
                     tls.map_or("-", |t| t.library),
                 );
             }
