@@ -63,17 +63,17 @@ const ROWS: &[Row] = &[
         krate: "rustls@0.23",
         when: &["aws_lc_rs", "aws-lc-rs", "prefer-post-quantum", "fips", "default"],
         brings: &[AwsLcSys],
-        source: "rustls 0.23.46: `aws_lc_rs` = dep:aws-lc-rs + aws-lc-rs/aws-lc-sys; `aws-lc-rs`, \
+        source: "rustls 0.23.48: `aws_lc_rs` = dep:aws-lc-rs + aws-lc-rs/aws-lc-sys; `aws-lc-rs`, \
                  `prefer-post-quantum`, `fips` and `default` each turn `aws_lc_rs` on",
     },
     Row {
         krate: "rustls@0.23",
         when: &["fips"],
         brings: &[AwsLcFipsSys],
-        source: "rustls 0.23.46: `fips` = aws-lc-rs?/fips (on through `aws_lc_rs`); aws-lc-rs 1.19.0: \
+        source: "rustls 0.23.48: `fips` = aws-lc-rs?/fips (on through `aws_lc_rs`); aws-lc-rs 1.19.0: \
                  `fips` = dep:aws-lc-fips-sys",
     },
-    Row { krate: "rustls@0.23", when: &["ring"], brings: &[Ring], source: "rustls 0.23.46: `ring` = dep:ring" },
+    Row { krate: "rustls@0.23", when: &["ring"], brings: &[Ring], source: "rustls 0.23.48: `ring` = dep:ring" },
     Row {
         krate: "tokio-rustls@0.26",
         when: &["aws_lc_rs", "aws-lc-rs", "fips", "default"],

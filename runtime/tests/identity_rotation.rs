@@ -52,7 +52,7 @@ fn pair(ca: &TestCa, name: &str) -> Pair {
 /// A server that requires a client certificate from `client_ca` and closes each connection
 /// after [`REQUESTS_PER_CONNECTION`] requests.
 async fn server(server_ca: &TestCa, client_ca: &TestCa) -> HttpsServer {
-    let crypto = Arc::new(rustls::crypto::ring::default_provider());
+    let crypto = smithy_tls_test_support::ring_crypto();
     let config = server_config_requiring_client_auth(
         &server_ca.leaf(&["localhost"]),
         Alpn::Http1Only,

@@ -10,8 +10,7 @@ const PROVIDER: smithy_default_tls::TlsProvider = smithy_default_tls::TlsProvide
 /// The application's step: its crypto provider, before the first connection (the first call
 /// wins; the later ones hand the same provider back).
 fn prepare() {
-    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
-    let _ = smithy_default_tls::set_custom_crypto_provider(provider);
+    let _ = smithy_default_tls::set_custom_crypto_provider(support::ring_crypto());
 }
 
 include!("conformance/suite.rs");

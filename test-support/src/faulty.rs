@@ -79,7 +79,7 @@ async fn read_request<S: tokio::io::AsyncRead + Unpin>(stream: &mut S) -> bool {
 impl FaultyServer {
     /// Starts the server with `identity`.
     pub async fn start(identity: &ServerIdentity, fault: Fault) -> FaultyServer {
-        let config = server_config(identity, Alpn::Http1Only, Arc::new(rustls::crypto::ring::default_provider()));
+        let config = server_config(identity, Alpn::Http1Only, crate::https::ring_crypto());
         Self::listen(config, move |mut tls| async move {
             serve(&mut tls, fault).await;
             // Hold a stalled connection open until the client gives up.
@@ -195,7 +195,7 @@ pub enum H2Fault {
 impl FaultyServer {
     /// Starts an h2-over-TLS server (ALPN `h2` only) with `identity` and one [`H2Fault`].
     pub async fn start_h2(identity: &ServerIdentity, fault: H2Fault) -> FaultyServer {
-        let mut config = server_config(identity, Alpn::H2AndHttp1, Arc::new(rustls::crypto::ring::default_provider()));
+        let mut config = server_config(identity, Alpn::H2AndHttp1, crate::https::ring_crypto());
         config.alpn_protocols = vec![b"h2".to_vec()];
         Self::listen(config, move |tls| serve_h2(tls, fault)).await
     }

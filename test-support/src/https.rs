@@ -35,6 +35,20 @@ impl Alpn {
     }
 }
 
+/// ring's rustls provider, which the test servers and proxies use: no aws-lc beside the
+/// client's, so a client on aws-lc is checked against another implementation.
+///
+/// ```
+/// let crypto = smithy_tls_test_support::ring_crypto();
+/// assert!(!crypto.cipher_suites.is_empty());
+/// ```
+pub fn ring_crypto() -> Arc<CryptoProvider> {
+    // rustls 0.23.48 deprecates it for lacking post-quantum key exchange, which the servers do
+    // not need.
+    #[allow(deprecated)]
+    Arc::new(rustls::crypto::ring::default_provider())
+}
+
 /// A rustls server configuration for `identity` offering `alpn`, with `crypto` (TLS 1.2 and
 /// 1.3, session tickets on).
 pub fn server_config(identity: &ServerIdentity, alpn: Alpn, crypto: Arc<CryptoProvider>) -> rustls::ServerConfig {

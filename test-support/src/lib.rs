@@ -54,7 +54,7 @@ pub mod test_server;
 pub use self::{
     drive::{call, components, digest_body, error_chain, find_in_chain, get, sdk_retries, settings, try_digest_body},
     https::{
-        http_builder, server_config, server_config_requiring_client_auth,
+        http_builder, ring_crypto, server_config, server_config_requiring_client_auth,
         server_config_requiring_client_auth_with_schemes, Alpn, ClientHelloSeen, HttpsServer, Negotiated, ServerStats,
     },
     pattern::{pattern_byte, Digest, PatternBody},

@@ -65,11 +65,7 @@ impl ConnectProxy {
     /// Starts the proxy behind TLS with `identity` (an `https://` proxy; HTTP/1.1 only). The
     /// client's TLS to the proxy is terminated here; TLS to the origin runs inside the tunnel.
     pub async fn start_tls(mode: ProxyMode, identity: &ServerIdentity) -> ConnectProxy {
-        let config = crate::https::server_config(
-            identity,
-            crate::https::Alpn::Http1Only,
-            Arc::new(rustls::crypto::ring::default_provider()),
-        );
+        let config = crate::https::server_config(identity, crate::https::Alpn::Http1Only, crate::https::ring_crypto());
         Self::listen(mode, Some(tokio_rustls::TlsAcceptor::from(Arc::new(config)))).await
     }
 
@@ -81,7 +77,7 @@ impl ConnectProxy {
         identity: &ServerIdentity,
         client_ca_pem: &str,
     ) -> ConnectProxy {
-        let crypto = Arc::new(rustls::crypto::ring::default_provider());
+        let crypto = crate::https::ring_crypto();
         let roots = Arc::new(crate::https::root_store(client_ca_pem));
         let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(roots, Arc::clone(&crypto))
             .allow_unauthenticated()

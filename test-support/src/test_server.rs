@@ -4,7 +4,6 @@
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::ops::Deref;
-use std::sync::Arc;
 
 use bytes::Bytes;
 use http_body_util::BodyExt;
@@ -35,7 +34,7 @@ impl Deref for TestServer {
 impl TestServer {
     /// Starts the server with `identity`, offering `alpn`.
     pub async fn start(identity: &ServerIdentity, alpn: Alpn) -> TestServer {
-        let config = server_config(identity, alpn, Arc::new(rustls::crypto::ring::default_provider()));
+        let config = server_config(identity, alpn, crate::https::ring_crypto());
         TestServer(HttpsServer::start(config, http_builder(), || service_fn(handle)).await)
     }
 
@@ -59,7 +58,7 @@ impl TestServer {
         versions: &[&'static rustls::SupportedProtocolVersion],
         schemes: Option<&[rustls::SignatureScheme]>,
     ) -> TestServer {
-        let crypto = Arc::new(rustls::crypto::ring::default_provider());
+        let crypto = crate::https::ring_crypto();
         let config =
             server_config_requiring_client_auth_with_schemes(identity, alpn, crypto, client_ca_pem, versions, schemes);
         TestServer(HttpsServer::start(config, http_builder(), || service_fn(handle)).await)

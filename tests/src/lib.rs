@@ -583,7 +583,7 @@ impl MockAws {
         alpn: support::Alpn,
     ) -> MockAws {
         let identity = ca.leaf(&["localhost"]);
-        let crypto = Arc::new(rustls::crypto::ring::default_provider());
+        let crypto = support::ring_crypto();
         let config = support::server_config(&identity, alpn, crypto);
         let objects: Arc<Mutex<BTreeMap<String, bytes::Bytes>>> = Arc::new(Mutex::new(objects));
         let server = support::HttpsServer::start(config, support::http_builder(), move || {

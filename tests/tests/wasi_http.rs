@@ -183,7 +183,7 @@ impl TlsRelay {
     fn start(ca: &TestCa, upstream: u16) -> TlsRelay {
         let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().expect("rt");
         let leaf = ca.leaf(&["localhost"]);
-        let config = rustls::ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+        let config = rustls::ServerConfig::builder_with_provider(smithy_tls_e2e::support::ring_crypto())
             .with_safe_default_protocol_versions()
             .expect("protocol versions")
             .with_no_client_auth()

@@ -22,6 +22,8 @@ const RECORDS: usize = 16 * 1024;
 /// s2n-tls's is AWS-LC's, the same primitive rustls-aws-lc calls through aws-lc-rs.
 fn crypto(provider: &str) -> Arc<CryptoProvider> {
     Arc::new(match provider {
+        // Deprecated from rustls 0.23.48 on (no post-quantum groups); the floor measures its AES.
+        #[allow(deprecated)]
         "rustls-ring" => rustls::crypto::ring::default_provider(),
         _ => rustls::crypto::aws_lc_rs::default_provider(),
     })

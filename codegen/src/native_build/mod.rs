@@ -7,7 +7,7 @@
 //! version read.
 //!
 //! Versions read: aws-lc-sys 0.47.0 (through aws-lc-rs 1.19.0, which depends on it with its
-//! default features off, and rustls 0.23.46, whose `aws_lc_rs` feature turns on aws-lc-rs's
+//! default features off, and rustls 0.23.48, whose `aws_lc_rs` feature turns on aws-lc-rs's
 //! `prebuilt-nasm`), aws-lc-fips-sys 0.14.4, ring 0.17.14, s2n-tls-sys 0.3.47, openssl-sys
 //! 0.9.118 (the `openssl` provider, on the system's OpenSSL).
 
@@ -338,7 +338,7 @@ fn aws_lc_sys(t: &Facts) -> LibraryBuild {
              linked, which rustls's `aws_lc_rs` and the runtime's `s2n-tls` features allow (aws-lc-rs \
              `prebuilt-nasm`)",
             "aws-lc-sys 0.47.0 builder/main.rs:1155-1164 (use_prebuilt_nasm), builder/nasm_builder.rs:58-136, \
-             README \"Use of prebuilt NASM objects\"; rustls 0.23.46 Cargo.toml",
+             README \"Use of prebuilt NASM objects\"; rustls 0.23.48 Cargo.toml",
         ));
     }
     if t.windows() && t.arch == "x86" {

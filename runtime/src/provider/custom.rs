@@ -13,8 +13,8 @@ static CUSTOM: OnceLock<Arc<CryptoProvider>> = OnceLock::new();
 /// (`CryptoProvider::install_default`), which rustls 0.24 no longer has.
 ///
 /// ```
-/// # #[cfg(feature = "rustls-ring")] {
-/// let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+/// # #[cfg(feature = "rustls-aws-lc")] {
+/// let provider = std::sync::Arc::new(rustls::crypto::aws_lc_rs::default_provider());
 /// assert!(smithy_default_tls::set_custom_crypto_provider(provider).is_ok());
 /// # }
 /// ```
