@@ -4,7 +4,9 @@
 //! qemu-user with the cross toolchain's sysroot) against local servers on 127.0.0.1. Each run
 //! must show, from `TlsInfo`, that the rule's provider and roots served; refuse a server whose
 //! CA it does not trust, typed and not retried; and go through a `CONNECT` proxy named by
-//! `HTTPS_PROXY`. Each target's native libraries build once into a target dir of its own.
+//! `HTTPS_PROXY`. Each target's native libraries build once into a target dir of its own (the
+//! FIPS module on musl, which needs the kernel's headers, into a second one); musl's OpenSSL is
+//! built from openssl-src's sources, since Debian has none built for musl.
 //!
 //! The runs are `#[ignore]`d in the main suite and run by `scripts/test-platforms` (which
 //! `.ci/run` runs after `scripts/test`), which installs their toolchains first (`rustup target
@@ -15,6 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use smithy_tls_codegen::model::Provider;
 use smithy_tls_codegen::native_build::{self, BuildTool};
 use smithy_tls_e2e::support::proxy::{ConnectProxy, ProxyMode};
 use smithy_tls_e2e::support::TestCa;
@@ -41,6 +44,10 @@ struct Platform {
     /// headers (the generator's facts say which) and a C compiler that does not look in
     /// /usr/include: the build then gives it a directory of the kernel's headers alone.
     kernel_asm_headers: Option<&'static str>,
+    /// Whether the `openssl` provider links an OpenSSL built here from source (openssl-src's,
+    /// statically), where the distribution has none built for the target, instead of the
+    /// system's (found through `env`).
+    openssl_from_source: bool,
 }
 
 const MUSL: Platform = Platform {
@@ -53,6 +60,8 @@ const MUSL: Platform = Platform {
     env: &[],
     // musl-gcc searches musl's headers only (README, "Building for musl").
     kernel_asm_headers: Some("/usr/include/x86_64-linux-gnu/asm"),
+    // Debian has no OpenSSL built for musl; Alpine, the musl distribution, ships 3.5.
+    openssl_from_source: true,
 };
 
 const AARCH64_LINUX: Platform = Platform {
@@ -75,6 +84,7 @@ const AARCH64_LINUX: Platform = Platform {
         ("CFLAGS_aarch64_unknown_linux_gnu", "-idirafter /usr/include/aarch64-linux-gnu -idirafter /usr/include"),
     ],
     kernel_asm_headers: None,
+    openssl_from_source: false,
 };
 
 const WINDOWS_GNU: Platform = Platform {
@@ -86,6 +96,7 @@ const WINDOWS_GNU: Platform = Platform {
     install: "rustup target add x86_64-pc-windows-gnu; apt-get install gcc-mingw-w64-x86-64 wine64",
     env: &[],
     kernel_asm_headers: None,
+    openssl_from_source: false,
 };
 
 /// Wine's 64-bit loader (Debian's wine64 package).
@@ -138,12 +149,16 @@ impl Platform {
         }
     }
 
-    /// Builds the consumer of `tree` for the target, into the target's one target dir (every
-    /// preset's build reuses the registry crates another built with the same features: the
-    /// native libraries among them), or with the kernel's headers into another (their CFLAGS
-    /// would rebuild every C library the next build shares); the binary, copied into `tree`
-    /// with what it loads beside it, so that the next preset's build does not replace it.
-    fn build(&self, tree: &Path, kernel_headers: bool) -> PathBuf {
+    /// Builds the consumer of `tree`, whose TLS stack is `provider`'s, for the target, into the
+    /// target's one target dir (every preset's build reuses the registry crates another built
+    /// with the same features: the native libraries among them), or, where the stack's build
+    /// needs the kernel's headers, into another (their CFLAGS would rebuild every C library the
+    /// next build shares); the binary, copied into `tree` with what it loads beside it, so that
+    /// the next preset's build does not replace it.
+    fn build(&self, tree: &Path, provider: Provider) -> PathBuf {
+        let target = cfg_expr::targets::get_builtin_target_by_triple(self.triple).expect("a builtin target");
+        let builds = native_build::stack_build(provider, target).unwrap_or_else(|why| panic!("{provider}: {why}"));
+        let kernel_headers = native_build::required_tools(&builds).contains(&BuildTool::KernelHeaders);
         let suffix = if kernel_headers { "-kernel-headers" } else { "" };
         let target_dir = scratch_root().join(format!("platform-target-{}{suffix}", self.triple));
         let mut cmd = Command::new(env!("CARGO"));
@@ -161,6 +176,9 @@ impl Platform {
             cmd.env(format!("CARGO_TARGET_{}_LINKER", self.env_key(true)), linker);
         }
         cmd.envs(self.env.iter().copied());
+        if provider == Provider::OpenSsl && self.openssl_from_source {
+            cmd.env("OPENSSL_DIR", self.openssl_from_source(&target_dir)).env("OPENSSL_STATIC", "1");
+        }
         if kernel_headers {
             let asm =
                 self.kernel_asm_headers.unwrap_or_else(|| panic!("{}: where are its kernel headers?", self.triple));
@@ -182,6 +200,42 @@ impl Platform {
                 .arg("-ladvapi32"));
         }
         bin.join(name)
+    }
+
+    /// OpenSSL built for the target from openssl-src's sources (its `Build`, which knows each
+    /// target's configuration), once, into `target_dir`: its install prefix, for `OPENSSL_DIR`.
+    fn openssl_from_source(&self, target_dir: &Path) -> PathBuf {
+        let helper = scratch_root().join(format!("openssl-from-source-{}", self.triple));
+        std::fs::create_dir_all(helper.join("src")).expect("create the helper crate");
+        let manifest = "[package]\nname = \"openssl-from-source\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\
+                        publish = false\n\n[workspace]\n\n[build-dependencies]\nopenssl-src = \"=300.5.5\"\n";
+        let build_rs = "fn main() {\n    let artifacts = openssl_src::Build::new().build();\n    \
+                        let prefix = artifacts.lib_dir().parent().expect(\"the install prefix\");\n    \
+                        println!(\"cargo:rustc-env=OPENSSL_PREFIX={}\", prefix.display());\n}\n";
+        for (path, text) in [
+            ("Cargo.toml", manifest),
+            ("build.rs", build_rs),
+            ("src/main.rs", "fn main() {\n    println!(\"{}\", env!(\"OPENSSL_PREFIX\"));\n}\n"),
+        ] {
+            std::fs::write(helper.join(path), text).expect("write the helper crate");
+        }
+        pin_lock(&helper, "openssl-from-source");
+        let mut cmd = Command::new(env!("CARGO"));
+        cmd.current_dir(&helper)
+            .env_remove("RUSTFLAGS")
+            .env_remove("CARGO_ENCODED_RUSTFLAGS")
+            .env("CARGO_TARGET_DIR", target_dir)
+            .env(format!("CC_{}", self.env_key(false)), self.cc)
+            .env(format!("AR_{}", self.env_key(false)), self.ar)
+            .args(["run", "-q", "--locked", "--target", self.triple]);
+        let prefix = PathBuf::from(String::from_utf8_lossy(&run(&mut cmd).stdout).trim());
+        assert!(
+            prefix.join("include/openssl/ssl.h").exists(),
+            "{}: OpenSSL built into {}",
+            self.triple,
+            prefix.display()
+        );
+        prefix
     }
 
     /// A directory of the Linux kernel's headers alone (`linux/`, `asm-generic/` and the target's
@@ -316,9 +370,7 @@ fn runs_the_rule_trusting(platform: &Platform, preset: &str, trust: Trust) -> (P
     };
     let case = format!("{preset} on {}", platform.triple);
     let tree = rewritten_tree(preset, &format!("platform-{}-{preset}", platform.triple));
-    let target = cfg_expr::targets::get_builtin_target_by_triple(platform.triple).expect("a builtin target");
-    let builds = native_build::stack_build(provider, target).unwrap_or_else(|why| panic!("{case}: {why}"));
-    let binary = platform.build(&tree, native_build::required_tools(&builds).contains(&BuildTool::KernelHeaders));
+    let binary = platform.build(&tree, provider);
     let scratch = tree.join("run");
 
     // Served by the rule's stack, as TlsInfo reports it.
@@ -373,6 +425,8 @@ const CROSS_RUNS: &[(&Platform, &str, Trust)] = &[
     (&MUSL, "portable", Trust::RulesRoots),
     // The FIPS module (aws-lc-fips-sys) cross-built: CMake with Go's tools, for the target.
     (&MUSL, "fips", Trust::RulesRoots),
+    // OpenSSL 3.5 built for musl from source, statically (Debian has none built for musl).
+    (&MUSL, "system-crypto", Trust::RulesRoots),
     (&AARCH64_LINUX, "platform-default", Trust::RulesRoots),
     (&AARCH64_LINUX, "portable", Trust::RulesRoots),
     // The system's OpenSSL: Debian's arm64 libssl3 through multiarch.
