@@ -14,7 +14,7 @@ pub(crate) mod compiled;
 #[cfg(provider = "rustls-custom")]
 pub(crate) mod custom;
 
-use facts::{ProviderFacts, PROVIDERS, ROOTS};
+use facts::{ProviderFacts, TlsLibrary, PROVIDERS, ROOTS};
 
 /// The `name` column of a table of the provider table's (`PROVIDERS`, `ROOTS`), as an array.
 macro_rules! names_of {
@@ -143,6 +143,22 @@ impl TlsProvider {
             return Err(UnsupportedRoots { provider: self, roots });
         }
         Ok(())
+    }
+
+    /// Whether the provider runs rustls, in Rust, over whichever cryptography (the rustls
+    /// providers, `rustls-custom` among them). The others, s2n-tls and OpenSSL, are C libraries:
+    /// the certificates and keys a client hands them live in their memory, freed by them, and
+    /// they verify with the system store themselves (no platform verifier).
+    ///
+    /// ```
+    /// # #[cfg(all(feature = "rustls-ring", feature = "s2n-tls"))] {
+    /// use smithy_default_tls::TlsProvider;
+    /// assert!(TlsProvider::RustlsRing.is_rustls());
+    /// assert!(!TlsProvider::S2nTls.is_rustls());
+    /// # }
+    /// ```
+    pub fn is_rustls(self) -> bool {
+        matches!(self.facts().library, TlsLibrary::Rustls)
     }
 
     /// Whether the provider's cryptography is aws-lc, whose first use seeds its random generator
