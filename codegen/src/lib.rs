@@ -27,6 +27,7 @@ pub mod policy;
 pub mod presets;
 pub mod read;
 pub mod report;
+pub mod suite_runs;
 pub mod targets;
 pub mod transfer_manager;
 pub mod write;

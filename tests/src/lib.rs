@@ -366,8 +366,8 @@ pub fn prepare_variant_tree(root: &Path, preset: Option<&str>) -> SdkTree {
 pub const PUBLISHED_REWRITTEN_LOCK: &str = "published-rewritten";
 
 /// The preset whose rewrite tests/tests/wasi_http.rs builds for wasm32-wasip2 and runs under a
-/// wasi:http host.
-pub const WASI_RUN_PRESET: &str = "platform-default";
+/// wasi:http host (codegen's, which `explain` cites).
+pub use smithy_tls_codegen::suite_runs::WASI_RUN_PRESET;
 
 /// The committed lock `base` names for a tree rewritten with the preset `preset`: `base` where
 /// the preset has a `wasi-http` rule, `<base>-without-wasi-http` where it has none. Every preset

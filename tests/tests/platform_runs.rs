@@ -19,11 +19,12 @@ use std::time::Duration;
 
 use smithy_tls_codegen::model::Provider;
 use smithy_tls_codegen::native_build::{self, BuildTool};
+use smithy_tls_codegen::suite_runs::{self, Evidence, Runner, Trust, HOST};
 use smithy_tls_e2e::support::proxy::{ConnectProxy, ProxyMode};
 use smithy_tls_e2e::support::TestCa;
 use smithy_tls_e2e::{
     consumer_command, host_twin, lock_for, pin_lock, prepare_sdk_tree, rule_stack, run, run_bounded, scratch_root,
-    smithy_tls_binary, tail, BoundedRun, MockRun, PUBLISHED, PUBLISHED_REWRITTEN_LOCK, WASI_RUN_PRESET,
+    smithy_tls_binary, tail, BoundedRun, MockRun, PUBLISHED, PUBLISHED_REWRITTEN_LOCK,
 };
 
 /// A target this machine can run, and how.
@@ -322,16 +323,6 @@ fn trust_in_wine(prefix: &Path, bundle: &Path) {
     ]));
 }
 
-/// Where a run's trust in the test CA comes from.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Trust {
-    /// The rule's roots: the native store (`SSL_CERT_FILE`), or under Wine the Windows `Root`
-    /// store the CA is put in.
-    RulesRoots,
-    /// `AWS_CA_BUNDLE`, which replaces the rule's roots (`TlsInfo::roots` is then none).
-    CaBundle,
-}
-
 /// `path` as a Windows program under Wine sees it (Wine's `Z:` drive is the Unix root).
 fn wine_path(path: &Path) -> String {
     format!("Z:{}", path.display()).replace('/', "\\")
@@ -416,35 +407,22 @@ fn runs_the_rule_trusting(platform: &Platform, preset: &str, trust: Trust) -> (P
     (binary, scratch)
 }
 
-/// Every cross run: a preset's rule on a platform, and where its trust in the test CA comes
-/// from. The tests below run them per platform; README's table is checked against them. A rule
-/// whose stack another preset's run already builds and runs on that target is not run again
-/// (README: "runs as <that preset>"): its binary would differ only in which rule chose it.
-const CROSS_RUNS: &[(&Platform, &str, Trust)] = &[
-    (&MUSL, "platform-default", Trust::RulesRoots),
-    (&MUSL, "portable", Trust::RulesRoots),
-    // The FIPS module (aws-lc-fips-sys) cross-built: CMake with Go's tools, for the target.
-    (&MUSL, "fips", Trust::RulesRoots),
-    // OpenSSL 3.5 built for musl from source, statically (Debian has none built for musl).
-    (&MUSL, "system-crypto", Trust::RulesRoots),
-    (&AARCH64_LINUX, "platform-default", Trust::RulesRoots),
-    (&AARCH64_LINUX, "portable", Trust::RulesRoots),
-    // The system's OpenSSL: Debian's arm64 libssl3 through multiarch.
-    (&AARCH64_LINUX, "system-crypto", Trust::RulesRoots),
-    (&AARCH64_LINUX, "fips", Trust::RulesRoots),
-    (&WINDOWS_GNU, "platform-default", Trust::CaBundle),
-    (&WINDOWS_GNU, "portable", Trust::CaBundle),
-];
+/// The platform of a target the suite runs (codegen's `suite_runs::CROSS_TARGETS`).
+fn platform(triple: &str) -> &'static Platform {
+    let platform = [&MUSL, &AARCH64_LINUX, &WINDOWS_GNU].into_iter().find(|p| p.triple == triple);
+    platform.unwrap_or_else(|| panic!("no platform here runs {triple}"))
+}
 
-/// Runs `platform`'s rows of [`CROSS_RUNS`]; each preset with its consumer's binary and scratch
+/// Runs `platform`'s rows of codegen's `suite_runs::CROSS_RUNS` (which `explain` cites and
+/// README's table is checked against); each preset with its consumer's binary and scratch
 /// directory (inside its tree, which the caller removes).
 fn runs_on(platform: &Platform) -> Vec<(&'static str, PathBuf, PathBuf)> {
-    CROSS_RUNS
+    suite_runs::CROSS_RUNS
         .iter()
-        .filter(|(p, _, _)| p.triple == platform.triple)
-        .map(|&(p, preset, trust)| {
-            let (binary, scratch) = runs_the_rule_trusting(p, preset, trust);
-            (preset, binary, scratch)
+        .filter(|run| run.target == platform.triple)
+        .map(|run| {
+            let (binary, scratch) = runs_the_rule_trusting(platform, run.preset, run.trust);
+            (run.preset, binary, scratch)
         })
         .collect()
 }
@@ -505,9 +483,22 @@ fn windows_gnu_runs_its_rules_under_wine() {
 /// CryptoAPI's `CERT_E_REVOCATION_FAILURE` (0x800B010E), as the platform verifier prints it.
 const CERT_E_REVOCATION_FAILURE: i32 = 0x800B_010E_u32 as i32;
 
-/// The host's triple, where `published_sdk.rs` builds and runs every preset (but those whose
-/// stack there an earlier preset's run serves: `host_twin`).
-const HOST: &str = "x86_64-unknown-linux-gnu";
+/// Each cross target codegen's `suite_runs` names is run here the way it says.
+#[test]
+fn the_suite_s_cross_targets_run_the_way_explain_says() {
+    for &(triple, runner) in suite_runs::CROSS_TARGETS {
+        let expected: &[&str] = match runner {
+            Runner::Native => &[],
+            Runner::QemuUser => &["qemu-aarch64"],
+            Runner::Wine => &[WINE64],
+            Runner::Host | Runner::Jco => panic!("{triple}: not a cross runner"),
+        };
+        assert_eq!(platform(triple).runner, expected, "{triple}");
+    }
+    for run in suite_runs::CROSS_RUNS {
+        assert!(suite_runs::CROSS_TARGETS.iter().any(|(t, _)| *t == run.target), "{}: no runner", run.target);
+    }
+}
 
 /// README's table of where each preset rule runs lists every rule of every preset once, with
 /// its stack, and each label is true: a target it names is one the rule serves, "runs" names
@@ -515,7 +506,7 @@ const HOST: &str = "x86_64-unknown-linux-gnu";
 /// resolves for every preset.
 #[test]
 fn readme_s_table_of_where_each_rule_runs_is_complete_and_true() {
-    use smithy_tls_codegen::{policy, presets, targets::NOTABLE_TARGETS};
+    use smithy_tls_codegen::{policy, presets};
     let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md")).expect("README");
     let section = readme.split("## Where each preset rule runs").nth(1).expect("the section");
     let rows: Vec<Vec<&str>> = section
@@ -524,7 +515,6 @@ fn readme_s_table_of_where_each_rule_runs_is_complete_and_true() {
         .filter(|l| l.starts_with("| ") && !l.starts_with("| preset"))
         .map(|l| l.trim_matches('|').split(" | ").map(str::trim).collect())
         .collect();
-    let all_presets: Vec<&str> = presets::names().collect();
     let mut listed = std::collections::BTreeSet::new();
     for row in &rows {
         let [preset, rule, stack, status] = row.as_slice() else { panic!("a row of four cells: {row:?}") };
@@ -543,40 +533,17 @@ fn readme_s_table_of_where_each_rule_runs_is_complete_and_true() {
                 let info = cfg_expr::targets::get_builtin_target_by_triple(target).expect("a builtin target");
                 let serves = parsed.policy.all_rules().find(|r| r.scope.cfg().is_none_or(|cfg| cfg.matches(info)));
                 assert_eq!(serves.map(|r| r.name.as_str()), Some(*rule), "{preset}: {target} is not {rule}'s");
-                let cross_run =
-                    |trust| CROSS_RUNS.iter().any(|(p, r, t)| p.triple == target && r == preset && *t == trust);
-                // wasm32-wasip2 runs under jco, in wasi_http.rs, with WASI_RUN_PRESET's rewrite.
-                let wasi_run = |preset: &str| target == "wasm32-wasip2" && preset == WASI_RUN_PRESET;
-                match label {
-                    "runs (jco)" => assert!(wasi_run(preset), "{preset} {target} is not run under jco"),
-                    "runs as platform-default (jco)" => {
-                        assert!(wasi_run("platform-default"), "{preset} {target}: platform-default is not run there");
-                        assert_eq!(rule_stack("platform-default", target), found.stack, "{preset} {target}");
-                    }
-                    "runs" => assert!(
-                        (target == HOST && host_twin(&all_presets, preset, HOST).is_none())
-                            || cross_run(Trust::RulesRoots),
-                        "{preset} {target} is not run"
+                let evidence = suite_runs::evidence(found.stack, target);
+                match runs_label(label, preset) {
+                    Some((ran_as, trust, jco)) => assert!(
+                        matches!(evidence, Evidence::Runs { preset, trust: t, runner }
+                            if preset == ran_as && t == trust && (runner == Runner::Jco) == jco),
+                        "{preset} {rule} on {target}: README says `{label}`, the suite: {evidence:?}"
                     ),
-                    "runs, CA bundle" => assert!(cross_run(Trust::CaBundle), "{preset} {target} is not run"),
-                    twin if twin.starts_with("runs as ") => {
-                        let twin = &twin["runs as ".len()..];
-                        let (twin, trust) = match twin.strip_suffix(", CA bundle") {
-                            Some(twin) => (twin, Trust::CaBundle),
-                            None => (twin, Trust::RulesRoots),
-                        };
-                        let on_host = target == HOST && trust == Trust::RulesRoots;
-                        let ran = CROSS_RUNS.iter().any(|(p, r, t)| p.triple == target && *r == twin && *t == trust)
-                            || (on_host && host_twin(&all_presets, preset, HOST) == Some(twin));
-                        assert!(ran, "{preset} {target}: {twin} is not run there");
-                        assert_eq!(
-                            rule_stack(twin, target),
-                            found.stack,
-                            "{preset} {target}: {twin} runs another stack"
-                        );
+                    None if label == "resolved" => {
+                        assert!(matches!(evidence, Evidence::Resolved { .. }), "{preset} {target}: {evidence:?}")
                     }
-                    "resolved" => assert!(NOTABLE_TARGETS.contains(&target), "{target}'s graph is not resolved"),
-                    other => panic!("{preset} {rule}: unknown label `{other}`"),
+                    None => panic!("{preset} {rule}: unknown label `{label}`"),
                 }
             }
             assert!(targets.is_empty() == (label == "source only"), "{preset} {rule}: `{part}`");
@@ -588,5 +555,28 @@ fn readme_s_table_of_where_each_rule_runs_is_complete_and_true() {
             assert!(listed.contains(&(preset, rule.name.as_str())), "README's table misses {preset} {}", rule.name);
         }
     }
+    // published_sdk.rs runs every preset on the host but those whose stack an earlier one's
+    // run serves (host_twin): what the suite's evidence says of the host.
+    let all_presets: Vec<&str> = presets::names().collect();
+    for preset in &all_presets {
+        let ran_as = host_twin(&all_presets, preset, HOST).unwrap_or(preset);
+        let evidence = suite_runs::evidence(rule_stack(preset, HOST), HOST);
+        assert!(matches!(evidence, Evidence::Runs { preset, .. } if preset == ran_as), "{preset}: {evidence:?}");
+    }
     println!("README: {} rules labelled", rows.len());
+}
+
+/// A "runs" label of README's table: the preset whose run serves the rule's stack (this one, or
+/// "as" another), where the run's trust comes from, and whether it runs under jco; `None` for
+/// another label.
+fn runs_label<'a>(label: &'a str, preset: &'a str) -> Option<(&'a str, Trust, bool)> {
+    let rest = label.strip_prefix("runs")?;
+    let (rest, jco) = rest.strip_suffix(" (jco)").map_or((rest, false), |rest| (rest, true));
+    let (rest, trust) =
+        rest.strip_suffix(", CA bundle").map_or((rest, Trust::RulesRoots), |rest| (rest, Trust::CaBundle));
+    match rest.strip_prefix(" as ") {
+        Some(twin) => Some((twin, trust, jco)),
+        None if rest.is_empty() => Some((preset, trust, jco)),
+        None => None,
+    }
 }

@@ -90,6 +90,7 @@ fn target_report(explanation: Explanation, tls_override: Option<TlsOverride>) ->
         (TargetVerdict::Served { rule, stack, .. }, Some(target)) => override_effect(value, rule, *stack, target),
         _ => not_a_host_unchanged(),
     });
+    let triple = explanation.target;
     let verdict = match explanation.verdict {
         TargetVerdict::Served { rule, stack, considered } => Verdict::Served {
             rule,
@@ -98,7 +99,7 @@ fn target_report(explanation: Explanation, tls_override: Option<TlsOverride>) ->
                 .into_iter()
                 .map(|m| Considered { rule: m.rule, cfg: m.cfg.map(|c| c.to_string()), matches: m.matches })
                 .collect(),
-            unusable: unusable(&explanation.target),
+            unusable: unusable(&triple),
             tier: target.map_or(3, |t| crate::platforms::tier(t).number()),
             // The policy compiled, so the provider builds for every target it serves.
             native_build: match (stack.provider(), target) {
@@ -107,10 +108,11 @@ fn target_report(explanation: Explanation, tls_override: Option<TlsOverride>) ->
             },
             host_http: (stack == Stack::WasiHttp).then(HostHttpNeeds::wasip2),
             transfer_manager: crate::transfer_manager::Transport::of(stack),
+            suite: crate::suite_runs::evidence(stack, &triple),
         },
         TargetVerdict::NotAHost(why) => Verdict::NotAHost { why: why.to_owned() },
     };
-    TargetReport { target: explanation.target, verdict, under_override }
+    TargetReport { target: triple, verdict, under_override }
 }
 
 /// What `--cfg smithy_tls="VALUE"` does to a target that cannot host an SDK: nothing.

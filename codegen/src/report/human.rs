@@ -376,7 +376,17 @@ fn print_target(report: &ExplainReport, target: &TargetReport, out: &mut dyn Wri
             }
             Ok(())
         }
-        Verdict::Served { rule, stack, considered, unusable, tier, native_build, host_http, transfer_manager } => {
+        Verdict::Served {
+            rule,
+            stack,
+            considered,
+            unusable,
+            tier,
+            native_build,
+            host_http,
+            transfer_manager,
+            suite,
+        } => {
             writeln!(
                 out,
                 "{triple}: rule `{rule}` → provider {}, roots {}",
@@ -402,6 +412,7 @@ fn print_target(report: &ExplainReport, target: &TargetReport, out: &mut dyn Wri
                 None => print_native_build(*tier, native_build, "  ", out)?,
             }
             print_transfer_manager(*transfer_manager, out)?;
+            writeln!(out, "  smithy-tls's suite: {}", suite.describe())?;
             for item in unusable {
                 match item {
                     Unusable::Provider { provider, why } => {

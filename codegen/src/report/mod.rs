@@ -422,6 +422,8 @@ pub enum Verdict {
         /// What serves the S3 transfer manager's requests there (a tree with
         /// `aws-sdk-s3-transfer-manager`), with no override set.
         transfer_manager: crate::transfer_manager::Transport,
+        /// What smithy-tls's own test suite does with this stack on this target.
+        suite: crate::suite_runs::Evidence,
     },
     /// It cannot host an SDK (no std, no sockets, ...), so no rule serves it and none needs to.
     NotAHost {
