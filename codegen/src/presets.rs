@@ -1,7 +1,8 @@
 //! The policy presets shipped in `codegen/presets/` (also reachable as `templates/presets/`),
 //! embedded in the binary and packaged with the crate.
 
-use crate::policy::PolicySource;
+use crate::model::Stack;
+use crate::policy::{ParsedPolicy, PolicySource};
 
 /// `(name, file text)` of every preset, in a stable order.
 pub const PRESETS: &[(&str, &str)] = &[
@@ -31,4 +32,31 @@ pub fn preset(name: &str) -> Option<PolicySource> {
 /// Every preset's name.
 pub fn names() -> impl Iterator<Item = &'static str> {
     PRESETS.iter().map(|(n, _)| *n)
+}
+
+/// The stack `preset`'s first rule whose cfg matches `triple` gives it (the fallback's
+/// elsewhere); `None` for an unknown preset or a triple rustc does not know. The presets are
+/// parsed once.
+///
+/// ```
+/// use smithy_tls_codegen::presets::stack_for;
+/// let linux = stack_for("platform-default", "aarch64-unknown-linux-gnu").unwrap();
+/// assert_eq!(linux.provider_name(), "s2n-tls");
+/// assert!(stack_for("platform-default", "no-such-target").is_none());
+/// ```
+pub fn stack_for(preset: &str, triple: &str) -> Option<Stack> {
+    static PARSED: std::sync::OnceLock<Vec<(&'static str, ParsedPolicy)>> = std::sync::OnceLock::new();
+    let parsed = PARSED.get_or_init(|| {
+        PRESETS
+            .iter()
+            .map(|&(name, _)| {
+                let source = self::preset(name).expect("a preset of the list");
+                (name, crate::policy::parse_policy(source).expect("every embedded preset parses"))
+            })
+            .collect()
+    });
+    let target = cfg_expr::targets::get_builtin_target_by_triple(triple)?;
+    let (_, policy) = parsed.iter().find(|(name, _)| *name == preset)?;
+    let rule = policy.policy.all_rules().find(|rule| rule.scope.cfg().is_none_or(|cfg| cfg.matches(target)))?;
+    Some(rule.stack)
 }

@@ -57,40 +57,52 @@ pub enum Trust {
     CaBundle,
 }
 
+/// A target the suite runs other than its host, and how.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CrossTarget {
+    /// The target triple.
+    pub triple: &'static str,
+    /// How its programs run here.
+    pub runner: Runner,
+}
+
+/// x86_64 Linux with musl, run natively.
+pub const MUSL: CrossTarget = CrossTarget { triple: "x86_64-unknown-linux-musl", runner: Runner::Native };
+/// aarch64 Linux with glibc, under qemu-user.
+pub const AARCH64_LINUX: CrossTarget = CrossTarget { triple: "aarch64-unknown-linux-gnu", runner: Runner::QemuUser };
+/// Windows with the GNU toolchain (mingw), under Wine.
+pub const WINDOWS_GNU: CrossTarget = CrossTarget { triple: "x86_64-pc-windows-gnu", runner: Runner::Wine };
+
+/// The targets the suite runs other than its host.
+pub const CROSS_TARGETS: &[CrossTarget] = &[MUSL, AARCH64_LINUX, WINDOWS_GNU];
+
 /// One preset's rule, cross-built and run on a target other than the host's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CrossRun {
-    /// The target triple.
-    pub target: &'static str,
+    /// The target.
+    pub target: CrossTarget,
     /// The preset whose rewrite is built.
     pub preset: &'static str,
     /// Where the run's trust in its CA comes from.
     pub trust: Trust,
 }
 
-/// The targets the suite runs other than its host, and how.
-pub const CROSS_TARGETS: &[(&str, Runner)] = &[
-    ("x86_64-unknown-linux-musl", Runner::Native),
-    ("aarch64-unknown-linux-gnu", Runner::QemuUser),
-    ("x86_64-pc-windows-gnu", Runner::Wine),
-];
-
 /// Every cross run. A rule whose stack another preset's run already builds and runs on that
 /// target is left out: its binary would differ only in which rule chose the stack.
 pub const CROSS_RUNS: &[CrossRun] = &[
-    CrossRun { target: "x86_64-unknown-linux-musl", preset: "platform-default", trust: Trust::RulesRoots },
-    CrossRun { target: "x86_64-unknown-linux-musl", preset: "portable", trust: Trust::RulesRoots },
+    CrossRun { target: MUSL, preset: "platform-default", trust: Trust::RulesRoots },
+    CrossRun { target: MUSL, preset: "portable", trust: Trust::RulesRoots },
     // The FIPS module built for musl, with the kernel's headers given to musl-gcc.
-    CrossRun { target: "x86_64-unknown-linux-musl", preset: "fips", trust: Trust::RulesRoots },
+    CrossRun { target: MUSL, preset: "fips", trust: Trust::RulesRoots },
     // OpenSSL 3.5 built for musl from openssl-src's sources (Debian has none built for musl).
-    CrossRun { target: "x86_64-unknown-linux-musl", preset: "system-crypto", trust: Trust::RulesRoots },
-    CrossRun { target: "aarch64-unknown-linux-gnu", preset: "platform-default", trust: Trust::RulesRoots },
-    CrossRun { target: "aarch64-unknown-linux-gnu", preset: "portable", trust: Trust::RulesRoots },
+    CrossRun { target: MUSL, preset: "system-crypto", trust: Trust::RulesRoots },
+    CrossRun { target: AARCH64_LINUX, preset: "platform-default", trust: Trust::RulesRoots },
+    CrossRun { target: AARCH64_LINUX, preset: "portable", trust: Trust::RulesRoots },
     // The system's OpenSSL: Debian's arm64 libssl3 through multiarch.
-    CrossRun { target: "aarch64-unknown-linux-gnu", preset: "system-crypto", trust: Trust::RulesRoots },
-    CrossRun { target: "aarch64-unknown-linux-gnu", preset: "fips", trust: Trust::RulesRoots },
-    CrossRun { target: "x86_64-pc-windows-gnu", preset: "platform-default", trust: Trust::CaBundle },
-    CrossRun { target: "x86_64-pc-windows-gnu", preset: "portable", trust: Trust::CaBundle },
+    CrossRun { target: AARCH64_LINUX, preset: "system-crypto", trust: Trust::RulesRoots },
+    CrossRun { target: AARCH64_LINUX, preset: "fips", trust: Trust::RulesRoots },
+    CrossRun { target: WINDOWS_GNU, preset: "platform-default", trust: Trust::CaBundle },
+    CrossRun { target: WINDOWS_GNU, preset: "portable", trust: Trust::CaBundle },
 ];
 
 /// What the suite does with a stack on a target.
@@ -135,24 +147,12 @@ impl Evidence {
             Evidence::Resolved { preset } => {
                 format!("dependency graph resolved by cargo (preset `{preset}`), not built")
             }
-            Evidence::SourceOnly => "not built here: what it compiles is read from the libraries' sources".to_owned(),
+            Evidence::SourceOnly => {
+                "not built from the rewritten SDK crates here: what it compiles is read from the libraries' sources"
+                    .to_owned()
+            }
         }
     }
-}
-
-/// The stack `preset`'s rules give `triple`, `None` for an unknown preset or target (the
-/// presets parsed once: `explain` asks for every target).
-fn preset_stack(preset: &str, triple: &str) -> Option<Stack> {
-    static PRESETS: std::sync::OnceLock<Vec<(&'static str, crate::policy::ParsedPolicy)>> = std::sync::OnceLock::new();
-    let presets = PRESETS.get_or_init(|| {
-        crate::presets::names()
-            .filter_map(|name| Some((name, crate::policy::parse_policy(crate::presets::preset(name)?).ok()?)))
-            .collect()
-    });
-    let target = cfg_expr::targets::get_builtin_target_by_triple(triple)?;
-    let (_, parsed) = presets.iter().find(|(name, _)| *name == preset)?;
-    let rule = parsed.policy.all_rules().find(|rule| rule.scope.cfg().is_none_or(|cfg| cfg.matches(target)))?;
-    Some(rule.stack)
 }
 
 /// What the suite does with `stack` on `triple`: whatever policy the stack comes from, the
@@ -172,7 +172,7 @@ fn preset_stack(preset: &str, triple: &str) -> Option<Stack> {
 /// ```
 pub fn evidence(stack: Stack, triple: &str) -> Evidence {
     let presets: Vec<&'static str> = crate::presets::names().collect();
-    let gives = |preset: &str| preset_stack(preset, triple) == Some(stack);
+    let gives = |preset: &str| crate::presets::stack_for(preset, triple) == Some(stack);
     if triple == HOST {
         if let Some(&preset) = presets.iter().find(|p| gives(p)) {
             if stack.provider().is_some() {
@@ -183,10 +183,8 @@ pub fn evidence(stack: Stack, triple: &str) -> Evidence {
     if stack == Stack::WasiHttp && triple == "wasm32-wasip2" && gives(WASI_RUN_PRESET) {
         return Evidence::Runs { runner: Runner::Jco, trust: Trust::RulesRoots, preset: WASI_RUN_PRESET };
     }
-    let run = CROSS_RUNS.iter().find(|run| run.target == triple && gives(run.preset));
-    let runner = CROSS_TARGETS.iter().find(|(target, _)| *target == triple).map(|&(_, runner)| runner);
-    if let (Some(run), Some(runner)) = (run, runner) {
-        return Evidence::Runs { runner, trust: run.trust, preset: run.preset };
+    if let Some(run) = CROSS_RUNS.iter().find(|run| run.target.triple == triple && gives(run.preset)) {
+        return Evidence::Runs { runner: run.target.runner, trust: run.trust, preset: run.preset };
     }
     match presets.iter().find(|p| gives(p)) {
         Some(&preset) if NOTABLE_TARGETS.contains(&triple) => Evidence::Resolved { preset },

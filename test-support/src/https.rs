@@ -35,8 +35,9 @@ impl Alpn {
     }
 }
 
-/// ring's rustls provider, which the test servers and proxies use: no aws-lc beside the
-/// client's, so a client on aws-lc is checked against another implementation.
+/// ring's rustls provider: the test servers' and proxies' (no aws-lc beside the client's, so a
+/// client on aws-lc is checked against another implementation), and the application's own
+/// provider in the `rustls-custom` suite.
 ///
 /// ```
 /// let crypto = smithy_tls_test_support::ring_crypto();

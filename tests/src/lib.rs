@@ -770,11 +770,7 @@ pub fn rule_provider(preset: &str, triple: &str) -> Option<smithy_tls_codegen::m
 /// assert_eq!(musl.roots(), Some(Roots::Native));
 /// ```
 pub fn rule_stack(preset: &str, triple: &str) -> smithy_tls_codegen::model::Stack {
-    let text = smithy_tls_codegen::presets::preset(preset).unwrap_or_else(|| panic!("no preset `{preset}`"));
-    let parsed = smithy_tls_codegen::policy::parse_policy(text).unwrap_or_else(|_| panic!("`{preset}` parses"));
-    let target = cfg_expr::targets::get_builtin_target_by_triple(triple).unwrap_or_else(|| panic!("`{triple}`"));
-    let rule = parsed.policy.all_rules().find(|rule| rule.scope.cfg().is_none_or(|cfg| cfg.matches(target)));
-    rule.unwrap_or_else(|| panic!("`{preset}` has a fallback rule")).stack
+    smithy_tls_codegen::presets::stack_for(preset, triple).unwrap_or_else(|| panic!("`{preset}` on `{triple}`"))
 }
 
 /// The preset whose consumer `published_sdk.rs` builds and runs on the host `triple` in place

@@ -1,7 +1,8 @@
 //! The default client of a preset's rule, run on a platform other than the host's: the
 //! consumer (aws-config + aws-sdk-sts on the rewritten published crates, locked) is cross-built
 //! for the target and run where this machine can run it (musl natively; aarch64 Linux under
-//! qemu-user with the cross toolchain's sysroot) against local servers on 127.0.0.1. Each run
+//! qemu-user with Debian's arm64 multiarch libraries; windows-gnu under Wine) against local
+//! servers on 127.0.0.1. Which presets run where is codegen's `suite_runs`. Each run
 //! must show, from `TlsInfo`, that the rule's provider and roots served; refuse a server whose
 //! CA it does not trust, typed and not retried; and go through a `CONNECT` proxy named by
 //! `HTTPS_PROXY`. Each target's native libraries build once into a target dir of its own (the
@@ -47,7 +48,8 @@ struct Platform {
     kernel_asm_headers: Option<&'static str>,
     /// Whether the `openssl` provider links an OpenSSL built here from source (openssl-src's,
     /// statically), where the distribution has none built for the target, instead of the
-    /// system's (found through `env`).
+    /// system's (found through `env`). Only for a target that runs natively: the helper that
+    /// builds it runs here.
     openssl_from_source: bool,
 }
 
@@ -137,7 +139,12 @@ impl Platform {
             && !Path::new("/lib/ld-linux-aarch64.so.1").exists())
         .then_some("/lib/ld-linux-aarch64.so.1");
         let missing: Vec<&str> = missing.into_iter().chain(loader).collect();
-        assert!(missing.is_empty(), "{}: missing {missing:?}: `{}` (scripts/test does)", self.triple, self.install);
+        assert!(
+            missing.is_empty(),
+            "{}: missing {missing:?}: `{}` (scripts/test-platforms does)",
+            self.triple,
+            self.install
+        );
     }
 
     /// The environment variable suffix cargo and the cc crate use for the target.
@@ -213,12 +220,17 @@ impl Platform {
         let build_rs = "fn main() {\n    let artifacts = openssl_src::Build::new().build();\n    \
                         let prefix = artifacts.lib_dir().parent().expect(\"the install prefix\");\n    \
                         println!(\"cargo:rustc-env=OPENSSL_PREFIX={}\", prefix.display());\n}\n";
+        assert!(self.runner.is_empty(), "{}: the OpenSSL helper runs natively only", self.triple);
         for (path, text) in [
             ("Cargo.toml", manifest),
             ("build.rs", build_rs),
             ("src/main.rs", "fn main() {\n    println!(\"{}\", env!(\"OPENSSL_PREFIX\"));\n}\n"),
         ] {
-            std::fs::write(helper.join(path), text).expect("write the helper crate");
+            // Unchanged files keep their times, so cargo does not run OpenSSL's build again.
+            let path = helper.join(path);
+            if std::fs::read_to_string(&path).ok().as_deref() != Some(text) {
+                std::fs::write(&path, text).expect("write the helper crate");
+            }
         }
         pin_lock(&helper, "openssl-from-source");
         let mut cmd = Command::new(env!("CARGO"));
@@ -419,7 +431,7 @@ fn platform(triple: &str) -> &'static Platform {
 fn runs_on(platform: &Platform) -> Vec<(&'static str, PathBuf, PathBuf)> {
     suite_runs::CROSS_RUNS
         .iter()
-        .filter(|run| run.target == platform.triple)
+        .filter(|run| run.target.triple == platform.triple)
         .map(|run| {
             let (binary, scratch) = runs_the_rule_trusting(platform, run.preset, run.trust);
             (run.preset, binary, scratch)
@@ -483,20 +495,25 @@ fn windows_gnu_runs_its_rules_under_wine() {
 /// CryptoAPI's `CERT_E_REVOCATION_FAILURE` (0x800B010E), as the platform verifier prints it.
 const CERT_E_REVOCATION_FAILURE: i32 = 0x800B_010E_u32 as i32;
 
-/// Each cross target codegen's `suite_runs` names is run here the way it says.
+/// Each cross target codegen's `suite_runs` names is run here the way it says, and no two of
+/// its runs on a target build the same stack.
 #[test]
 fn the_suite_s_cross_targets_run_the_way_explain_says() {
-    for &(triple, runner) in suite_runs::CROSS_TARGETS {
-        let expected: &[&str] = match runner {
+    for target in suite_runs::CROSS_TARGETS {
+        let expected: &[&str] = match target.runner {
             Runner::Native => &[],
             Runner::QemuUser => &["qemu-aarch64"],
             Runner::Wine => &[WINE64],
-            Runner::Host | Runner::Jco => panic!("{triple}: not a cross runner"),
+            Runner::Host | Runner::Jco => panic!("{}: not a cross runner", target.triple),
         };
-        assert_eq!(platform(triple).runner, expected, "{triple}");
+        assert_eq!(platform(target.triple).runner, expected, "{}", target.triple);
     }
-    for run in suite_runs::CROSS_RUNS {
-        assert!(suite_runs::CROSS_TARGETS.iter().any(|(t, _)| *t == run.target), "{}: no runner", run.target);
+    for (i, run) in suite_runs::CROSS_RUNS.iter().enumerate() {
+        let stack = rule_stack(run.preset, run.target.triple);
+        let again = suite_runs::CROSS_RUNS[..i]
+            .iter()
+            .find(|r| r.target == run.target && r.trust == run.trust && rule_stack(r.preset, r.target.triple) == stack);
+        assert!(again.is_none(), "{} on {}: {again:?} runs the same stack", run.preset, run.target.triple);
     }
 }
 
@@ -516,6 +533,8 @@ fn readme_s_table_of_where_each_rule_runs_is_complete_and_true() {
         .map(|l| l.trim_matches('|').split(" | ").map(str::trim).collect())
         .collect();
     let mut listed = std::collections::BTreeSet::new();
+    // (preset, target) pairs README labels as run, in any form.
+    let mut labelled_runs = std::collections::BTreeSet::new();
     for row in &rows {
         let [preset, rule, stack, status] = row.as_slice() else { panic!("a row of four cells: {row:?}") };
         assert!(listed.insert((*preset, *rule)), "{preset} {rule} is listed twice");
@@ -535,11 +554,14 @@ fn readme_s_table_of_where_each_rule_runs_is_complete_and_true() {
                 assert_eq!(serves.map(|r| r.name.as_str()), Some(*rule), "{preset}: {target} is not {rule}'s");
                 let evidence = suite_runs::evidence(found.stack, target);
                 match runs_label(label, preset) {
-                    Some((ran_as, trust, jco)) => assert!(
-                        matches!(evidence, Evidence::Runs { preset, trust: t, runner }
+                    Some((ran_as, trust, jco)) => {
+                        labelled_runs.insert((*preset, target));
+                        assert!(
+                            matches!(evidence, Evidence::Runs { preset, trust: t, runner }
                             if preset == ran_as && t == trust && (runner == Runner::Jco) == jco),
-                        "{preset} {rule} on {target}: README says `{label}`, the suite: {evidence:?}"
-                    ),
+                            "{preset} {rule} on {target}: README says `{label}`, the suite: {evidence:?}"
+                        )
+                    }
                     None if label == "resolved" => {
                         assert!(matches!(evidence, Evidence::Resolved { .. }), "{preset} {target}: {evidence:?}")
                     }
@@ -555,10 +577,22 @@ fn readme_s_table_of_where_each_rule_runs_is_complete_and_true() {
             assert!(listed.contains(&(preset, rule.name.as_str())), "README's table misses {preset} {}", rule.name);
         }
     }
+    // Every run the suite makes is in the table, as run.
+    for run in suite_runs::CROSS_RUNS {
+        let pair = (run.preset, run.target.triple);
+        assert!(labelled_runs.contains(&pair), "README does not label {} on {} as run", pair.0, pair.1);
+    }
+    let wasi = (suite_runs::WASI_RUN_PRESET, "wasm32-wasip2");
+    assert!(labelled_runs.contains(&wasi), "README does not label {} on {} as run", wasi.0, wasi.1);
     // published_sdk.rs runs every preset on the host but those whose stack an earlier one's
     // run serves (host_twin): what the suite's evidence says of the host.
     let all_presets: Vec<&str> = presets::names().collect();
     for preset in &all_presets {
+        let host_provider = rule_stack(preset, HOST).provider().is_some();
+        assert!(
+            !host_provider || labelled_runs.contains(&(*preset, HOST)),
+            "README does not label {preset} as run on {HOST}"
+        );
         let ran_as = host_twin(&all_presets, preset, HOST).unwrap_or(preset);
         let evidence = suite_runs::evidence(rule_stack(preset, HOST), HOST);
         assert!(matches!(evidence, Evidence::Runs { preset, .. } if preset == ran_as), "{preset}: {evidence:?}");
