@@ -3,52 +3,12 @@
 //! files that does not make an identity is said once, at warn level, however many connections
 //! look at it. (A binary of its own: it installs the process's tracing subscriber.)
 
-use std::fmt::Write as _;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use smithy_default_tls::{ConnectionInfo, SmithyTlsClient, TlsProvider, WatchedIdentity};
+use smithy_tls_test_support::logs::Capture;
 use smithy_tls_test_support::{call, get, rustls, settings, Alpn, TestCa, TestServer};
-use tracing::field::{Field, Visit};
-use tracing::span::{Attributes, Id, Record};
-use tracing::{Event, Level, Metadata, Subscriber};
-
-/// Every event and span field the process logs, at every level, as text.
-#[derive(Default, Clone)]
-struct Capture(Arc<Mutex<Vec<(Level, String)>>>);
-
-struct Text<'a>(&'a mut String);
-
-impl Visit for Text<'_> {
-    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        let _ = write!(self.0, " {}={value:?}", field.name());
-    }
-}
-
-impl Subscriber for Capture {
-    fn enabled(&self, _: &Metadata<'_>) -> bool {
-        true
-    }
-    fn new_span(&self, span: &Attributes<'_>) -> Id {
-        let mut text = String::new();
-        span.record(&mut Text(&mut text));
-        self.0.lock().expect("lock").push((*span.metadata().level(), text));
-        Id::from_u64(1)
-    }
-    fn record(&self, _: &Id, values: &Record<'_>) {
-        let mut text = String::new();
-        values.record(&mut Text(&mut text));
-        self.0.lock().expect("lock").push((Level::TRACE, text));
-    }
-    fn record_follows_from(&self, _: &Id, _: &Id) {}
-    fn event(&self, event: &Event<'_>) {
-        let mut text = String::new();
-        event.record(&mut Text(&mut text));
-        self.0.lock().expect("lock").push((*event.metadata().level(), text));
-    }
-    fn enter(&self, _: &Id) {}
-    fn exit(&self, _: &Id) {}
-}
+use tracing::Level;
 
 fn providers() -> impl Iterator<Item = TlsProvider> {
     TlsProvider::ALL.iter().copied().filter(|p| p.name() != "rustls-custom")
@@ -62,7 +22,7 @@ fn body_lines(pem: &str) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_key_material_is_logged_and_an_unusable_pair_is_said_once() {
     std::env::remove_var("AWS_CA_BUNDLE");
-    let capture = Capture::default();
+    let capture = Capture::all();
     tracing::subscriber::set_global_default(capture.clone()).expect("the only subscriber of this binary");
     let (server_ca, client_ca) = (TestCa::new("server CA"), TestCa::new("client CA"));
     // Removed on drop, whether the test passes or not.
@@ -109,7 +69,7 @@ async fn no_key_material_is_logged_and_an_unusable_pair_is_said_once() {
     call(&client, &settings(None, None), request()).await.expect("the new pair");
     assert_eq!(watched.generation(), 1);
 
-    let logged = capture.0.lock().expect("lock").clone();
+    let logged = capture.lines();
     assert!(logged.len() > 10, "the capture sees the runtime's events: {}", logged.len());
     for pair in &pairs {
         for line in body_lines(&pair.key) {

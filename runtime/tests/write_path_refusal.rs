@@ -6,59 +6,23 @@
 //! binary of its own: it installs the process's tracing subscriber.)
 #![cfg(feature = "webpki")]
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use aws_smithy_types::body::SdkBody;
 use smithy_default_tls::{
     ClientCertificateProblem, ClientIdentity, HandshakeFailure, SmithyTlsClient, TlsHandshakeError, TlsProvider,
 };
+use smithy_tls_test_support::logs::Capture;
 use smithy_tls_test_support::{call, error_chain, find_in_chain, rustls, settings, Alpn, TestCa, TestServer};
-use tracing::field::{Field, Visit};
-use tracing::span::{Attributes, Id, Record};
-use tracing::{Event, Metadata, Subscriber};
 
-/// Counts the runtime's events that say a write met the refusal.
-struct WritePathEvents(AtomicUsize);
-
+/// The runtime's debug event when a write resolves to the refusal.
 const WRITE_PATH: &str = "a write met the server's refusal of our certificate";
-
-struct IsWritePath(bool);
-
-impl Visit for IsWritePath {
-    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        if field.name() == "message" && format!("{value:?}") == WRITE_PATH {
-            self.0 = true;
-        }
-    }
-}
-
-impl Subscriber for &'static WritePathEvents {
-    fn enabled(&self, metadata: &Metadata<'_>) -> bool {
-        metadata.target().starts_with("smithy_default_tls")
-    }
-    fn new_span(&self, _: &Attributes<'_>) -> Id {
-        Id::from_u64(1)
-    }
-    fn record(&self, _: &Id, _: &Record<'_>) {}
-    fn record_follows_from(&self, _: &Id, _: &Id) {}
-    fn event(&self, event: &Event<'_>) {
-        let mut seen = IsWritePath(false);
-        event.record(&mut seen);
-        if seen.0 {
-            self.0.fetch_add(1, Ordering::Relaxed);
-        }
-    }
-    fn enter(&self, _: &Id) {}
-    fn exit(&self, _: &Id) {}
-}
-
-static EVENTS: WritePathEvents = WritePathEvents(AtomicUsize::new(0));
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_write_that_meets_the_refusal_reports_it_as_a_read_does() {
     std::env::remove_var("AWS_CA_BUNDLE");
-    tracing::subscriber::set_global_default(&EVENTS).expect("the only subscriber");
+    let events = Capture::only(|metadata| metadata.target().starts_with("smithy_default_tls"));
+    tracing::subscriber::set_global_default(events.clone()).expect("the only subscriber");
     let (server_ca, client_ca, stranger) =
         (TestCa::new("server CA"), TestCa::new("client CA"), TestCa::new("a CA the server does not trust"));
     let pem = stranger.client_leaf("client", &rcgen::KeyPair::generate().expect("key"));
@@ -68,7 +32,7 @@ async fn a_write_that_meets_the_refusal_reports_it_as_a_read_does() {
     let body = bytes::Bytes::from(vec![0u8; 16 << 20]);
     let mut seen = Vec::new();
     for &provider in TlsProvider::ALL.iter().filter(|p| p.name() != "rustls-custom") {
-        let before = EVENTS.0.load(Ordering::Relaxed);
+        let before = events.count(WRITE_PATH);
         // Up to 100 tries, until three went by the write path (how often the write comes first
         // differs by library: about one try in eight with OpenSSL, one in a hundred with s2n-tls).
         for attempt in 0..100 {
@@ -104,11 +68,11 @@ async fn a_write_that_meets_the_refusal_reports_it_as_a_read_does() {
                 "{case}"
             );
             assert!(!err.is_io() && !err.is_timeout(), "a refusal is not retried: {case}");
-            if EVENTS.0.load(Ordering::Relaxed) - before >= 3 {
+            if events.count(WRITE_PATH) - before >= 3 {
                 break;
             }
         }
-        seen.push((provider, EVENTS.0.load(Ordering::Relaxed) - before));
+        seen.push((provider, events.count(WRITE_PATH) - before));
     }
     println!("write-path refusals per provider: {seen:?}");
     assert!(seen.iter().any(|(_, n)| *n > 0), "no try went by the write path: {seen:?}");

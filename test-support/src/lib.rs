@@ -38,6 +38,8 @@ pub mod faulty;
 #[cfg(feature = "net")]
 pub mod https;
 #[cfg(feature = "net")]
+pub mod logs;
+#[cfg(feature = "net")]
 pub mod openssl;
 #[cfg(feature = "net")]
 pub mod pattern;
