@@ -553,6 +553,19 @@ impl Policy {
     pub fn all_rules(&self) -> impl Iterator<Item = &Rule> {
         self.rules.iter().chain(std::iter::once(&self.fallback))
     }
+
+    /// The rule that serves `target`: the first whose own cfg matches it, else the fallback.
+    ///
+    /// ```
+    /// use smithy_tls_codegen::{policy, presets};
+    /// let parsed = policy::parse_policy(presets::preset("platform-default").unwrap()).unwrap();
+    /// let arm = cfg_expr::targets::get_builtin_target_by_triple("aarch64-unknown-linux-gnu").unwrap();
+    /// assert_eq!(parsed.policy.rule_for(arm).name, "linux-gnu");
+    /// ```
+    pub fn rule_for(&self, target: &cfg_expr::targets::TargetInfo) -> &Rule {
+        let matching = self.rules.iter().find(|rule| rule.scope.cfg().is_none_or(|cfg| cfg.matches(target)));
+        matching.unwrap_or(&self.fallback)
+    }
 }
 
 /// A rule compiled against the ones before it: its predicate matches exactly the targets for

@@ -57,6 +57,5 @@ pub fn stack_for(preset: &str, triple: &str) -> Option<Stack> {
     });
     let target = cfg_expr::targets::get_builtin_target_by_triple(triple)?;
     let (_, policy) = parsed.iter().find(|(name, _)| *name == preset)?;
-    let rule = policy.policy.all_rules().find(|rule| rule.scope.cfg().is_none_or(|cfg| cfg.matches(target)))?;
-    Some(rule.stack)
+    Some(policy.policy.rule_for(target).stack)
 }

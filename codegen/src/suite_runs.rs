@@ -124,7 +124,9 @@ pub enum Evidence {
         /// The preset whose rule gives this stack there.
         preset: &'static str,
     },
-    /// Neither: what it compiles there is read from the libraries' sources only.
+    /// Not built from the rewritten SDK crates there (no preset gives it that target, or the
+    /// target is not one the suite resolves): what it compiles is read from the libraries'
+    /// sources.
     SourceOnly,
 }
 

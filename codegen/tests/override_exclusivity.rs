@@ -460,17 +460,7 @@ fn stack_feature_sets() -> Vec<FeatureSet> {
 /// The features the presets ask for on `target`, together: all of them, and all but the FIPS
 /// stacks (a FIPS provider shares no build with a non-FIPS one).
 fn preset_feature_sets(target: &TargetInfo, presets: &[policy::ParsedPolicy]) -> Vec<FeatureSet> {
-    let stacks: Vec<Stack> = presets
-        .iter()
-        .map(|parsed| {
-            parsed
-                .policy
-                .all_rules()
-                .find(|rule| rule.scope.cfg().is_none_or(|cfg| cfg.matches(target)))
-                .expect("a fallback")
-                .stack
-        })
-        .collect();
+    let stacks: Vec<Stack> = presets.iter().map(|parsed| parsed.policy.rule_for(target).stack).collect();
     let union = |stacks: &mut dyn Iterator<Item = &Stack>| -> BTreeSet<String> {
         stacks.flat_map(|s| s.runtime_features()).map(str::to_owned).collect()
     };

@@ -102,6 +102,33 @@ const WINDOWS_GNU: Platform = Platform {
     openssl_from_source: false,
 };
 
+/// The crate that builds OpenSSL for a target with openssl-src and prints its install prefix.
+const OPENSSL_HELPER_MANIFEST: &str = r#"[package]
+name = "openssl-from-source"
+version = "0.0.0"
+edition = "2021"
+publish = false
+
+[workspace]
+
+[build-dependencies]
+openssl-src = "=300.5.5"
+"#;
+
+/// Its build script: openssl-src's `Build`, which knows each target's configuration.
+const OPENSSL_HELPER_BUILD: &str = r#"fn main() {
+    let artifacts = openssl_src::Build::new().build();
+    let prefix = artifacts.lib_dir().parent().expect("the install prefix");
+    println!("cargo:rustc-env=OPENSSL_PREFIX={}", prefix.display());
+}
+"#;
+
+/// Its program: the prefix, for `OPENSSL_DIR`.
+const OPENSSL_HELPER_MAIN: &str = r#"fn main() {
+    println!("{}", env!("OPENSSL_PREFIX"));
+}
+"#;
+
 /// Wine's 64-bit loader (Debian's wine64 package).
 const WINE64: &str = "/usr/lib/wine/wine64";
 
@@ -157,6 +184,19 @@ impl Platform {
         }
     }
 
+    /// cargo in `dir` building for the target into `target_dir` with the target's C compiler and
+    /// archiver, the caller's RUSTFLAGS left out.
+    fn cargo(&self, dir: &Path, target_dir: &Path) -> Command {
+        let mut cmd = Command::new(env!("CARGO"));
+        cmd.current_dir(dir)
+            .env_remove("RUSTFLAGS")
+            .env_remove("CARGO_ENCODED_RUSTFLAGS")
+            .env("CARGO_TARGET_DIR", target_dir)
+            .env(format!("CC_{}", self.env_key(false)), self.cc)
+            .env(format!("AR_{}", self.env_key(false)), self.ar);
+        cmd
+    }
+
     /// Builds the consumer of `tree`, whose TLS stack is `provider`'s, for the target, into the
     /// target's one target dir (every preset's build reuses the registry crates another built
     /// with the same features: the native libraries among them), or, where the stack's build
@@ -169,15 +209,9 @@ impl Platform {
         let kernel_headers = native_build::required_tools(&builds).contains(&BuildTool::KernelHeaders);
         let suffix = if kernel_headers { "-kernel-headers" } else { "" };
         let target_dir = scratch_root().join(format!("platform-target-{}{suffix}", self.triple));
-        let mut cmd = Command::new(env!("CARGO"));
-        cmd.current_dir(tree)
-            .env_remove("RUSTFLAGS")
-            .env_remove("CARGO_ENCODED_RUSTFLAGS")
-            .env("CARGO_TARGET_DIR", &target_dir)
-            .env("CARGO_INCREMENTAL", "0")
+        let mut cmd = self.cargo(tree, &target_dir);
+        cmd.env("CARGO_INCREMENTAL", "0")
             .env("CARGO_PROFILE_DEV_DEBUG", "false")
-            .env(format!("CC_{}", self.env_key(false)), self.cc)
-            .env(format!("AR_{}", self.env_key(false)), self.ar)
             .args(["build", "-q", "--locked", "-p", "e2e-consumer", "--no-default-features"])
             .args(["--features", "report-connections", "--target", self.triple]);
         if let Some(linker) = self.linker {
@@ -215,16 +249,11 @@ impl Platform {
     fn openssl_from_source(&self, target_dir: &Path) -> PathBuf {
         let helper = scratch_root().join(format!("openssl-from-source-{}", self.triple));
         std::fs::create_dir_all(helper.join("src")).expect("create the helper crate");
-        let manifest = "[package]\nname = \"openssl-from-source\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\
-                        publish = false\n\n[workspace]\n\n[build-dependencies]\nopenssl-src = \"=300.5.5\"\n";
-        let build_rs = "fn main() {\n    let artifacts = openssl_src::Build::new().build();\n    \
-                        let prefix = artifacts.lib_dir().parent().expect(\"the install prefix\");\n    \
-                        println!(\"cargo:rustc-env=OPENSSL_PREFIX={}\", prefix.display());\n}\n";
         assert!(self.runner.is_empty(), "{}: the OpenSSL helper runs natively only", self.triple);
         for (path, text) in [
-            ("Cargo.toml", manifest),
-            ("build.rs", build_rs),
-            ("src/main.rs", "fn main() {\n    println!(\"{}\", env!(\"OPENSSL_PREFIX\"));\n}\n"),
+            ("Cargo.toml", OPENSSL_HELPER_MANIFEST),
+            ("build.rs", OPENSSL_HELPER_BUILD),
+            ("src/main.rs", OPENSSL_HELPER_MAIN),
         ] {
             // Unchanged files keep their times, so cargo does not run OpenSSL's build again.
             let path = helper.join(path);
@@ -233,14 +262,8 @@ impl Platform {
             }
         }
         pin_lock(&helper, "openssl-from-source");
-        let mut cmd = Command::new(env!("CARGO"));
-        cmd.current_dir(&helper)
-            .env_remove("RUSTFLAGS")
-            .env_remove("CARGO_ENCODED_RUSTFLAGS")
-            .env("CARGO_TARGET_DIR", target_dir)
-            .env(format!("CC_{}", self.env_key(false)), self.cc)
-            .env(format!("AR_{}", self.env_key(false)), self.ar)
-            .args(["run", "-q", "--locked", "--target", self.triple]);
+        let mut cmd = self.cargo(&helper, target_dir);
+        cmd.args(["run", "-q", "--locked", "--target", self.triple]);
         let prefix = PathBuf::from(String::from_utf8_lossy(&run(&mut cmd).stdout).trim());
         assert!(
             prefix.join("include/openssl/ssl.h").exists(),
@@ -550,8 +573,7 @@ fn readme_s_table_of_where_each_rule_runs_is_complete_and_true() {
             let (label, targets) = part.split_once(": ").unwrap_or((part, ""));
             for target in targets.split(", ").filter(|t| !t.is_empty()) {
                 let info = cfg_expr::targets::get_builtin_target_by_triple(target).expect("a builtin target");
-                let serves = parsed.policy.all_rules().find(|r| r.scope.cfg().is_none_or(|cfg| cfg.matches(info)));
-                assert_eq!(serves.map(|r| r.name.as_str()), Some(*rule), "{preset}: {target} is not {rule}'s");
+                assert_eq!(parsed.policy.rule_for(info).name, *rule, "{preset}: {target} is not {rule}'s");
                 let evidence = suite_runs::evidence(found.stack, target);
                 match runs_label(label, preset) {
                     Some((ran_as, trust, jco)) => {
