@@ -1,5 +1,5 @@
 //! The conformance suite against the openssl provider (the system's libssl).
-#![cfg(feature = "openssl")]
+#![cfg(provider = "openssl")]
 
 use smithy_tls_test_support as support;
 

@@ -1,5 +1,5 @@
 //! The conformance suite against the rustls + aws-lc-rs provider.
-#![cfg(feature = "rustls-aws-lc")]
+#![cfg(provider = "rustls-aws-lc")]
 
 use smithy_tls_test_support as support;
 

@@ -1,7 +1,7 @@
 //! The conformance suite against the rustls + aws-lc-rs FIPS provider. It builds only alone
 //! (`--no-default-features --features rustls-aws-lc-fips,webpki`, in its own target dir: see
 //! scripts/test), so a FIPS build never shares aws-lc-rs with the other providers' tests.
-#![cfg(feature = "rustls-aws-lc-fips")]
+#![cfg(provider = "rustls-aws-lc-fips")]
 
 use smithy_tls_test_support as support;
 

@@ -1,7 +1,7 @@
 //! The conformance suite against rustls with the application's own `CryptoProvider`
 //! (`rustls-custom`): here ring's provider, handed to the runtime as an application would.
 //! Run alone (`cargo test-rustls-custom`): a build whose only provider is this one.
-#![cfg(feature = "rustls-custom")]
+#![cfg(provider = "rustls-custom")]
 
 use smithy_tls_test_support as support;
 

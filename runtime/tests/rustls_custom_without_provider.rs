@@ -1,7 +1,7 @@
 //! `rustls-custom` with no crypto provider anywhere (none handed to the runtime, no rustls
 //! process-wide default): every request fails with an error that says what to do, as a user
 //! error the SDK does not retry. (A binary of its own: nothing in it installs a provider.)
-#![cfg(feature = "rustls-custom")]
+#![cfg(provider = "rustls-custom")]
 
 use smithy_default_tls::{Error, SmithyTlsClient, TlsProvider};
 use smithy_tls_test_support::*;

@@ -1,5 +1,5 @@
 //! The conformance suite against the rustls + ring provider.
-#![cfg(feature = "rustls-ring")]
+#![cfg(provider = "rustls-ring")]
 
 use smithy_tls_test_support as support;
 

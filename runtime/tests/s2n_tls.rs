@@ -1,5 +1,5 @@
 //! The conformance suite against the s2n-tls provider.
-#![cfg(all(feature = "s2n-tls", unix))]
+#![cfg(all(provider = "s2n-tls", unix))]
 
 use smithy_tls_test_support as support;
 

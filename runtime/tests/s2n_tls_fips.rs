@@ -1,6 +1,6 @@
 //! The conformance suite against s2n-tls on the FIPS build of aws-lc. It builds only without
 //! the non-FIPS providers (`cargo test-fips`, in its own target dir: see scripts/test).
-#![cfg(all(feature = "s2n-tls-fips", unix))]
+#![cfg(all(provider = "s2n-tls-fips", unix))]
 
 use smithy_tls_test_support as support;
 

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use aws_smithy_runtime_api::client::connection::CaptureSmithyConnection;
 use aws_smithy_runtime_api::client::http::{HttpClient, HttpConnector};
 use aws_smithy_types::body::SdkBody;
-use smithy_default_tls::{CertificateProblem, ConnectionInfo, HandshakeFailure, SmithyTlsClient, TlsHandshakeError};
+use smithy_default_tls::{CertificateProblem, ChosenBy, ConnectionInfo, HandshakeFailure, SmithyTlsClient, TlsHandshakeError};
 use support::*;
 
 const MIB: u64 = 1024 * 1024;
@@ -45,6 +45,10 @@ async fn get_and_check(alpn: Alpn, len: u64, expect_alpn: &str) {
     let info = response.extension::<ConnectionInfo>().cloned().expect("connection info in extensions");
     let tls = info.tls.expect("TLS info");
     assert_eq!(tls.provider, PROVIDER);
+    // Under the application's `--cfg smithy_tls` (build.rs passes its value on), the override
+    // chose the provider; otherwise the builder did.
+    let chooser = if env!("SMITHY_TLS_OVERRIDE").is_empty() { ChosenBy::Builder } else { ChosenBy::ApplicationCfg };
+    assert_eq!(tls.chosen_by, chooser, "{tls:?}");
     assert_eq!(tls.alpn, Some(expect_alpn));
     // FIPS mode is on exactly with the FIPS providers; openssl follows the system's OpenSSL
     // (tests/openssl_fips.rs).
@@ -491,7 +495,7 @@ async fn session_resumption_can_be_disabled() {
     assert_eq!(server.stats.resumed(), vec![false, false]);
 }
 
-#[cfg(feature = "webpki")]
+#[cfg(roots = "webpki")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn webpki_roots_load_and_do_not_trust_a_private_ca() {
     let ca = TestCa::new("private CA");
@@ -505,7 +509,7 @@ async fn webpki_roots_load_and_do_not_trust_a_private_ca() {
     assert_eq!(handshake.kind(), HandshakeFailure::Certificate(CertificateProblem::UnknownIssuer), "{}", error_chain(&err));
 }
 
-#[cfg(feature = "webpki")]
+#[cfg(roots = "webpki")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn webpki_roots_plus_extra_pem_trust_both() {
     let ca = TestCa::new("private CA");
