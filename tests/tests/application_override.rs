@@ -296,21 +296,30 @@ fn the_config_file_forms_set_the_override_and_rustflags_replaces_them() {
     let _ = std::fs::remove_dir_all(&tree);
 }
 
+/// A consumer build: the binary, and what cargo did for it.
+struct Built {
+    /// The binary, copied into the tree before another build replaces it.
+    binary: PathBuf,
+    /// The packages whose crates this build compiled (cargo's `fresh: false`).
+    compiled: BTreeSet<String>,
+    /// Each package's build-script output directory (where aws-lc's and ring's C builds live).
+    out_dirs: BTreeMap<String, PathBuf>,
+}
+
 /// Builds the consumer (STS and aws-config, the connection report, and `extra` features) with
-/// `value`; the binary.
-fn build_consumer(tree: &Path, value: &str, extra: &str) -> PathBuf {
+/// `value`.
+fn build_consumer(tree: &Path, value: &str, extra: &str) -> Built {
     let base = features_for(value, HOST);
     let features = if extra.is_empty() { base } else { format!("{base},{extra}") };
     build_consumer_with(tree, &rustflags(value), value, &features)
 }
 
-/// [`build_consumer`] with `flags` as RUSTFLAGS and exactly `features` (`case` names it); the
-/// binary, copied into the tree before another build replaces it.
-fn build_consumer_with(tree: &Path, flags: &str, case: &str, features: &str) -> PathBuf {
+/// [`build_consumer`] with `flags` as RUSTFLAGS and exactly `features` (`case` names it).
+fn build_consumer_with(tree: &Path, flags: &str, case: &str, features: &str) -> Built {
     // The shared target dir has one binary: each build and its copy at a time.
     static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    let out = run(&mut consumer_build_with(tree, flags, features));
+    let out = run(consumer_build_with(tree, flags, features).arg("--message-format=json-render-diagnostics"));
     // The runtime is a path crate of the tree, so cargo shows its warnings: there must be none
     // under the override (unexpected_cfgs, dead code of the providers left out).
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -322,7 +331,26 @@ fn build_consumer_with(tree: &Path, flags: &str, case: &str, features: &str) -> 
     let built = scratch_root().join("override-target").join(HOST).join("debug/e2e-consumer");
     let binary = tree.join(format!("e2e-consumer-{}", case.replace(' ', "-")));
     std::fs::copy(&built, &binary).unwrap_or_else(|e| panic!("copy {}: {e}", built.display()));
-    binary
+    let (mut compiled, mut out_dirs) = (BTreeSet::new(), BTreeMap::new());
+    for message in String::from_utf8_lossy(&out.stdout).lines() {
+        let Ok(message) = serde_json::from_str::<serde_json::Value>(message) else { continue };
+        // `registry+https://...#aws-lc-sys@0.39.1`, `path+file:///...#0.1.0` (name = directory).
+        let id = message["package_id"].as_str().unwrap_or_default();
+        let name = id.rsplit_once('#').map_or(id, |(source, spec)| match spec.split_once('@') {
+            Some((name, _)) => name,
+            None => source.rsplit('/').next().unwrap_or(source),
+        });
+        match message["reason"].as_str() {
+            Some("compiler-artifact") if message["fresh"] == false => {
+                compiled.insert(name.to_owned());
+            }
+            Some("build-script-executed") => {
+                out_dirs.insert(name.to_owned(), PathBuf::from(message["out_dir"].as_str().unwrap_or_default()));
+            }
+            _ => {}
+        }
+    }
+    Built { binary, compiled, out_dirs }
 }
 
 /// Runs the consumer against a local mock of STS with the app's own trust store; (success,
@@ -396,15 +424,28 @@ fn each_value_builds_and_runs_with_the_chosen_provider() {
     // `the_roots_override_builds_serves_and_refuses_as_documented`: each value's build is a
     // build of the whole graph (RUSTFLAGS reach every crate), so one build serves both.
     let served = [("rustls-aws-lc", "rustls 0.23"), ("s2n-tls", "s2n-tls"), ("openssl", "OpenSSL")];
+    let mut aws_lc_builds = Vec::new();
     for (value, library) in served {
-        let binary = build_consumer(&tree, value, "log-events");
-        let run = run_consumer(&tree, &binary, false);
+        let built = build_consumer(&tree, value, "log-events");
+        let run = run_consumer(&tree, &built.binary, false);
         assert_connected_with(value, &run);
         assert_announced_and_served_by(value, library, &run);
+        aws_lc_builds.extend(built.out_dirs.get("aws-lc-sys").map(|dir| (value, dir.clone())));
         println!("E2E override {value}: connected, TlsInfo provider={value} chosen_by=application library={library}");
     }
+    // README: each set of flags is a build of its own. rustls-aws-lc and s2n-tls ask for the same
+    // aws-lc-sys, yet each value compiled it (its C library too: an output directory each); going
+    // back to a value built before compiles nothing and finds that value's own aws-lc build.
+    let [(_, rustls_aws_lc), (_, s2n)] = aws_lc_builds.as_slice() else {
+        panic!("rustls-aws-lc and s2n-tls both build aws-lc-sys: {aws_lc_builds:?}")
+    };
+    assert_ne!(rustls_aws_lc, s2n, "each value has its own aws-lc build");
+    let again = build_consumer(&tree, "rustls-aws-lc", "log-events");
+    assert!(again.compiled.is_empty(), "flags built before compile nothing: {:?}", again.compiled);
+    assert_eq!(again.out_dirs.get("aws-lc-sys"), Some(rustls_aws_lc), "rustls-aws-lc's own aws-lc build is kept");
+    println!("E2E override rebuilds: aws-lc built once per value; back to rustls-aws-lc: nothing compiled");
 
-    let binary = build_consumer(&tree, "rustls-custom", "custom-crypto");
+    let binary = build_consumer(&tree, "rustls-custom", "custom-crypto").binary;
     let installed = run_consumer(&tree, &binary, true);
     assert!(installed.1.contains("CRYPTO installed=true"), "{}", installed.1);
     assert_connected_with("rustls-custom", &installed);
@@ -417,7 +458,7 @@ fn each_value_builds_and_runs_with_the_chosen_provider() {
     );
     println!("E2E override rustls-custom: connected with the app's provider; without one: {}", tail(&stderr, 1));
 
-    let binary = build_consumer(&tree, "none", "");
+    let binary = build_consumer(&tree, "none", "").binary;
     let (ok, stdout, stderr) = run_consumer(&tree, &binary, false);
     assert!(!ok, "none: the request must fail:\n{stdout}");
     assert!(stdout.contains("SDKCONFIG http_client=set"), "none: the SDK still gets the runtime's client:\n{stdout}");
@@ -458,7 +499,7 @@ fn the_rustls_024_path_under_the_rustls_aws_lc_override() {
         );
     }
 
-    let binary = build_consumer(&tree, "rustls-aws-lc", "rustls-024");
+    let binary = build_consumer(&tree, "rustls-aws-lc", "rustls-024").binary;
     let run = run_consumer(&tree, &binary, false);
     assert_connected_with("rustls-aws-lc", &run);
     assert!(
@@ -531,7 +572,7 @@ fn the_roots_override_builds_serves_and_refuses_as_documented() {
     let pair = format!("{} --cfg smithy_tls_roots=\"platform-verifier\"", rustflags("rustls-ring"));
     // The rustls-ring value's run too (see `each_value_builds_and_runs_with_the_chosen_provider`).
     let features = "report-connections,smithy-default-tls/platform-verifier,log-events";
-    let binary = build_consumer_with(&tree, &pair, "rustls-ring-platform-verifier", features);
+    let binary = build_consumer_with(&tree, &pair, "rustls-ring-platform-verifier", features).binary;
     let run = run_consumer(&tree, &binary, false);
     assert_connected_with_roots("rustls-ring", "platform-verifier", &run);
     assert_announced_and_served_by("rustls-ring", "rustls 0.23", &run);
