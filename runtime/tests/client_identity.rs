@@ -174,37 +174,70 @@ async fn a_server_that_does_not_ask_gets_no_certificate() {
     }
 }
 
+/// How the server of a refusal treats the client certificate it asks for.
+enum Asking<'a> {
+    /// Verifies it against the client CA, naming only these signature schemes where given.
+    Verifies(Option<&'a [rustls::SignatureScheme]>),
+    /// Refuses every certificate with this error, sending the alert rustls gives it.
+    RefusesAs(rustls::CertificateError),
+}
+
 /// Each refusal on both versions: in TLS 1.2 during the handshake; in TLS 1.3 the server's alert
 /// comes after the client's handshake, as the first read's error, with the same variant.
 async fn assert_refused(identity: Option<&ClientIdentity>, client_ca: &TestCa, expected: ClientCertificateProblem) {
-    assert_refused_asking_for(identity, client_ca, None, expected).await;
+    assert_refused_asking_for(identity, client_ca, Asking::Verifies(None), expected).await;
 }
 
-/// [`assert_refused`] by a server whose certificate request names only `schemes`.
+/// [`assert_refused`] by a server that asks as `asking` says.
 async fn assert_refused_asking_for(
     identity: Option<&ClientIdentity>,
     client_ca: &TestCa,
-    schemes: Option<&[rustls::SignatureScheme]>,
+    asking: Asking<'_>,
     expected: ClientCertificateProblem,
 ) {
     let server_ca = TestCa::new("server CA");
     for provider in providers() {
         for (version, versions) in tls13_and_12() {
             let leaf = server_ca.leaf(&["localhost"]);
-            let server = TestServer::start_requiring_client_auth_with_schemes(
-                &leaf,
-                Alpn::H2AndHttp1,
-                &client_ca.pem,
-                versions,
-                schemes,
-            )
-            .await;
+            let server = match &asking {
+                Asking::Verifies(schemes) => {
+                    TestServer::start_requiring_client_auth_with_schemes(
+                        &leaf,
+                        Alpn::H2AndHttp1,
+                        &client_ca.pem,
+                        versions,
+                        *schemes,
+                    )
+                    .await
+                }
+                Asking::RefusesAs(refusal) => {
+                    let (alpn, ca) = (Alpn::H2AndHttp1, &client_ca.pem);
+                    TestServer::start_refusing_client_certificates(&leaf, alpn, ca, versions, refusal.clone()).await
+                }
+            };
             let client = client(provider, &server_ca.pem, identity);
             let result = call(&client, &bounded(), get(&server.url("/"))).await;
             let err = result.map(|r| r.status()).expect_err(&format!("{provider} {version}: refused"));
             let case = format!("{provider} {version}: {}", error_chain(&err));
             assert_eq!(client_certificate_problem(&err, &case), Some(expected), "{case}");
         }
+    }
+}
+
+/// The server's own verdict, as its alert names it: `certificate_revoked` is `Revoked`;
+/// `access_denied` and `certificate_unknown` are `Rejected`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_servers_verdict_is_named_by_its_alert() {
+    use rustls::CertificateError as Why;
+    let ca = TestCa::new("client CA");
+    let identity = identity_for(&ca, &KeyPair::generate().expect("key"));
+    let verdicts = [
+        (Why::Revoked, ClientCertificateProblem::Revoked),
+        (Why::ApplicationVerificationFailure, ClientCertificateProblem::Rejected),
+        (Why::Other(rustls::OtherError(std::sync::Arc::new(std::fmt::Error))), ClientCertificateProblem::Rejected),
+    ];
+    for (why, expected) in verdicts {
+        assert_refused_asking_for(Some(&identity), &ca, Asking::RefusesAs(why), expected).await;
     }
 }
 
@@ -231,7 +264,13 @@ async fn a_key_that_cannot_sign_any_scheme_the_server_takes_says_so() {
     let ca = TestCa::new("client CA");
     let identity = identity_for(&ca, &KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).expect("P-256"));
     let rsa_only = [S::RSA_PSS_SHA256, S::RSA_PSS_SHA384, S::RSA_PKCS1_SHA256];
-    assert_refused_asking_for(Some(&identity), &ca, Some(&rsa_only), ClientCertificateProblem::KeyCannotSign).await;
+    assert_refused_asking_for(
+        Some(&identity),
+        &ca,
+        Asking::Verifies(Some(&rsa_only)),
+        ClientCertificateProblem::KeyCannotSign,
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -97,6 +97,69 @@ pub fn server_config_requiring_client_auth_with_schemes(
     server_config_verifying_clients(identity, alpn, crypto, versions, verifier)
 }
 
+/// [`server_config_requiring_client_auth`] whose verifier asks for a certificate from a CA of
+/// `client_ca_pem` and refuses every one it gets with `refusal`, sending the alert rustls gives
+/// that error (`Revoked`: `certificate_revoked`; `ApplicationVerificationFailure`:
+/// `access_denied`; `Other`: `certificate_unknown`).
+pub fn server_config_refusing_client_certificates(
+    identity: &ServerIdentity,
+    alpn: Alpn,
+    crypto: Arc<CryptoProvider>,
+    client_ca_pem: &str,
+    versions: &[&'static rustls::SupportedProtocolVersion],
+    refusal: rustls::CertificateError,
+) -> rustls::ServerConfig {
+    let roots = Arc::new(root_store(client_ca_pem));
+    let inner = rustls::server::WebPkiClientVerifier::builder_with_provider(roots, Arc::clone(&crypto))
+        .build()
+        .expect("client verifier");
+    server_config_verifying_clients(identity, alpn, crypto, versions, Arc::new(Refusing { inner, refusal }))
+}
+
+/// A client verifier that asks as `inner` does and refuses every certificate with `refusal`.
+#[derive(Debug)]
+struct Refusing {
+    inner: Arc<dyn rustls::server::danger::ClientCertVerifier>,
+    refusal: rustls::CertificateError,
+}
+
+impl rustls::server::danger::ClientCertVerifier for Refusing {
+    fn root_hint_subjects(&self) -> &[rustls::DistinguishedName] {
+        self.inner.root_hint_subjects()
+    }
+
+    fn verify_client_cert(
+        &self,
+        _end_entity: &rustls::pki_types::CertificateDer<'_>,
+        _intermediates: &[rustls::pki_types::CertificateDer<'_>],
+        _now: rustls::pki_types::UnixTime,
+    ) -> Result<rustls::server::danger::ClientCertVerified, rustls::Error> {
+        Err(rustls::Error::InvalidCertificate(self.refusal.clone()))
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &rustls::pki_types::CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        self.inner.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &rustls::pki_types::CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        self.inner.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+        self.inner.supported_verify_schemes()
+    }
+}
+
 /// A rustls server configuration for `identity` offering `alpn` and `versions`, whose client
 /// certificates `verifier` asks for and checks.
 pub(crate) fn server_config_verifying_clients(

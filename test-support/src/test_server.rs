@@ -11,7 +11,10 @@ use hyper::service::service_fn;
 use hyper::{Request, Response};
 use tokio::net::TcpListener;
 
-use crate::https::{http_builder, server_config, server_config_requiring_client_auth_with_schemes, Alpn, HttpsServer};
+use crate::https::{
+    http_builder, server_config, server_config_refusing_client_certificates,
+    server_config_requiring_client_auth_with_schemes, Alpn, HttpsServer,
+};
 use crate::{Digest, PatternBody, ServerIdentity};
 
 /// An HTTPS server on 127.0.0.1 (rustls with ring) serving:
@@ -61,6 +64,22 @@ impl TestServer {
         let crypto = crate::https::ring_crypto();
         let config =
             server_config_requiring_client_auth_with_schemes(identity, alpn, crypto, client_ca_pem, versions, schemes);
+        TestServer(HttpsServer::start(config, http_builder(), || service_fn(handle)).await)
+    }
+
+    /// Starts the server with `identity`, offering `alpn` and `versions`, asking for a client
+    /// certificate from a CA of `client_ca_pem` and refusing every one with `refusal` (the
+    /// alert rustls sends for it: [`server_config_refusing_client_certificates`]).
+    pub async fn start_refusing_client_certificates(
+        identity: &ServerIdentity,
+        alpn: Alpn,
+        client_ca_pem: &str,
+        versions: &[&'static rustls::SupportedProtocolVersion],
+        refusal: rustls::CertificateError,
+    ) -> TestServer {
+        let crypto = crate::https::ring_crypto();
+        let config =
+            server_config_refusing_client_certificates(identity, alpn, crypto, client_ca_pem, versions, refusal);
         TestServer(HttpsServer::start(config, http_builder(), || service_fn(handle)).await)
     }
 
