@@ -536,6 +536,29 @@ fn a_key_that_is_not_the_certificates_is_refused() {
     assert!(matches!(err, IdentityError::KeyMismatch | IdentityError::Rejected(_)), "{err:?}");
 }
 
+/// The match is found from the key's own encoding in every form that carries the public half:
+/// an RSA key (PKCS#8 and PKCS#1) and a SEC1 EC key, each against another key's certificate.
+#[test]
+fn a_mismatch_is_found_in_rsa_and_sec1_keys_too() {
+    let ca = TestCa::new("client CA");
+    let rsa_leaf = ca.client_leaf("client", &rsa_key_pair());
+    let other_rsa = rsa_key_pair().serialize_pem();
+    let other_pkcs1 = openssl_stdout(&["rsa", "-traditional"], Some(&other_rsa));
+    assert!(other_pkcs1.contains("BEGIN RSA PRIVATE KEY"), "{other_pkcs1}");
+    let ec_leaf = ca.client_leaf("client", &KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).expect("P-256"));
+    let other_ec = KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).expect("P-256").serialize_pem();
+    let other_sec1 = openssl_stdout(&["ec"], Some(&other_ec));
+    assert!(other_sec1.contains("BEGIN EC PRIVATE KEY"), "{other_sec1}");
+    for (form, cert, key) in [
+        ("RSA PKCS#8", &rsa_leaf.cert, &other_rsa),
+        ("RSA PKCS#1", &rsa_leaf.cert, &other_pkcs1),
+        ("SEC1", &ec_leaf.cert, &other_sec1),
+    ] {
+        let err = ClientIdentity::from_pem(cert, key).expect_err(form);
+        assert!(matches!(err, IdentityError::KeyMismatch), "{form}: {err:?}");
+    }
+}
+
 #[test]
 fn an_encrypted_key_is_refused_as_encrypted() {
     let ca = TestCa::new("client CA");
