@@ -445,6 +445,55 @@ async fn a_key_without_its_public_half_is_checked_by_the_provider_that_presents_
 }
 
 /// RSA under 2048 bits: a FIPS provider refuses it as not approved, typed, before any handshake.
+/// A pair the provider cannot use fails when the client prepares TLS, before its handshake:
+/// the peer it connected to reads not one byte (no ClientHello) before the client hangs up.
+/// (ring loads no EC key without its public half; the other providers find such a key apart
+/// from the certificate.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pair_the_provider_cannot_use_fails_before_any_handshake() {
+    use tokio::io::AsyncReadExt;
+    let client_ca = OpensslCa::new();
+    let files = client_ca.client_leaf("bare", KeySpec::EcP256, false);
+    let bare = openssl_stdout(&["ec", "-no_public"], Some(&files.key_pem()));
+    let other = client_ca.client_leaf("other", KeySpec::EcP256, false);
+    let other_bare = openssl_stdout(&["ec", "-no_public"], Some(&other.key_pem()));
+    let right = ClientIdentity::from_pem(files.chain_pem(), &bare).expect("a bare key is taken");
+    let wrong = ClientIdentity::from_pem(files.chain_pem(), &other_bare).expect("nothing to compare it with here");
+    for provider in providers() {
+        let ring = provider.name() == "rustls-ring";
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1");
+        let port = listener.local_addr().expect("local addr").port();
+        // Once the client has its answer, a connection it made is in the accept queue; none is
+        // fine too (nothing was sent).
+        let (done, client_done) = tokio::sync::oneshot::channel::<()>();
+        let peer = tokio::spawn(async move {
+            let mut tcp = tokio::select! {
+                biased;
+                accepted = listener.accept() => accepted.expect("accept").0,
+                _ = client_done => return Ok(0),
+            };
+            let mut seen = Vec::new();
+            let read = tokio::time::timeout(Duration::from_secs(30), tcp.read_to_end(&mut seen)).await;
+            read.map(|_| seen.len())
+        });
+        let identity = if ring { &right } else { &wrong };
+        let url = format!("https://localhost:{port}/");
+        let err = call(&client(provider, &client_ca.pem, Some(identity)), &bounded(), get(&url))
+            .await
+            .expect_err(&format!("{provider}: the pair is refused"));
+        let refused = match tls_config_error(&err) {
+            Some(smithy_default_tls::TlsConfigError::ClientKeyRefused { .. }) => ring,
+            Some(smithy_default_tls::TlsConfigError::ClientKeyMismatch) => !ring,
+            _ => false,
+        };
+        assert!(refused, "{provider}: {}", error_chain(&err));
+        assert!(!sdk_retries(&err), "{provider}: a configuration error is not retried");
+        let _ = done.send(());
+        let read = peer.await.expect("peer task");
+        assert_eq!(read.ok(), Some(0), "{provider}: the peer read nothing before the client hung up");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rsa_under_2048_bits_is_refused_by_the_fips_providers() {
     let (server_ca, client_ca) = (OpensslCa::new(), OpensslCa::new());
