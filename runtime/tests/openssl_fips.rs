@@ -1,12 +1,14 @@
-//! `TlsInfo::fips` with the openssl provider follows the system's OpenSSL: false under a
-//! configuration without the FIPS provider, true under one whose default properties fetch from
-//! it (`default_properties = fips=yes`, how RHEL and Fedora's FIPS mode configures OpenSSL 3).
+//! The openssl provider under the system's OpenSSL in FIPS mode: `TlsInfo::fips` follows it
+//! (false without the FIPS provider, true under a configuration whose default properties fetch
+//! from it, `default_properties = fips=yes`, how RHEL and Fedora's FIPS mode configures OpenSSL
+//! 3), and a client identity whose key type FIPS does not approve is refused before the
+//! handshake, while an approved one is presented.
 //!
-//! The FIPS case needs OpenSSL's FIPS module (`fips.so` in the modules directory) and runs
-//! `openssl fipsinstall` for its configuration. Where the module is missing (Debian and Ubuntu
-//! ship none in their packages) the test says so loudly on stderr, with a banner, and checks
-//! only the non-FIPS case: it cannot show FIPS mode there, and does not pretend to.
-//! Each configuration runs in a child process (OpenSSL reads its configuration once).
+//! The FIPS cases need OpenSSL's FIPS module: the system's (`fips.so` in `openssl version -m`'s
+//! directory) where it has one, else OpenSSL 3.0.8's built from source
+//! (`smithy_tls_test_support::openssl_fips_module`; Debian and Ubuntu ship none). The test runs
+//! `openssl fipsinstall` for the module's configuration. Each configuration runs in a child
+//! process (OpenSSL reads its configuration once).
 #![cfg(feature = "openssl")]
 
 use std::path::{Path, PathBuf};
@@ -25,14 +27,15 @@ fn modules_dir() -> Option<PathBuf> {
     Some(PathBuf::from(dir))
 }
 
-/// Runs the ignored case `case` in a child with `OPENSSL_CONF` = `conf` (or unset).
-fn in_child(case: &str, conf: Option<&Path>) {
+/// Runs the ignored case `case` in a child with `OPENSSL_CONF` = `conf` and `OPENSSL_MODULES`
+/// = `modules` (or neither).
+fn in_child(case: &str, fips: Option<(&Path, &Path)>) {
     let exe = std::env::current_exe().expect("test binary");
     let mut command = Command::new(exe);
     command.args([case, "--exact", "--ignored", "--nocapture"]).env(CHILD, "1");
-    match conf {
-        Some(conf) => command.env("OPENSSL_CONF", conf),
-        None => command.env_remove("OPENSSL_CONF"),
+    match fips {
+        Some((conf, modules)) => command.env("OPENSSL_CONF", conf).env("OPENSSL_MODULES", modules),
+        None => command.env_remove("OPENSSL_CONF").env_remove("OPENSSL_MODULES"),
     };
     let output = command.output().expect("run the child");
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -58,31 +61,20 @@ async fn fips_of_a_connection() -> bool {
     tls.fips
 }
 
+/// The directory of the FIPS module: the system's, or one built from source.
+fn fips_modules_dir() -> PathBuf {
+    match modules_dir().filter(|dir| dir.join("fips.so").is_file()) {
+        Some(system) => system,
+        None => smithy_tls_test_support::openssl_fips_module::fips_module_dir(Path::new(env!("CARGO_TARGET_TMPDIR"))),
+    }
+}
+
 #[test]
 fn fips_follows_the_system_openssl() {
     // Without the FIPS provider: not FIPS.
     in_child("case_not_fips", None);
 
-    let module = modules_dir().map(|dir| dir.join("fips.so"));
-    let Some(module) = module.filter(|m| m.is_file()) else {
-        let missing = modules_dir().map_or("no MODULESDIR".to_owned(), |d| format!("no fips.so in {}", d.display()));
-        // Straight to the process's stderr: the test harness would swallow `eprintln!` output
-        // of a passing test, and this must not pass silently.
-        let banner = format!(
-            "\n================================================================================\n\
-             FIPS NOT TESTED: this system's OpenSSL has no FIPS module ({missing}).\n\
-             TlsInfo::fips = true under OpenSSL's FIPS provider was NOT shown on this machine;\n\
-             only fips = false without it was. Run this test where the FIPS module is installed\n\
-             (RHEL/Fedora in FIPS mode, or an OpenSSL 3 built with enable-fips).\n\
-             ================================================================================\n"
-        );
-        let _ = std::io::Write::write_all(&mut std::io::stderr(), banner.as_bytes());
-        smithy_tls_test_support::skip::record(
-            "openssl_fips: TlsInfo::fips = true under OpenSSL's FIPS provider",
-            &format!("this system's OpenSSL has no FIPS module ({missing})"),
-        );
-        return;
-    };
+    let modules = fips_modules_dir();
     let dir = std::env::temp_dir().join(format!("smithy-tls-openssl-fips-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let module_conf = dir.join("fipsmodule.cnf");
@@ -90,12 +82,12 @@ fn fips_follows_the_system_openssl() {
         .env_remove("OPENSSL_CONF")
         .arg("fipsinstall")
         .arg("-module")
-        .arg(&module)
+        .arg(modules.join("fips.so"))
         .arg("-out")
         .arg(&module_conf)
         .status()
         .expect("openssl fipsinstall");
-    assert!(status.success(), "openssl fipsinstall failed for {}", module.display());
+    assert!(status.success(), "openssl fipsinstall failed for {}", modules.display());
     let conf = dir.join("openssl-fips.cnf");
     std::fs::write(
         &conf,
@@ -107,7 +99,8 @@ fn fips_follows_the_system_openssl() {
         ),
     )
     .expect("write the FIPS configuration");
-    in_child("case_fips", Some(&conf));
+    in_child("case_fips", Some((&conf, &modules)));
+    in_child("case_fips_key_types", Some((&conf, &modules)));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -127,4 +120,46 @@ async fn case_fips() {
         return;
     }
     assert!(fips_of_a_connection().await, "OpenSSL's FIPS provider is the default: TlsInfo::fips");
+}
+
+/// Under FIPS mode, an Ed25519 identity is refused as not FIPS-approved before any handshake,
+/// and an ECDSA P-256 one is presented to a server that requires it.
+#[tokio::test]
+#[ignore = "a child case of fips_follows_the_system_openssl"]
+async fn case_fips_key_types() {
+    use smithy_default_tls::{ClientIdentity, KeyType, TlsConfigError};
+    if std::env::var_os(CHILD).is_none() {
+        return;
+    }
+    let (server_ca, client_ca) = (TestCa::new("fips server CA"), TestCa::new("fips client CA"));
+    let leaf = server_ca.leaf(&["localhost"]);
+    let server =
+        TestServer::start_requiring_client_auth(&leaf, Alpn::H2AndHttp1, &client_ca.pem, rustls::DEFAULT_VERSIONS)
+            .await;
+    let client = |key: &rcgen::KeyPair| {
+        let pem = client_ca.client_leaf("client", key);
+        let identity = ClientIdentity::from_pem(&pem.cert, &pem.key).expect("identity");
+        let builder = SmithyTlsClient::builder().provider(TlsProvider::OpenSsl).extra_root_pem(&server_ca.pem);
+        builder.expect("CA").client_identity(identity).build().expect("client")
+    };
+
+    let ed25519 = rcgen::KeyPair::generate_for(&rcgen::PKCS_ED25519).expect("Ed25519");
+    let err = call(&client(&ed25519), &settings(None, None), get(&server.url("/"))).await.expect_err("refused");
+    let reason = match find_in_chain::<smithy_default_tls::Error>(&err) {
+        Some(smithy_default_tls::Error::TlsConfig { reason, .. }) => Some(reason),
+        _ => None,
+    };
+    assert!(
+        matches!(reason, Some(TlsConfigError::ClientKeyNotFipsApproved(KeyType::Ed25519))),
+        "{}",
+        error_chain(&err)
+    );
+    assert!(!sdk_retries(&err), "a configuration error is not retried");
+    assert!(server.stats.handshakes().is_empty(), "refused before any handshake");
+
+    let p256 = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).expect("P-256");
+    let response = call(&client(&p256), &settings(None, None), get(&server.url("/"))).await;
+    let response = response.unwrap_or_else(|e| panic!("P-256 under FIPS: {}", error_chain(&e)));
+    let tls = response.extension::<ConnectionInfo>().and_then(|i| i.tls).expect("TLS info");
+    assert!(tls.fips && tls.client_certificate_sent, "{tls:?}");
 }

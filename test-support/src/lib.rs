@@ -8,6 +8,8 @@
 //! - [`faulty`]: servers that fail on the wire in one chosen way (bodies cut short or reset,
 //!   stalls, idle connections closed, h2 RST_STREAM and GOAWAY);
 //! - [`openssl`]: `openssl s_server` as an outside TLS peer, for what rustls cannot serve;
+//! - [`openssl_fips_module`]: OpenSSL 3.0.8's FIPS provider built from source where the system
+//!   has none;
 //! - [`proxy`]: an HTTP proxy (CONNECT tunnels, forwarding) that can demand credentials or refuse;
 //! - [`raw_peer`]: peers that break TLS below any TLS library (garbage, closing mid-handshake)
 //!   and read the client's ClientHello;
@@ -24,6 +26,7 @@
 
 pub mod cargo_tree;
 pub mod fs;
+pub mod openssl_fips_module;
 pub mod regenerate;
 pub mod skip;
 pub mod text;
