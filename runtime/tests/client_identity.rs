@@ -225,7 +225,8 @@ async fn assert_refused_asking_for(
 }
 
 /// The server's own verdict, as its alert names it: `certificate_revoked` is `Revoked`;
-/// `access_denied` and `certificate_unknown` are `Rejected`.
+/// `access_denied`, `bad_certificate`, `unsupported_certificate` and `certificate_unknown` are
+/// `Rejected`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_servers_verdict_is_named_by_its_alert() {
     use rustls::CertificateError as Why;
@@ -234,6 +235,8 @@ async fn a_servers_verdict_is_named_by_its_alert() {
     let verdicts = [
         (Why::Revoked, ClientCertificateProblem::Revoked),
         (Why::ApplicationVerificationFailure, ClientCertificateProblem::Rejected),
+        (Why::NotValidForName, ClientCertificateProblem::Rejected),
+        (Why::InvalidPurpose, ClientCertificateProblem::Rejected),
         (Why::Other(rustls::OtherError(std::sync::Arc::new(std::fmt::Error))), ClientCertificateProblem::Rejected),
     ];
     for (why, expected) in verdicts {
@@ -392,6 +395,25 @@ async fn each_curve_and_an_intermediate_are_presented_by_every_provider_that_can
     }
 }
 
+/// A P-256 leaf of `client_ca` with its key written without the public half (SEC1, `-no_public`),
+/// as the identity that fits (`right`) and with another leaf's key written so (`wrong`).
+struct BareKeys {
+    files: smithy_tls_test_support::openssl::OpensslLeaf,
+    other: smithy_tls_test_support::openssl::OpensslLeaf,
+    right: ClientIdentity,
+    wrong: ClientIdentity,
+}
+
+fn bare_keys(client_ca: &OpensslCa) -> BareKeys {
+    let files = client_ca.client_leaf("bare", KeySpec::EcP256, false);
+    let bare = openssl_stdout(&["ec", "-no_public"], Some(&files.key_pem()));
+    let other = client_ca.client_leaf("other", KeySpec::EcP256, false);
+    let other_bare = openssl_stdout(&["ec", "-no_public"], Some(&other.key_pem()));
+    let right = ClientIdentity::from_pem(files.chain_pem(), &bare).expect("a bare key is taken");
+    let wrong = ClientIdentity::from_pem(files.chain_pem(), &other_bare).expect("nothing to compare it with here");
+    BareKeys { files, other, right, wrong }
+}
+
 /// A key whose encoding carries no public half (SEC1 written with `-no_public`):
 /// `ClientIdentity::from_pem` cannot compare it with the certificate, so the provider's own
 /// crypto does when the client is prepared. The right key is sent; another is refused as
@@ -399,12 +421,7 @@ async fn each_curve_and_an_intermediate_are_presented_by_every_provider_that_can
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_key_without_its_public_half_is_checked_by_the_provider_that_presents_it() {
     let (server_ca, client_ca) = (OpensslCa::new(), OpensslCa::new());
-    let files = client_ca.client_leaf("bare", KeySpec::EcP256, false);
-    let bare = openssl_stdout(&["ec", "-no_public"], Some(&files.key_pem()));
-    let other = client_ca.client_leaf("other", KeySpec::EcP256, false);
-    let other_bare = openssl_stdout(&["ec", "-no_public"], Some(&other.key_pem()));
-    let right = ClientIdentity::from_pem(files.chain_pem(), &bare).expect("a bare key is taken");
-    let wrong = ClientIdentity::from_pem(files.chain_pem(), &other_bare).expect("nothing to compare it with here");
+    let BareKeys { files, other, right, wrong } = bare_keys(&client_ca);
     for provider in providers() {
         // ring loads no EC key without its public half: refused as such, typed, either way.
         if provider.name() == "rustls-ring" {
@@ -444,7 +461,6 @@ async fn a_key_without_its_public_half_is_checked_by_the_provider_that_presents_
     assert!(matches!(err, IdentityError::KeyMismatch), "{err:?}");
 }
 
-/// RSA under 2048 bits: a FIPS provider refuses it as not approved, typed, before any handshake.
 /// A pair the provider cannot use fails when the client prepares TLS, before its handshake:
 /// the peer it connected to reads not one byte (no ClientHello) before the client hangs up.
 /// (ring loads no EC key without its public half; the other providers find such a key apart
@@ -453,12 +469,7 @@ async fn a_key_without_its_public_half_is_checked_by_the_provider_that_presents_
 async fn a_pair_the_provider_cannot_use_fails_before_any_handshake() {
     use tokio::io::AsyncReadExt;
     let client_ca = OpensslCa::new();
-    let files = client_ca.client_leaf("bare", KeySpec::EcP256, false);
-    let bare = openssl_stdout(&["ec", "-no_public"], Some(&files.key_pem()));
-    let other = client_ca.client_leaf("other", KeySpec::EcP256, false);
-    let other_bare = openssl_stdout(&["ec", "-no_public"], Some(&other.key_pem()));
-    let right = ClientIdentity::from_pem(files.chain_pem(), &bare).expect("a bare key is taken");
-    let wrong = ClientIdentity::from_pem(files.chain_pem(), &other_bare).expect("nothing to compare it with here");
+    let BareKeys { right, wrong, .. } = bare_keys(&client_ca);
     for provider in providers() {
         let ring = provider.name() == "rustls-ring";
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1");
@@ -494,6 +505,7 @@ async fn a_pair_the_provider_cannot_use_fails_before_any_handshake() {
     }
 }
 
+/// RSA under 2048 bits: a FIPS provider refuses it as not approved, typed, before any handshake.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rsa_under_2048_bits_is_refused_by_the_fips_providers() {
     let (server_ca, client_ca) = (OpensslCa::new(), OpensslCa::new());

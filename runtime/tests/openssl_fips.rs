@@ -9,7 +9,7 @@
 //! (`smithy_tls_test_support::openssl_fips_module`; Debian and Ubuntu ship none). The test runs
 //! `openssl fipsinstall` for the module's configuration. Each configuration runs in a child
 //! process (OpenSSL reads its configuration once).
-#![cfg(feature = "openssl")]
+#![cfg(provider = "openssl")]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -122,8 +122,8 @@ async fn case_fips() {
     assert!(fips_of_a_connection().await, "OpenSSL's FIPS provider is the default: TlsInfo::fips");
 }
 
-/// Under FIPS mode, an Ed25519 identity is refused as not FIPS-approved before any handshake,
-/// and an ECDSA P-256 one is presented to a server that requires it.
+/// Under FIPS mode, Ed25519 and RSA-1024 identities are refused as not FIPS-approved before any
+/// handshake, and an ECDSA P-256 one is presented to a server that requires it.
 #[tokio::test]
 #[ignore = "a child case of fips_follows_the_system_openssl"]
 async fn case_fips_key_types() {
@@ -136,29 +136,38 @@ async fn case_fips_key_types() {
     let server =
         TestServer::start_requiring_client_auth(&leaf, Alpn::H2AndHttp1, &client_ca.pem, rustls::DEFAULT_VERSIONS)
             .await;
-    let client = |key: &rcgen::KeyPair| {
-        let pem = client_ca.client_leaf("client", key);
-        let identity = ClientIdentity::from_pem(&pem.cert, &pem.key).expect("identity");
+    let bounded = settings(Some(std::time::Duration::from_secs(30)), Some(std::time::Duration::from_secs(30)));
+    let client = |identity: ClientIdentity| {
         let builder = SmithyTlsClient::builder().provider(TlsProvider::OpenSsl).extra_root_pem(&server_ca.pem);
         builder.expect("CA").client_identity(identity).build().expect("client")
     };
-
-    let ed25519 = rcgen::KeyPair::generate_for(&rcgen::PKCS_ED25519).expect("Ed25519");
-    let err = call(&client(&ed25519), &settings(None, None), get(&server.url("/"))).await.expect_err("refused");
-    let reason = match find_in_chain::<smithy_default_tls::Error>(&err) {
-        Some(smithy_default_tls::Error::TlsConfig { reason, .. }) => Some(reason),
-        _ => None,
+    let from_rcgen = |key: &rcgen::KeyPair| {
+        let pem = client_ca.client_leaf("client", key);
+        ClientIdentity::from_pem(&pem.cert, &pem.key).expect("identity")
     };
-    assert!(
-        matches!(reason, Some(TlsConfigError::ClientKeyNotFipsApproved(KeyType::Ed25519))),
-        "{}",
-        error_chain(&err)
-    );
-    assert!(!sdk_retries(&err), "a configuration error is not retried");
-    assert!(server.stats.handshakes().is_empty(), "refused before any handshake");
 
-    let p256 = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).expect("P-256");
-    let response = call(&client(&p256), &settings(None, None), get(&server.url("/"))).await;
+    // RSA-1024 from the `openssl` command, which runs without this process's FIPS configuration.
+    let rsa_ca = smithy_tls_test_support::openssl::OpensslCa::new();
+    let rsa = rsa_ca.client_leaf("rsa1024", smithy_tls_test_support::openssl::KeySpec::Rsa(1024), false);
+    let rsa = ClientIdentity::from_pem(rsa.chain_pem(), rsa.key_pem()).expect("an RSA-1024 identity");
+    let ed25519 = from_rcgen(&rcgen::KeyPair::generate_for(&rcgen::PKCS_ED25519).expect("Ed25519"));
+    for (identity, key_type) in [(ed25519, KeyType::Ed25519), (rsa, KeyType::Rsa { bits: 1024 })] {
+        let err = call(&client(identity), &bounded, get(&server.url("/"))).await.expect_err("refused");
+        let reason = match find_in_chain::<smithy_default_tls::Error>(&err) {
+            Some(smithy_default_tls::Error::TlsConfig { reason, .. }) => Some(reason),
+            _ => None,
+        };
+        assert!(
+            matches!(reason, Some(TlsConfigError::ClientKeyNotFipsApproved(k)) if *k == key_type),
+            "{key_type:?}: {}",
+            error_chain(&err)
+        );
+        assert!(!sdk_retries(&err), "a configuration error is not retried");
+    }
+    assert!(server.stats.handshakes().is_empty(), "refused before any handshake was completed");
+
+    let p256 = from_rcgen(&rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).expect("P-256"));
+    let response = call(&client(p256), &bounded, get(&server.url("/"))).await;
     let response = response.unwrap_or_else(|e| panic!("P-256 under FIPS: {}", error_chain(&e)));
     let tls = response.extension::<ConnectionInfo>().and_then(|i| i.tls).expect("TLS info");
     assert!(tls.fips && tls.client_certificate_sent, "{tls:?}");

@@ -86,13 +86,10 @@ pub fn server_config_requiring_client_auth_with_schemes(
     versions: &[&'static rustls::SupportedProtocolVersion],
     schemes: Option<&[rustls::SignatureScheme]>,
 ) -> rustls::ServerConfig {
-    let roots = Arc::new(root_store(client_ca_pem));
-    let webpki = rustls::server::WebPkiClientVerifier::builder_with_provider(roots, Arc::clone(&crypto))
-        .build()
-        .expect("client verifier");
+    let webpki = webpki_client_verifier(client_ca_pem, &crypto);
     let verifier: Arc<dyn rustls::server::danger::ClientCertVerifier> = match schemes {
         None => webpki,
-        Some(schemes) => Arc::new(OnlySchemes { inner: webpki, schemes: schemes.to_vec() }),
+        Some(schemes) => Arc::new(Asking { inner: webpki, schemes: Some(schemes.to_vec()), refusal: None }),
     };
     server_config_verifying_clients(identity, alpn, crypto, versions, verifier)
 }
@@ -109,55 +106,9 @@ pub fn server_config_refusing_client_certificates(
     versions: &[&'static rustls::SupportedProtocolVersion],
     refusal: rustls::CertificateError,
 ) -> rustls::ServerConfig {
-    let roots = Arc::new(root_store(client_ca_pem));
-    let inner = rustls::server::WebPkiClientVerifier::builder_with_provider(roots, Arc::clone(&crypto))
-        .build()
-        .expect("client verifier");
-    server_config_verifying_clients(identity, alpn, crypto, versions, Arc::new(Refusing { inner, refusal }))
-}
-
-/// A client verifier that asks as `inner` does and refuses every certificate with `refusal`.
-#[derive(Debug)]
-struct Refusing {
-    inner: Arc<dyn rustls::server::danger::ClientCertVerifier>,
-    refusal: rustls::CertificateError,
-}
-
-impl rustls::server::danger::ClientCertVerifier for Refusing {
-    fn root_hint_subjects(&self) -> &[rustls::DistinguishedName] {
-        self.inner.root_hint_subjects()
-    }
-
-    fn verify_client_cert(
-        &self,
-        _end_entity: &rustls::pki_types::CertificateDer<'_>,
-        _intermediates: &[rustls::pki_types::CertificateDer<'_>],
-        _now: rustls::pki_types::UnixTime,
-    ) -> Result<rustls::server::danger::ClientCertVerified, rustls::Error> {
-        Err(rustls::Error::InvalidCertificate(self.refusal.clone()))
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &rustls::pki_types::CertificateDer<'_>,
-        dss: &rustls::DigitallySignedStruct,
-    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
-        self.inner.verify_tls12_signature(message, cert, dss)
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &rustls::pki_types::CertificateDer<'_>,
-        dss: &rustls::DigitallySignedStruct,
-    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
-        self.inner.verify_tls13_signature(message, cert, dss)
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
-        self.inner.supported_verify_schemes()
-    }
+    let inner = webpki_client_verifier(client_ca_pem, &crypto);
+    let verifier = Arc::new(Asking { inner, schemes: None, refusal: Some(refusal) });
+    server_config_verifying_clients(identity, alpn, crypto, versions, verifier)
 }
 
 /// A rustls server configuration for `identity` offering `alpn` and `versions`, whose client
@@ -179,6 +130,17 @@ pub(crate) fn server_config_verifying_clients(
     config
 }
 
+/// rustls's webpki client verifier over the CAs of `client_ca_pem`, with `crypto`.
+fn webpki_client_verifier(
+    client_ca_pem: &str,
+    crypto: &Arc<CryptoProvider>,
+) -> Arc<dyn rustls::server::danger::ClientCertVerifier> {
+    let roots = Arc::new(root_store(client_ca_pem));
+    rustls::server::WebPkiClientVerifier::builder_with_provider(roots, Arc::clone(crypto))
+        .build()
+        .expect("client verifier")
+}
+
 /// The certificates of `pem` (one or more CAs) as a rustls root store.
 pub(crate) fn root_store(pem: &str) -> rustls::RootCertStore {
     use rustls::pki_types::pem::PemObject;
@@ -189,15 +151,29 @@ pub(crate) fn root_store(pem: &str) -> rustls::RootCertStore {
     roots
 }
 
-/// A client verifier that asks for signatures in `schemes` only, and refuses any other as a
-/// strict server does (rustls's server itself would take any scheme its verifier can check).
+/// A client verifier that asks as `inner` does, for signatures in `schemes` only where given
+/// (refusing any other as a strict server does: rustls's server itself would take any scheme its
+/// verifier can check), and refuses every certificate with `refusal` where given.
 #[derive(Debug)]
-struct OnlySchemes {
+struct Asking {
     inner: Arc<dyn rustls::server::danger::ClientCertVerifier>,
-    schemes: Vec<rustls::SignatureScheme>,
+    schemes: Option<Vec<rustls::SignatureScheme>>,
+    refusal: Option<rustls::CertificateError>,
 }
 
-impl rustls::server::danger::ClientCertVerifier for OnlySchemes {
+impl Asking {
+    /// Refuses a signature in a scheme the certificate request did not name.
+    fn check_scheme(&self, dss: &rustls::DigitallySignedStruct) -> Result<(), rustls::Error> {
+        match &self.schemes {
+            Some(schemes) if !schemes.contains(&dss.scheme) => {
+                Err(rustls::Error::PeerMisbehaved(rustls::PeerMisbehaved::SignedHandshakeWithUnadvertisedSigScheme))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+impl rustls::server::danger::ClientCertVerifier for Asking {
     fn root_hint_subjects(&self) -> &[rustls::DistinguishedName] {
         self.inner.root_hint_subjects()
     }
@@ -208,7 +184,10 @@ impl rustls::server::danger::ClientCertVerifier for OnlySchemes {
         intermediates: &[rustls::pki_types::CertificateDer<'_>],
         now: rustls::pki_types::UnixTime,
     ) -> Result<rustls::server::danger::ClientCertVerified, rustls::Error> {
-        self.inner.verify_client_cert(end_entity, intermediates, now)
+        match &self.refusal {
+            Some(refusal) => Err(rustls::Error::InvalidCertificate(refusal.clone())),
+            None => self.inner.verify_client_cert(end_entity, intermediates, now),
+        }
     }
 
     fn verify_tls12_signature(
@@ -217,11 +196,7 @@ impl rustls::server::danger::ClientCertVerifier for OnlySchemes {
         cert: &rustls::pki_types::CertificateDer<'_>,
         dss: &rustls::DigitallySignedStruct,
     ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
-        if !self.schemes.contains(&dss.scheme) {
-            return Err(rustls::Error::PeerMisbehaved(
-                rustls::PeerMisbehaved::SignedHandshakeWithUnadvertisedSigScheme,
-            ));
-        }
+        self.check_scheme(dss)?;
         self.inner.verify_tls12_signature(message, cert, dss)
     }
 
@@ -231,16 +206,12 @@ impl rustls::server::danger::ClientCertVerifier for OnlySchemes {
         cert: &rustls::pki_types::CertificateDer<'_>,
         dss: &rustls::DigitallySignedStruct,
     ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
-        if !self.schemes.contains(&dss.scheme) {
-            return Err(rustls::Error::PeerMisbehaved(
-                rustls::PeerMisbehaved::SignedHandshakeWithUnadvertisedSigScheme,
-            ));
-        }
+        self.check_scheme(dss)?;
         self.inner.verify_tls13_signature(message, cert, dss)
     }
 
     fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
-        self.schemes.clone()
+        self.schemes.clone().unwrap_or_else(|| self.inner.supported_verify_schemes())
     }
 }
 

@@ -4,7 +4,7 @@
 //! `OPENSSL_MODULES`.
 //!
 //! A helper crate does the build in its build script (`Configure enable-fips`, then only
-//! `providers/fips.so`: about 25 s on two cores), from the committed lock
+//! `providers/fips.so`), from the committed lock
 //! `tests/locks/openssl-fips-module.lock`; cargo keeps the result, so later runs reuse it.
 
 use std::path::{Path, PathBuf};

@@ -205,6 +205,23 @@ pub fn host_triple() -> String {
         .to_owned()
 }
 
+/// The package name in a cargo package id (cargo's JSON messages): `registry+URL#name@1.2.3`,
+/// `path+file:///x/dir#name@1.2.3`, or `path+file:///x/name#1.2.3` (the directory's name is the
+/// package's).
+///
+/// ```
+/// use smithy_tls_e2e::package_name;
+/// assert_eq!(package_name("path+file:///tmp/w/dir#my-crate@0.1.0"), "my-crate");
+/// assert_eq!(package_name("path+file:///tmp/w/smithy-default-tls#0.1.0"), "smithy-default-tls");
+/// ```
+pub fn package_name(id: &str) -> String {
+    let (url, fragment) = id.split_once('#').unwrap_or((id, ""));
+    match fragment.split_once('@') {
+        Some((name, _)) => name.to_owned(),
+        None => url.rsplit('/').next().unwrap_or(url).to_owned(),
+    }
+}
+
 /// The last `lines` lines of `text`.
 pub fn tail(text: &str, lines: usize) -> String {
     let all: Vec<&str> = text.lines().collect();

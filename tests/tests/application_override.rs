@@ -26,8 +26,8 @@ use std::process::Command;
 use smithy_tls_codegen::model::Provider;
 use smithy_tls_codegen::native_build::libraries;
 use smithy_tls_e2e::{
-    consumer_command, pin_lock, prepare_sdk_tree, rule_provider, run, scratch_root, smithy_tls_binary, tail, MockRun,
-    PUBLISHED, PUBLISHED_REWRITTEN_LOCK,
+    consumer_command, package_name, pin_lock, prepare_sdk_tree, rule_provider, run, scratch_root, smithy_tls_binary,
+    tail, MockRun, PUBLISHED, PUBLISHED_REWRITTEN_LOCK,
 };
 
 /// The targets whose graphs are checked for every value.
@@ -302,8 +302,11 @@ struct Built {
     binary: PathBuf,
     /// The packages whose crates this build compiled (cargo's `fresh: false`).
     compiled: BTreeSet<String>,
-    /// Each package's build-script output directory (where aws-lc's and ring's C builds live).
-    out_dirs: BTreeMap<String, PathBuf>,
+    /// The packages whose crates it found built (`fresh: true`).
+    fresh: BTreeSet<String>,
+    /// Each package's build-script output directories (where aws-lc's and ring's C builds live),
+    /// one for the target and one for the host where a package is both.
+    out_dirs: BTreeMap<String, BTreeSet<PathBuf>>,
 }
 
 /// Builds the consumer (STS and aws-config, the connection report, and `extra` features) with
@@ -331,26 +334,26 @@ fn build_consumer_with(tree: &Path, flags: &str, case: &str, features: &str) -> 
     let built = scratch_root().join("override-target").join(HOST).join("debug/e2e-consumer");
     let binary = tree.join(format!("e2e-consumer-{}", case.replace(' ', "-")));
     std::fs::copy(&built, &binary).unwrap_or_else(|e| panic!("copy {}: {e}", built.display()));
-    let (mut compiled, mut out_dirs) = (BTreeSet::new(), BTreeMap::new());
+    let (mut compiled, mut fresh, mut out_dirs) =
+        (BTreeSet::new(), BTreeSet::new(), BTreeMap::<String, BTreeSet<PathBuf>>::new());
     for message in String::from_utf8_lossy(&out.stdout).lines() {
         let Ok(message) = serde_json::from_str::<serde_json::Value>(message) else { continue };
-        // `registry+https://...#aws-lc-sys@0.39.1`, `path+file:///...#0.1.0` (name = directory).
-        let id = message["package_id"].as_str().unwrap_or_default();
-        let name = id.rsplit_once('#').map_or(id, |(source, spec)| match spec.split_once('@') {
-            Some((name, _)) => name,
-            None => source.rsplit('/').next().unwrap_or(source),
-        });
+        let name = package_name(message["package_id"].as_str().unwrap_or_default());
         match message["reason"].as_str() {
-            Some("compiler-artifact") if message["fresh"] == false => {
-                compiled.insert(name.to_owned());
+            Some("compiler-artifact") if message["fresh"] == true => {
+                fresh.insert(name);
+            }
+            Some("compiler-artifact") => {
+                compiled.insert(name);
             }
             Some("build-script-executed") => {
-                out_dirs.insert(name.to_owned(), PathBuf::from(message["out_dir"].as_str().unwrap_or_default()));
+                let dir = PathBuf::from(message["out_dir"].as_str().unwrap_or_default());
+                out_dirs.entry(name).or_default().insert(dir);
             }
             _ => {}
         }
     }
-    Built { binary, compiled, out_dirs }
+    Built { binary, compiled, fresh, out_dirs }
 }
 
 /// Runs the consumer against a local mock of STS with the app's own trust store; (success,
@@ -430,7 +433,7 @@ fn each_value_builds_and_runs_with_the_chosen_provider() {
         let run = run_consumer(&tree, &built.binary, false);
         assert_connected_with(value, &run);
         assert_announced_and_served_by(value, library, &run);
-        aws_lc_builds.extend(built.out_dirs.get("aws-lc-sys").map(|dir| (value, dir.clone())));
+        aws_lc_builds.extend(built.out_dirs.get("aws-lc-sys").map(|dirs| (value, dirs.clone())));
         println!("E2E override {value}: connected, TlsInfo provider={value} chosen_by=application library={library}");
     }
     // README: each set of flags is a build of its own. rustls-aws-lc and s2n-tls ask for the same
@@ -442,7 +445,9 @@ fn each_value_builds_and_runs_with_the_chosen_provider() {
     assert_ne!(rustls_aws_lc, s2n, "each value has its own aws-lc build");
     let again = build_consumer(&tree, "rustls-aws-lc", "log-events");
     assert!(again.compiled.is_empty(), "flags built before compile nothing: {:?}", again.compiled);
+    assert!(again.fresh.contains("aws-lc-sys"), "the rebuild found aws-lc-sys built: {:?}", again.fresh);
     assert_eq!(again.out_dirs.get("aws-lc-sys"), Some(rustls_aws_lc), "rustls-aws-lc's own aws-lc build is kept");
+    assert_eq!(rustls_aws_lc.len(), 1, "aws-lc-sys is built for the target only: {rustls_aws_lc:?}");
     println!("E2E override rebuilds: aws-lc built once per value; back to rustls-aws-lc: nothing compiled");
 
     let binary = build_consumer(&tree, "rustls-custom", "custom-crypto").binary;

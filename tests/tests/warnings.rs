@@ -37,8 +37,8 @@ use std::time::Instant;
 
 use smithy_tls_codegen::presets;
 use smithy_tls_e2e::{
-    copy_dir, fetch_published, lean_scratch_build, lock_for, pin_lock, run, scratch_root, smithy_tls_binary, tail,
-    workspace_target, PUBLISHED,
+    copy_dir, fetch_published, lean_scratch_build, lock_for, package_name, pin_lock, run, scratch_root,
+    smithy_tls_binary, tail, workspace_target, PUBLISHED,
 };
 
 /// The toolchains every variant is checked with, by role; [`pinned`] names the toolchain of each.
@@ -170,16 +170,6 @@ impl Findings {
         }
         let parts: Vec<String> = self.counts.iter().map(|((pkg, code), n)| format!("{pkg}: {n} {code}")).collect();
         format!("{} ({})", self.total(), parts.join(", "))
-    }
-}
-
-/// The package name in a cargo package id: `registry+URL#name@1.2.3`, `path+file:///x/dir#name@1.2.3`,
-/// or `path+file:///x/name#1.2.3` (the directory's name is the package's).
-fn package_name(id: &str) -> String {
-    let (url, fragment) = id.split_once('#').unwrap_or((id, ""));
-    match fragment.split_once('@') {
-        Some((name, _)) => name.to_owned(),
-        None => url.rsplit('/').next().unwrap_or(url).to_owned(),
     }
 }
 

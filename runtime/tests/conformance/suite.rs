@@ -45,9 +45,15 @@ async fn get_and_check(alpn: Alpn, len: u64, expect_alpn: &str) {
     let info = response.extension::<ConnectionInfo>().cloned().expect("connection info in extensions");
     let tls = info.tls.expect("TLS info");
     assert_eq!(tls.provider, PROVIDER);
-    // Under the application's `--cfg smithy_tls` (build.rs passes its value on), the override
-    // chose the provider; otherwise the builder did.
-    let chooser = if env!("SMITHY_TLS_OVERRIDE").is_empty() { ChosenBy::Builder } else { ChosenBy::ApplicationCfg };
+    // Under the application's `--cfg smithy_tls` or `smithy_tls_roots` (build.rs passes their
+    // values on), the override chose the stack; otherwise the builder did. A run that means to be
+    // under the cfg says which value (scripts/test), so a lost flag fails here.
+    let (tls_cfg, roots_cfg) = (env!("SMITHY_TLS_OVERRIDE"), env!("SMITHY_TLS_ROOTS_OVERRIDE"));
+    if let Some(expected) = std::env::var("SMITHY_TLS_EXPECT_OVERRIDE").ok().filter(|v| !v.is_empty()) {
+        assert_eq!(tls_cfg, expected, "this build was meant to be under --cfg smithy_tls=\"{expected}\"");
+    }
+    let override_set = !tls_cfg.is_empty() || !roots_cfg.is_empty();
+    let chooser = if override_set { ChosenBy::ApplicationCfg } else { ChosenBy::Builder };
     assert_eq!(tls.chosen_by, chooser, "{tls:?}");
     assert_eq!(tls.alpn, Some(expect_alpn));
     // FIPS mode is on exactly with the FIPS providers; openssl follows the system's OpenSSL
