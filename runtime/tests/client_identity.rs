@@ -56,21 +56,18 @@ fn is_s2n(provider: TlsProvider) -> bool {
 }
 
 /// s2n-tls takes no Ed25519 certificate, and a FIPS provider no Ed25519 key (FIPS does not
-/// approve it): each says so when the client is prepared, before any handshake.
+/// approve it): each says so when the client is prepared, before any byte of a handshake is sent.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ed25519_is_refused_plainly_by_s2n_tls_and_the_fips_providers() {
-    let (server_ca, client_ca) = (TestCa::new("server CA"), TestCa::new("client CA"));
+    let client_ca = TestCa::new("client CA");
     let identity = identity_for(&client_ca, &KeyPair::generate_for(&rcgen::PKCS_ED25519).expect("Ed25519"));
-    let server = TestServer::start(&server_ca.leaf(&["localhost"]), Alpn::H2AndHttp1).await;
     let refusing = providers().filter(|&p| is_s2n(p) || p.name().ends_with("-fips")).collect::<Vec<_>>();
     assert!(
         !refusing.is_empty()
             || !cfg!(any(feature = "s2n-tls", feature = "s2n-tls-fips", feature = "rustls-aws-lc-fips"))
     );
     for provider in refusing {
-        let err = call(&client(provider, &server_ca.pem, Some(&identity)), &bounded(), get(&server.url("/")))
-            .await
-            .expect_err("refused");
+        let err = refused_before_any_byte(provider, &identity).await;
         let refused = find_in_chain::<smithy_default_tls::Error>(&err);
         let fips = provider.name().ends_with("-fips");
         assert!(
@@ -461,47 +458,54 @@ async fn a_key_without_its_public_half_is_checked_by_the_provider_that_presents_
     assert!(matches!(err, IdentityError::KeyMismatch), "{err:?}");
 }
 
-/// A pair the provider cannot use fails when the client prepares TLS, before its handshake:
-/// the peer it connected to reads not one byte (no ClientHello) before the client hangs up.
-/// (ring loads no EC key without its public half; the other providers find such a key apart
-/// from the certificate.)
+/// A request with `identity` that must fail when the client prepares TLS, before its handshake:
+/// the peer it connects to (a plain TCP listener on 127.0.0.1) reads not one byte, no
+/// ClientHello, before the client hangs up. The request's error, which must not be retried.
+async fn refused_before_any_byte(provider: TlsProvider, identity: &ClientIdentity) -> ConnectorError {
+    use tokio::io::AsyncReadExt;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1");
+    let port = listener.local_addr().expect("local addr").port();
+    // Once the client has its answer, a connection it made is in the accept queue; none is fine
+    // too (nothing was sent).
+    let (done, client_done) = tokio::sync::oneshot::channel::<()>();
+    let peer = tokio::spawn(async move {
+        let mut tcp = tokio::select! {
+            biased;
+            accepted = listener.accept() => accepted.expect("accept").0,
+            _ = client_done => return Ok(0),
+        };
+        let mut seen = Vec::new();
+        let read = tokio::time::timeout(Duration::from_secs(30), tcp.read_to_end(&mut seen)).await;
+        read.map(|_| seen.len())
+    });
+    // Any CA: the refusal comes before a server certificate could be checked.
+    let ca = TestCa::new("unused server CA");
+    let url = format!("https://localhost:{port}/");
+    let err = call(&client(provider, &ca.pem, Some(identity)), &bounded(), get(&url))
+        .await
+        .expect_err(&format!("{provider}: the identity is refused"));
+    assert!(!sdk_retries(&err), "{provider}: a configuration error is not retried");
+    let _ = done.send(());
+    let read = peer.await.expect("peer task");
+    assert_eq!(read.ok(), Some(0), "{provider}: the peer read nothing before the client hung up");
+    err
+}
+
+/// A pair the provider cannot use fails before its handshake ([`refused_before_any_byte`]):
+/// ring loads no EC key without its public half; the other providers find such a key apart from
+/// the certificate.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pair_the_provider_cannot_use_fails_before_any_handshake() {
-    use tokio::io::AsyncReadExt;
-    let client_ca = OpensslCa::new();
-    let BareKeys { right, wrong, .. } = bare_keys(&client_ca);
+    let BareKeys { right, wrong, .. } = bare_keys(&OpensslCa::new());
     for provider in providers() {
         let ring = provider.name() == "rustls-ring";
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1");
-        let port = listener.local_addr().expect("local addr").port();
-        // Once the client has its answer, a connection it made is in the accept queue; none is
-        // fine too (nothing was sent).
-        let (done, client_done) = tokio::sync::oneshot::channel::<()>();
-        let peer = tokio::spawn(async move {
-            let mut tcp = tokio::select! {
-                biased;
-                accepted = listener.accept() => accepted.expect("accept").0,
-                _ = client_done => return Ok(0),
-            };
-            let mut seen = Vec::new();
-            let read = tokio::time::timeout(Duration::from_secs(30), tcp.read_to_end(&mut seen)).await;
-            read.map(|_| seen.len())
-        });
-        let identity = if ring { &right } else { &wrong };
-        let url = format!("https://localhost:{port}/");
-        let err = call(&client(provider, &client_ca.pem, Some(identity)), &bounded(), get(&url))
-            .await
-            .expect_err(&format!("{provider}: the pair is refused"));
+        let err = refused_before_any_byte(provider, if ring { &right } else { &wrong }).await;
         let refused = match tls_config_error(&err) {
             Some(smithy_default_tls::TlsConfigError::ClientKeyRefused { .. }) => ring,
             Some(smithy_default_tls::TlsConfigError::ClientKeyMismatch) => !ring,
             _ => false,
         };
         assert!(refused, "{provider}: {}", error_chain(&err));
-        assert!(!sdk_retries(&err), "{provider}: a configuration error is not retried");
-        let _ = done.send(());
-        let read = peer.await.expect("peer task");
-        assert_eq!(read.ok(), Some(0), "{provider}: the peer read nothing before the client hung up");
     }
 }
 
