@@ -154,3 +154,29 @@ pub fn files_with(dir: &Path, extension: &str) -> Vec<std::path::PathBuf> {
     out.sort();
     out
 }
+
+/// Writes each `(relative path, text)` of `files` under `dir` (creating directories as needed),
+/// leaving a file whose text is already that untouched, so that it keeps its modification time
+/// and cargo does not rebuild a crate made of these files.
+///
+/// ```
+/// let dir = std::env::temp_dir().join(format!("write-changed-doc-{}", std::process::id()));
+/// smithy_tls_test_support::fs::write_changed(&dir, &[("src/main.rs", "fn main() {}")]).unwrap();
+/// let time = std::fs::metadata(dir.join("src/main.rs")).unwrap().modified().unwrap();
+/// smithy_tls_test_support::fs::write_changed(&dir, &[("src/main.rs", "fn main() {}")]).unwrap();
+/// assert_eq!(std::fs::metadata(dir.join("src/main.rs")).unwrap().modified().unwrap(), time);
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// ```
+pub fn write_changed(dir: &Path, files: &[(&str, &str)]) -> io::Result<()> {
+    for (relative, text) in files {
+        let path = dir.join(relative);
+        if std::fs::read_to_string(&path).ok().as_deref() == Some(*text) {
+            continue;
+        }
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(&path, text)?;
+    }
+    Ok(())
+}

@@ -58,16 +58,10 @@ const MAIN: &str = r#"fn main() {
 /// needs the module must not pass without it.
 pub fn fips_module_dir(work_dir: &Path) -> PathBuf {
     let helper = work_dir.join("openssl-fips-module");
-    std::fs::create_dir_all(helper.join("src")).expect("create the helper crate");
     let lock = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/locks/openssl-fips-module.lock");
     let lock = std::fs::read_to_string(&lock).unwrap_or_else(|e| panic!("read {}: {e}", lock.display()));
-    for (path, text) in [("Cargo.toml", MANIFEST), ("build.rs", BUILD), ("src/main.rs", MAIN), ("Cargo.lock", &lock)] {
-        // Unchanged files keep their times, so cargo does not run the build again.
-        let path = helper.join(path);
-        if std::fs::read_to_string(&path).ok().as_deref() != Some(text) {
-            std::fs::write(&path, text).expect("write the helper crate");
-        }
-    }
+    let files = [("Cargo.toml", MANIFEST), ("build.rs", BUILD), ("src/main.rs", MAIN), ("Cargo.lock", &lock)];
+    crate::fs::write_changed(&helper, &files).expect("write the helper crate");
     let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
         .current_dir(&helper)
         .env_remove("RUSTFLAGS")

@@ -248,19 +248,14 @@ impl Platform {
     /// target's configuration), once, into `target_dir`: its install prefix, for `OPENSSL_DIR`.
     fn openssl_from_source(&self, target_dir: &Path) -> PathBuf {
         let helper = scratch_root().join(format!("openssl-from-source-{}", self.triple));
-        std::fs::create_dir_all(helper.join("src")).expect("create the helper crate");
         assert!(self.runner.is_empty(), "{}: the OpenSSL helper runs natively only", self.triple);
-        for (path, text) in [
+        // Unchanged files keep their times, so cargo does not run OpenSSL's build again.
+        let files = [
             ("Cargo.toml", OPENSSL_HELPER_MANIFEST),
             ("build.rs", OPENSSL_HELPER_BUILD),
             ("src/main.rs", OPENSSL_HELPER_MAIN),
-        ] {
-            // Unchanged files keep their times, so cargo does not run OpenSSL's build again.
-            let path = helper.join(path);
-            if std::fs::read_to_string(&path).ok().as_deref() != Some(text) {
-                std::fs::write(&path, text).expect("write the helper crate");
-            }
-        }
+        ];
+        smithy_tls_test_support::fs::write_changed(&helper, &files).expect("write the helper crate");
         pin_lock(&helper, "openssl-from-source");
         let mut cmd = self.cargo(&helper, target_dir);
         cmd.args(["run", "-q", "--locked", "--target", self.triple]);
