@@ -13,7 +13,9 @@
 //! - [`watch_certificate_requests`]: `SSL_CTX_set_cert_cb`, whose callback libssl calls on a
 //!   client when the server asks for a certificate, so that `TlsInfo` can say one was sent;
 //! - [`chose_a_signature`]: whether this end picked a signature scheme to sign with
-//!   (`SSL_get_signature_nid`, a macro over `SSL_ctrl`).
+//!   (`SSL_get_signature_nid`, a macro over `SSL_ctrl`);
+//! - `reads_ahead` (tests): whether a context reads ahead (`SSL_CTX_get_read_ahead`, a macro
+//!   over `SSL_CTX_ctrl`).
 #![allow(unsafe_code)]
 
 use std::ffi::{c_int, c_void};
@@ -188,4 +190,15 @@ pub(super) fn chose_a_signature(ssl: &SslRef) -> bool {
         openssl_sys::SSL_ctrl(ssl.as_ptr(), SSL_CTRL_GET_SIGNATURE_NID, 0, (&mut nid as *mut c_int).cast::<c_void>())
             == 1
     }
+}
+
+/// Whether contexts made by `builder` read ahead: ask the socket for all libssl's buffer holds,
+/// not a record header and then its body.
+#[cfg(test)]
+pub(super) fn reads_ahead(builder: &SslContextBuilder) -> bool {
+    /// `SSL_CTRL_GET_READ_AHEAD` in ssl.h (openssl-sys declares only the setter's).
+    const SSL_CTRL_GET_READ_AHEAD: c_int = 40;
+    // SAFETY: `builder.as_ptr()` is a live SSL_CTX for the duration of this borrow; this control
+    // only reads one of its flags.
+    unsafe { openssl_sys::SSL_CTX_ctrl(builder.as_ptr(), SSL_CTRL_GET_READ_AHEAD, 0, std::ptr::null_mut()) != 0 }
 }
