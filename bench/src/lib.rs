@@ -35,12 +35,16 @@ pub struct BenchServer {
     /// HTTP/1.1-only TLS port that requires a client certificate from its own client CA
     /// (mutual TLS); [`BenchServer::client_pem`] is one it takes.
     pub mtls: SocketAddr,
+    /// HTTP/1.1-only TLS port that never resumes a session (it issues no tickets and keeps no
+    /// session cache): every handshake on it is a full one, whatever the client offers.
+    pub full: SocketAddr,
     /// The CA that signed the server certificate, PEM.
     pub ca_pem: String,
     /// A client identity (ECDSA P-256) the mutual-TLS port takes.
     pub client_pem: support::ClientPem,
-    /// The three TLS servers (h1, h2, mutual TLS); stopped when the bench server is dropped.
-    tls: [support::HttpsServer; 3],
+    /// The four TLS servers (h1, h2, mutual TLS, full handshakes); stopped when the bench server
+    /// is dropped.
+    tls: [support::HttpsServer; 4],
 }
 
 const BLOCK: usize = 16 << 20;
@@ -132,9 +136,13 @@ impl BenchServer {
         let client_key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).expect("client key");
         let client_pem = client_ca.client_leaf("bench client", &client_key);
         let mut tls = Vec::new();
-        for (alpn, mutual) in
-            [(support::Alpn::Http1Only, false), (support::Alpn::H2AndHttp1, false), (support::Alpn::Http1Only, true)]
-        {
+        // (ALPN, client certificate required, sessions resumed): h1, h2, mtls, full.
+        for (alpn, mutual, resumes) in [
+            (support::Alpn::Http1Only, false, true),
+            (support::Alpn::H2AndHttp1, false, true),
+            (support::Alpn::Http1Only, true, true),
+            (support::Alpn::Http1Only, false, false),
+        ] {
             let mut crypto = rustls::crypto::aws_lc_rs::default_provider();
             crypto.cipher_suites = vec![rustls::crypto::aws_lc_rs::cipher_suite::TLS13_AES_128_GCM_SHA256];
             let crypto = Arc::new(crypto);
@@ -149,7 +157,12 @@ impl BenchServer {
             } else {
                 support::server_config(&identity, alpn, crypto)
             };
-            config.send_tls13_tickets = 2;
+            if resumes {
+                config.send_tls13_tickets = 2;
+            } else {
+                config.send_tls13_tickets = 0;
+                config.session_storage = Arc::new(rustls::server::NoServerSessionStorage {});
+            }
             let mut http = support::http_builder();
             if tuned {
                 http.http2()
@@ -180,11 +193,12 @@ impl BenchServer {
                 });
             }
         });
-        let tls: [support::HttpsServer; 3] = tls.try_into().unwrap_or_else(|_| unreachable!("three ports"));
+        let tls: [support::HttpsServer; 4] = tls.try_into().unwrap_or_else(|_| unreachable!("four ports"));
         BenchServer {
             h1: tls[0].addr,
             h2: tls[1].addr,
             mtls: tls[2].addr,
+            full: tls[3].addr,
             plain: plain_addr,
             ca_pem: ca.pem,
             client_pem,
@@ -192,12 +206,13 @@ impl BenchServer {
         }
     }
 
-    /// Every handshake the TLS port at `addr` (`h1`, `h2` or `mtls`) completed, in order.
+    /// Every handshake the TLS port at `addr` (`h1`, `h2`, `mtls` or `full`) completed, in order.
     pub fn handshakes(&self, addr: SocketAddr) -> Vec<Negotiated> {
         match self.tls.iter().find(|s| s.addr == addr) {
             Some(server) => server.stats.handshakes(),
             None => {
-                panic!("{addr} is not one of the bench server's TLS ports ({}, {}, {})", self.h1, self.h2, self.mtls)
+                let ports = [self.h1, self.h2, self.mtls, self.full].map(|a| a.to_string()).join(", ");
+                panic!("{addr} is not one of the bench server's TLS ports ({ports})")
             }
         }
     }

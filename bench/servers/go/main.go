@@ -3,7 +3,8 @@
 //
 // It serves what the benchmark's own server serves: `GET /obj/<n>` answers n bytes (Range
 // honoured), and a POST or PUT is read to its end before the same answer (`/obj/0`: empty).
-// It prints `SERVE h1=<addr> h2=<addr> plain=<addr>` and serves until its standard input closes.
+// It prints `SERVE h1=<addr> h2=<addr> plain=<addr> full=<addr>` and serves until its standard
+// input closes; `full` is HTTP/1.1-only and never resumes a session (no session tickets).
 //
 // Built by the benchmark with `go build` (standard library only) into the target directory.
 package main
@@ -106,10 +107,14 @@ func main() {
 	h1 := &http.Server{Handler: mux, TLSConfig: config(), TLSNextProto: map[string]func(*http.Server, *tls.Conn, http.Handler){}}
 	h2 := &http.Server{Handler: mux, TLSConfig: config()}
 	plain := &http.Server{Handler: mux}
-	l1, l2, lp := listen(), listen(), listen()
+	noTickets := config()
+	noTickets.SessionTicketsDisabled = true
+	full := &http.Server{Handler: mux, TLSConfig: noTickets, TLSNextProto: map[string]func(*http.Server, *tls.Conn, http.Handler){}}
+	l1, l2, lp, lf := listen(), listen(), listen(), listen()
 	go h1.ServeTLS(l1, "", "")
 	go h2.ServeTLS(l2, "", "")
 	go plain.Serve(lp)
-	fmt.Printf("SERVE h1=%s h2=%s plain=%s\n", l1.Addr(), l2.Addr(), lp.Addr())
+	go full.ServeTLS(lf, "", "")
+	fmt.Printf("SERVE h1=%s h2=%s plain=%s full=%s\n", l1.Addr(), l2.Addr(), lp.Addr(), lf.Addr())
 	io.Copy(io.Discard, os.Stdin)
 }

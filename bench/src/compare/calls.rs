@@ -11,7 +11,6 @@ use aws_smithy_runtime_api::client::http::SharedHttpClient;
 use bytes::Bytes;
 
 use super::contenders::{env_selects, rotated, selected_throughput_contenders, BuildUpstream, Contender, PROVIDERS};
-use super::product::{products, UPSTREAM_DEFAULT};
 use super::report::Report;
 use super::servers::{call_scenarios, Server};
 use crate::{env_number, median, min_max, post, quantile, Usage};
@@ -165,21 +164,15 @@ async fn measure(
     samples
 }
 
-/// Calls/s ours / upstream per provider and scenario, and each preset's Linux provider /
-/// upstream's default, round by round (clients interleave within a round), into the report's
-/// per-server summaries.
+/// Calls/s ours / upstream per provider and scenario, round by round (clients interleave within
+/// a round), into the report's per-server summaries. (What each preset gives Linux against
+/// upstream's default is the everyday section's.)
 fn record_ratios(report: &mut Report, server: &str, samples: &CallSamples) {
     for scenario in ["h1 c1", "h1 c64", "h2 c1", "h2 c64"] {
         let row = format!("calls/s {scenario}");
         let get = |c: Contender| samples.rates.get(&(scenario, c.label())).cloned().unwrap_or_default();
         let per_round = |ours: Vec<f64>, theirs: Vec<f64>| ours.iter().zip(&theirs).map(|(a, b)| a / b).collect();
         report.record_ratios(server, &row, |p| per_round(get(Contender::Ours(p)), get(Contender::Upstream(p))));
-        let upstream_default = get(Contender::Upstream(UPSTREAM_DEFAULT));
-        let products = products()
-            .into_iter()
-            .map(|product| (product, per_round(get(Contender::Ours(product.provider)), upstream_default.clone())))
-            .collect();
-        report.record_products(server, &row, products);
     }
 }
 

@@ -13,7 +13,7 @@ use super::report::Direction;
 use super::runtime;
 use super::servers::{serve_child, serve_named};
 use super::throughput::{gbps, PART};
-use crate::{download, env_number, fetch, heap_in_use, peak_rss_kib, rss_kib, Shape, Usage};
+use crate::{download, env_number, fetch, heap_in_use, peak_rss_kib, quantile, rss_kib, Shape, Usage};
 
 /// Runs the child-process mode `args` name, if they name one (`--serve`, or a flag, a client
 /// label and for some a number); whether they did.
@@ -119,6 +119,11 @@ fn idle_child(label: &str, upstream: BuildUpstream) {
         per_conn(after.0),
         per_conn(held)
     );
+    // For a heap profiler: exit with every connection still open, so that what they hold is
+    // reported as never freed.
+    if std::env::var_os("BENCH_IDLE_EXIT_OPEN").is_some() {
+        std::process::exit(0);
+    }
     drop(client);
 }
 
@@ -139,18 +144,32 @@ fn transfer_child(direction: Direction, label: &str, parallel: &str, upstream: B
 }
 
 /// Child-process mode: BENCH_CALLS small calls (POST 1 KiB → 1 KiB) to BENCH_URL,
-/// `concurrency` at a time.
+/// `concurrency` at a time, after BENCH_CALL_WARMUP uncounted ones (default none, so that
+/// `strace` counts start-up and handshakes in): calls/s, latency quantiles, client CPU per call.
 fn calls_child(label: &str, concurrency: &str, upstream: BuildUpstream) {
     let contender = Contender::parse(label);
     let ca = var("BENCH_CA");
     let url = var("BENCH_URL");
     let calls = env_number("BENCH_CALLS", 2000) as usize;
+    let warmup = env_number("BENCH_CALL_WARMUP", 0) as usize;
     let concurrency: usize = concurrency.parse().expect("concurrency");
     let runtime = runtime();
     let client = contender.build(&ca, upstream);
     let body = Bytes::from(vec![b'x'; 1024]);
-    let (elapsed, _) = runtime.block_on(run_calls(&client, &url, &body, calls, concurrency));
-    println!("CALLS secs={:.3}", elapsed.as_secs_f64());
+    if warmup > 0 {
+        runtime.block_on(run_calls(&client, &url, &body, warmup, concurrency));
+    }
+    let before = Usage::now();
+    let (elapsed, latencies) = runtime.block_on(run_calls(&client, &url, &body, calls, concurrency));
+    let cpu = Usage::now().since(before).cpu_seconds;
+    println!(
+        "CALLS secs={:.3} per_sec={:.1} p50_us={:.1} p99_us={:.1} cpu_us_per_call={:.2}",
+        elapsed.as_secs_f64(),
+        calls as f64 / elapsed.as_secs_f64(),
+        quantile(&latencies, 0.5),
+        quantile(&latencies, 0.99),
+        cpu * 1e6 / calls as f64
+    );
 }
 
 /// Child-process mode: BENCH_CONNECTIONS sequential requests to BENCH_URL, each on a new

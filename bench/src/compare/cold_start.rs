@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use super::contenders::{every_provider, rotated, Contender, OURS_ONLY, PROVIDERS};
 use super::report::Report;
-use super::servers::ServerProcess;
+use super::servers::{Server, ServerProcess};
 use crate::{child_of, env_number, field, median, median_range};
 
 /// The section: with no gap, then with 30 ms between building the client and its first request.
@@ -82,13 +82,13 @@ pub(crate) const STORE_VARIABLES: [&str; 2] = ["SSL_CERT_FILE", "SSL_CERT_DIR"];
 pub(crate) fn cold_sample(
     exe: &Path,
     contender: Contender,
-    server: &ServerProcess,
+    server: &dyn Server,
     gap_ms: u64,
     cert_file: Option<&str>,
 ) -> (f64, f64) {
     let mut envs = vec![
-        ("BENCH_CA", server.ca_pem.clone()),
-        ("BENCH_URL", format!("https://localhost:{}/obj/1024", server.h1.port())),
+        ("BENCH_CA", server.ca_pem().to_owned()),
+        ("BENCH_URL", format!("https://localhost:{}/obj/1024", server.h1().port())),
         ("BENCH_COLD_GAP_MS", gap_ms.to_string()),
     ];
     envs.extend(cert_file.map(|path| (STORE_VARIABLES[0], path.to_owned())));

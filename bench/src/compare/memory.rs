@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use super::contenders::{ours_and_upstream, rotated, selected_every_provider, Contender, OURS_ONLY, PROVIDERS};
 use super::report::Report;
-use super::servers::ServerProcess;
+use super::servers::{Server, ServerProcess};
 use crate::{child, env_number, field, median, median_range};
 
 /// The `rss` section: each client's peak resident memory during one 8-way download, in a fresh
@@ -88,24 +88,45 @@ fn measure_idle(server: &ServerProcess, contenders: &[Contender], count: u64, ro
     for bytes in SIZES {
         for round in 0..rounds {
             for c in rotated(contenders, round) {
-                let out = child(
-                    &["--idle", &c.label()],
-                    &[
-                        ("BENCH_CA", server.ca_pem.clone()),
-                        ("BENCH_PORT", server.h1.port().to_string()),
-                        ("BENCH_IDLE_CONNECTIONS", count.to_string()),
-                        ("BENCH_IDLE_BYTES", bytes.to_string()),
-                    ],
-                );
+                let idle = idle_sample(server, *c, count, bytes);
                 let key = (bytes, c.label());
-                samples.per_conn.entry(key.clone()).or_default().push(field(&out, "kib_per_conn="));
-                samples.held.entry(key.clone()).or_default().push(field(&out, "held_kib_per_conn="));
-                samples.heap.entry(key.clone()).or_default().push(field(&out, "heap_kib_per_conn="));
-                samples.open.entry(key).or_default().push(field(&out, "open_ms="));
+                samples.per_conn.entry(key.clone()).or_default().push(idle.per_conn);
+                samples.held.entry(key.clone()).or_default().push(idle.held);
+                samples.heap.entry(key.clone()).or_default().push(idle.heap);
+                samples.open.entry(key).or_default().push(idle.open_ms);
             }
         }
     }
     samples
+}
+
+/// What one `--idle` child reported: KiB per idle connection (resident, held once glibc has
+/// returned what is free, heap in use) and the milliseconds to open them all.
+pub(crate) struct IdleSample {
+    pub(crate) per_conn: f64,
+    pub(crate) held: f64,
+    pub(crate) heap: f64,
+    pub(crate) open_ms: f64,
+}
+
+/// `count` pooled connections of `client` to `server`'s HTTP/1.1 port, each after one GET of
+/// `bytes`, in a fresh process (`--idle`).
+pub(crate) fn idle_sample(server: &dyn Server, client: Contender, count: u64, bytes: u64) -> IdleSample {
+    let out = child(
+        &["--idle", &client.label()],
+        &[
+            ("BENCH_CA", server.ca_pem().to_owned()),
+            ("BENCH_PORT", server.h1().port().to_string()),
+            ("BENCH_IDLE_CONNECTIONS", count.to_string()),
+            ("BENCH_IDLE_BYTES", bytes.to_string()),
+        ],
+    );
+    IdleSample {
+        per_conn: field(&out, "kib_per_conn="),
+        held: field(&out, "held_kib_per_conn="),
+        heap: field(&out, "heap_kib_per_conn="),
+        open_ms: field(&out, "open_ms="),
+    }
 }
 
 /// Ours / upstream per provider: RSS, held and heap per idle connection, after each size.

@@ -13,6 +13,7 @@ mod connections;
 mod contenders;
 mod curl;
 mod entropy;
+mod everyday;
 mod floor;
 mod memory;
 mod product;
@@ -70,7 +71,7 @@ fn run_sections(
         let in_process = runtime.block_on(BenchServer::start());
         runtime.block_on(connections::negotiated(&in_process, report, upstream));
     }
-    if ["throughput", "uploads", "small-calls"].iter().any(|s| wanted(s)) {
+    if ["throughput", "uploads", "small-calls", "everyday"].iter().any(|s| wanted(s)) {
         against_every_server(runtime, server, report, &wanted, upstream);
     }
     if wanted("cold-start") {
@@ -103,7 +104,8 @@ fn run_sections(
 }
 
 /// The sections measured against every server BENCH_SERVERS picks (throughput, uploads, small
-/// calls), one server at a time; the servers that cannot run go to the report as skipped.
+/// calls, the everyday workload), one server at a time; the servers that cannot run go to the
+/// report as skipped.
 fn against_every_server(
     runtime: &Runtime,
     ours: &ServerProcess,
@@ -113,6 +115,7 @@ fn against_every_server(
 ) {
     let (servers, skipped) = servers::start_selected(ours);
     report.skipped = skipped;
+    let mut everyday = Vec::new();
     for server in &servers {
         let server: &dyn Server = server.as_ref();
         if wanted("throughput") {
@@ -124,7 +127,11 @@ fn against_every_server(
         if wanted("small-calls") {
             runtime.block_on(calls::small_calls(server, report, upstream));
         }
+        if wanted("everyday") {
+            everyday.push(everyday::everyday(server, report));
+        }
     }
+    report.lead = everyday::summary(&everyday);
 }
 
 /// Diagnostic aid, not part of the report: `perf record` one single-stream download by the

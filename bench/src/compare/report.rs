@@ -26,6 +26,9 @@ pub(crate) struct Report {
     products: Vec<ProductRow>,
     /// The servers that could not run, and why.
     pub(crate) skipped: Vec<String>,
+    /// What the report opens with, before the product and ratio summaries (the everyday
+    /// section's tables).
+    pub(crate) lead: String,
 }
 
 /// One row of a server's product table: per product, ours with the preset's Linux provider /
@@ -83,10 +86,7 @@ impl Report {
                 "---|".repeat(presets.len())
             );
             for ProductRow { row, per_product, .. } in self.products.iter().filter(|r| r.server == server) {
-                let cells: Vec<String> = per_product
-                    .iter()
-                    .map(|(_, v)| if v.is_empty() { "-".to_owned() } else { median_range(v) })
-                    .collect();
+                let cells: Vec<String> = per_product.iter().map(|(_, v)| range_cell(v)).collect();
                 let _ = writeln!(md, "| {row} | {} |", cells.join(" | "));
             }
         }
@@ -109,8 +109,7 @@ impl Report {
             let _ =
                 write!(md, "\n### Server: {server}\n\n| scenario | {} |\n|---|---|---|---|\n", PROVIDERS.join(" | "));
             for (_, row, per_provider) in rows {
-                let cells: Vec<String> =
-                    per_provider.iter().map(|v| if v.is_empty() { "-".to_owned() } else { median_range(v) }).collect();
+                let cells: Vec<String> = per_provider.iter().map(|v| range_cell(v)).collect();
                 let _ = writeln!(md, "| {row} | {} |", cells.join(" | "));
             }
         }
@@ -132,7 +131,7 @@ impl Report {
         let header = format!("# Benchmark results\n\nMachine: {machine}; client and server share it, each in a process of its own. Produced by `cargo bench -p smithy-tls-bench --bench compare`; see ../BENCHMARKS.md.\n");
         let dir = output_dir(full);
         std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("mkdir {}: {e}", dir.display()));
-        let summary = format!("{}{}", self.product_summary(), self.ratio_summary());
+        let summary = format!("{}{}{}", self.lead, self.product_summary(), self.ratio_summary());
         print!("{summary}");
         std::fs::write(dir.join("results.md"), format!("{header}{summary}{}", self.markdown))
             .expect("write results.md");
@@ -140,6 +139,16 @@ impl Report {
             std::fs::write(dir.join(name), svg).unwrap_or_else(|e| panic!("write {name}: {e}"));
         }
         println!("\nwrote {}", dir.display());
+    }
+}
+
+/// A table cell for some per-round figures: `median (min–max)`, or `-` where nothing was
+/// measured.
+pub(crate) fn range_cell(values: &[f64]) -> String {
+    if values.is_empty() {
+        "-".to_owned()
+    } else {
+        median_range(values)
     }
 }
 

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use crate::support::TestCa;
 
-/// A fresh directory for one server's files, with a CA and a leaf for `localhost` it issued
-/// (ECDSA P-256, as our server's), removed when dropped.
+/// A fresh directory for one server's files, with a CA and a leaf it issued for `localhost` and
+/// `*.idle.test` (ECDSA P-256, as our server's), removed when dropped.
 pub(crate) struct WorkDir {
     /// The directory.
     pub(crate) path: PathBuf,
@@ -29,7 +29,8 @@ impl WorkDir {
         let path = parent.join(format!("smithy-tls-bench-{server}-{}", std::process::id()));
         std::fs::create_dir_all(&path).map_err(|e| format!("mkdir {}: {e}", path.display()))?;
         let ca = TestCa::new(&format!("smithy-tls bench CA ({server})"));
-        let identity = ca.leaf(&["localhost"]);
+        // `*.idle.test`: the idle-connection measure's distinct host names, as on our server.
+        let identity = ca.leaf(&["localhost", "*.idle.test"]);
         let chain = identity.chain_pem();
         let (cert, key) = (path.join("leaf.pem"), path.join("leaf.key"));
         write(&cert, &chain)?;

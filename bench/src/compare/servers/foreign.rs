@@ -12,8 +12,8 @@ pub(crate) struct Foreign {
     pub(super) name: &'static str,
     /// The server process.
     pub(super) child: Child,
-    /// Its HTTP/1.1-only TLS, h2 + HTTP/1.1 TLS and plain HTTP addresses.
-    pub(super) addrs: [SocketAddr; 3],
+    /// Its HTTP/1.1-only TLS, h2 + HTTP/1.1 TLS, plain HTTP and full-handshake TLS addresses.
+    pub(super) addrs: [SocketAddr; 4],
     /// Its certificate, key and whatever else it reads or writes.
     pub(super) files: WorkDir,
     /// What to report once it has stopped (from the files it wrote).
@@ -35,6 +35,10 @@ impl Server for Foreign {
 
     fn plain(&self) -> SocketAddr {
         self.addrs[2]
+    }
+
+    fn full(&self) -> SocketAddr {
+        self.addrs[3]
     }
 
     fn ca_pem(&self) -> &str {

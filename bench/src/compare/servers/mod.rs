@@ -27,6 +27,8 @@ pub(crate) trait Server {
     fn h2(&self) -> SocketAddr;
     /// Its plain HTTP port.
     fn plain(&self) -> SocketAddr;
+    /// Its HTTP/1.1-only TLS port that never resumes a session: every handshake a full one.
+    fn full(&self) -> SocketAddr;
     /// The CA that signed its certificate, PEM.
     fn ca_pem(&self) -> &str;
     /// The server process's CPU seconds (user + system) so far.
@@ -79,7 +81,7 @@ pub(crate) fn start(name: &str) -> Result<Box<dyn Server>, String> {
 }
 
 /// Child-process mode (`--server NAME`): starts the server `name`, prints
-/// `SERVE h1=<addr> h2=<addr> plain=<addr>`, the CA (PEM) and `END`, as `--serve` does, and
+/// `SERVE h1=<addr> h2=<addr> plain=<addr> full=<addr>`, the CA (PEM) and `END`, as `--serve` does, and
 /// keeps it running until standard input closes. For scripts (bench/ab-separate-process.sh)
 /// that need one of the benchmark's servers.
 pub(crate) fn serve_named(name: &str) {
@@ -87,7 +89,7 @@ pub(crate) fn serve_named(name: &str) {
         eprintln!("cannot start server {name}: {why}");
         std::process::exit(1);
     });
-    println!("SERVE h1={} h2={} plain={}", server.h1(), server.h2(), server.plain());
+    println!("SERVE h1={} h2={} plain={} full={}", server.h1(), server.h2(), server.plain(), server.full());
     println!("{}", server.ca_pem().trim_end());
     println!("END");
     // Until the parent closes standard input (or it cannot be read).
@@ -119,6 +121,10 @@ impl Server for OursRef<'_> {
         self.0.plain
     }
 
+    fn full(&self) -> SocketAddr {
+        self.0.full
+    }
+
     fn ca_pem(&self) -> &str {
         &self.0.ca_pem
     }
@@ -128,13 +134,14 @@ impl Server for OursRef<'_> {
     }
 }
 
-/// The three addresses in a server's first line, `SERVE h1=<addr> h2=<addr> plain=<addr>`.
-pub(crate) fn listening(line: &str) -> Result<[SocketAddr; 3], String> {
+/// The four addresses in a server's first line, `SERVE h1=<addr> h2=<addr> plain=<addr>
+/// full=<addr>`, in that order.
+pub(crate) fn listening(line: &str) -> Result<[SocketAddr; 4], String> {
     let addr = |key: &str| -> Result<SocketAddr, String> {
         line.split_whitespace()
             .find_map(|w| w.strip_prefix(key))
             .and_then(|a| a.parse().ok())
             .ok_or_else(|| format!("no {key}<address> in the server's first line {line:?}"))
     };
-    Ok([addr("h1=")?, addr("h2=")?, addr("plain=")?])
+    Ok([addr("h1=")?, addr("h2=")?, addr("plain=")?, addr("full=")?])
 }

@@ -16,13 +16,14 @@ use crate::env_number;
 pub(crate) fn start() -> Result<Foreign, String> {
     Command::new("nginx").arg("-v").output().map_err(|e| format!("nginx is not installed ({e})"))?;
     let files = WorkDir::new(Path::new("/dev/shm"), "nginx")?;
-    let addrs = free_ports::<3>()?;
+    let addrs = free_ports::<4>()?;
     for dir in ["www/obj", "body", "tmp"] {
         let dir = files.path.join(dir);
         std::fs::create_dir_all(&dir).map_err(|e| format!("mkdir {}: {e}", dir.display()))?;
     }
-    // The objects the sections fetch: the bulk size (BENCH_MIB) and the small calls' 1 KiB.
-    for size in [env_number("BENCH_MIB", 1024) << 20, 1024] {
+    // The objects the sections fetch: the bulk size (BENCH_MIB), the small calls' 1 KiB, the
+    // new connections' 1 byte and the idle connections' 256 KiB.
+    for size in [env_number("BENCH_MIB", 1024) << 20, 1024, 1, 256 << 10] {
         let path = files.path.join(format!("www/obj/{size}"));
         let file = std::fs::File::create(&path).map_err(|e| format!("create {}: {e}", path.display()))?;
         file.set_len(size).map_err(|e| format!("size {}: {e}", path.display()))?;
@@ -50,18 +51,21 @@ pub(crate) fn start() -> Result<Foreign, String> {
     Ok(Foreign { name: "nginx", child, addrs, files, after_stop: report_errors })
 }
 
-/// The configuration: stock settings but for what the benchmark needs (one process, no
-/// request limit per connection, no body size limit, TLS 1.3 with the suite every server
-/// uses), an HTTP/1.1-only TLS port, an h2 TLS port and a plain port.
-fn config(files: &WorkDir, [h1, h2, plain]: &[SocketAddr; 3]) -> String {
+/// The configuration: stock settings but for what the benchmark needs (one process, room for
+/// the idle section's thousand connections, no request limit per connection, no body size
+/// limit, TLS 1.3 with the suite every server uses), an HTTP/1.1-only TLS port, an h2 TLS port,
+/// a plain port, and an HTTP/1.1-only TLS port that never resumes a session (no tickets, no
+/// session cache).
+fn config(files: &WorkDir, [h1, h2, plain, full]: &[SocketAddr; 4]) -> String {
     let dir = files.path.display();
     format!(
         "daemon off;
 master_process off;
 worker_processes 1;
+worker_rlimit_nofile 8192;
 pid {dir}/nginx.pid;
 error_log {dir}/error.log;
-events {{ worker_connections 1024; }}
+events {{ worker_connections 4096; }}
 http {{
     access_log off;
     keepalive_requests 1000000;
@@ -86,6 +90,7 @@ http {{
     server {{ listen {h1} ssl; {locations} }}
     server {{ listen {h2} ssl http2; {locations} }}
     server {{ listen {plain}; {locations} }}
+    server {{ listen {full} ssl; ssl_session_tickets off; ssl_session_cache off; {locations} }}
 }}
 ",
         cert = files.cert.display(),

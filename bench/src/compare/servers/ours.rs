@@ -31,6 +31,8 @@ pub(crate) struct ServerProcess {
     pub(crate) plain: SocketAddr,
     /// HTTP/1.1-only TLS port requiring a client certificate ([`ServerProcess::client_pem`]).
     pub(crate) mtls: SocketAddr,
+    /// HTTP/1.1-only TLS port that never resumes a session.
+    pub(crate) full: SocketAddr,
     /// The CA that signed the server certificate, PEM.
     pub(crate) ca_pem: String,
     /// A client identity the mutual-TLS port takes.
@@ -84,7 +86,7 @@ impl ServerProcess {
             .expect("spawn the server process");
         let mut lines = std::io::BufReader::new(child.stdout.take().expect("stdout")).lines();
         let first = lines.next().and_then(Result::ok).expect("the server process prints its ports");
-        let [h1, h2, plain] = listening(&first).unwrap_or_else(|e| panic!("{e}"));
+        let [h1, h2, plain, full] = listening(&first).unwrap_or_else(|e| panic!("{e}"));
         let mtls = first
             .split_whitespace()
             .find_map(|w| w.strip_prefix("mtls="))
@@ -95,7 +97,7 @@ impl ServerProcess {
         let stdin = child.stdin.take().expect("stdin");
         let name = if tuned { "ours" } else { "hyper-default" };
         let control = std::sync::Mutex::new((stdin, lines));
-        ServerProcess { name, child, control, h1, h2, plain, mtls, ca_pem, client_pem }
+        ServerProcess { name, child, control, h1, h2, plain, mtls, full, ca_pem, client_pem }
     }
 
     /// How many handshakes the server completed on `port` so far, and how many of them resumed
@@ -138,6 +140,10 @@ impl Server for ServerProcess {
         self.plain
     }
 
+    fn full(&self) -> SocketAddr {
+        self.full
+    }
+
     fn ca_pem(&self) -> &str {
         &self.ca_pem
     }
@@ -162,7 +168,10 @@ impl Drop for ServerProcess {
 pub(crate) fn serve_child(tuned: bool) {
     let runtime = runtime();
     let server = runtime.block_on(BenchServer::start_with(tuned));
-    println!("SERVE h1={} h2={} plain={} mtls={}", server.h1, server.h2, server.plain, server.mtls);
+    println!(
+        "SERVE h1={} h2={} plain={} full={} mtls={}",
+        server.h1, server.h2, server.plain, server.full, server.mtls
+    );
     for text in [&server.ca_pem, &server.client_pem.cert, &server.client_pem.key] {
         println!("{}", text.trim_end());
         println!("END");
