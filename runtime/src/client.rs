@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::error::Error as StdError;
 use std::fmt;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::{Duration, SystemTime};
 
 use aws_smithy_async::future::timeout::Timeout;
@@ -81,6 +81,35 @@ struct ClientInner {
     /// One hyper client (one pool) per distinct connect timeout. SDK clients configured alike
     /// (the common case) share one pool.
     pools: Mutex<HashMap<Option<Duration>, HyperClient>>,
+    /// The connector handed out per (connect timeout, read timeout), with the sleep it was made
+    /// with: the orchestrator asks for one on every attempt.
+    connectors: RwLock<HashMap<ConnectorKey, CachedConnector>>,
+}
+
+/// The settings a [`Connector`] is made for.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct ConnectorKey {
+    connect_timeout: Option<Duration>,
+    read_timeout: Option<Duration>,
+}
+
+/// A connector handed out, and the runtime components' sleep it times out with (`None`: the
+/// components had none, and it sleeps on tokio).
+struct CachedConnector {
+    sleep: Option<SharedAsyncSleep>,
+    connector: SharedHttpConnector,
+}
+
+impl CachedConnector {
+    /// Whether this connector sleeps with `sleep`: the same one, not merely an equal one (a sleep
+    /// carries no equality, and two may time differently).
+    fn sleeps_with(&self, sleep: Option<&SharedAsyncSleep>) -> bool {
+        match (&self.sleep, sleep) {
+            (None, None) => true,
+            (Some(cached), Some(sleep)) => std::ptr::addr_eq(cached.as_ref(), sleep.as_ref()),
+            _ => false,
+        }
+    }
 }
 
 impl fmt::Debug for SmithyTlsClient {
@@ -120,7 +149,7 @@ impl SmithyTlsClient {
     }
 
     fn pool_for(&self, connect_timeout: Option<Duration>, sleep: &SharedAsyncSleep) -> HyperClient {
-        let mut pools = self.inner.pools.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut pools = self.inner.pools.lock().unwrap_or_else(PoisonError::into_inner);
         pools
             .entry(connect_timeout)
             .or_insert_with(|| {
@@ -145,19 +174,34 @@ impl SmithyTlsClient {
             })
             .clone()
     }
+
+    /// A connector for `key`'s timeouts, sleeping with `sleep` (on tokio when `None`).
+    fn connector(&self, key: ConnectorKey, sleep: Option<SharedAsyncSleep>) -> SharedHttpConnector {
+        let sleep = sleep.unwrap_or_else(|| SharedAsyncSleep::new(TokioSleep::new()));
+        SharedHttpConnector::new(Connector {
+            client: self.pool_for(key.connect_timeout, &sleep),
+            refusals: Arc::clone(self.inner.tls.refusals()),
+            proxy: self.inner.proxy.clone(),
+            read_timeout: key.read_timeout,
+            sleep,
+        })
+    }
 }
 
 impl HttpClient for SmithyTlsClient {
     fn http_connector(&self, settings: &HttpConnectorSettings, components: &RuntimeComponents) -> SharedHttpConnector {
-        let sleep = components.sleep_impl().unwrap_or_else(|| SharedAsyncSleep::new(TokioSleep::new()));
-        let client = self.pool_for(settings.connect_timeout(), &sleep);
-        SharedHttpConnector::new(Connector {
-            client,
-            refusals: Arc::clone(self.inner.tls.refusals()),
-            proxy: self.inner.proxy.clone(),
-            read_timeout: settings.read_timeout(),
-            sleep,
-        })
+        let key = ConnectorKey { connect_timeout: settings.connect_timeout(), read_timeout: settings.read_timeout() };
+        let sleep = components.sleep_impl();
+        let connectors = &self.inner.connectors;
+        if let Some(cached) = connectors.read().unwrap_or_else(PoisonError::into_inner).get(&key) {
+            if cached.sleeps_with(sleep.as_ref()) {
+                return cached.connector.clone();
+            }
+        }
+        let connector = self.connector(key, sleep.clone());
+        let cached = CachedConnector { sleep, connector: connector.clone() };
+        connectors.write().unwrap_or_else(PoisonError::into_inner).insert(key, cached);
+        connector
     }
 
     fn connector_metadata(&self) -> Option<ConnectorMetadata> {
@@ -205,7 +249,9 @@ impl HttpConnector for Connector {
             let capture = capture.clone();
             smithy_capture.set_connection_retriever(move || connection_metadata(&capture));
         }
-        let host = request.uri().host().map(str::to_owned);
+        // The authority shares the URI's bytes (no copy): its host names the server for the
+        // client's refusal log, read only when the call fails.
+        let authority = request.uri().authority().cloned();
         let refusals = Arc::clone(&self.refusals);
         let response = self.client.request(request);
         let read_timeout = self.read_timeout.map(|after| (after, self.sleep.sleep(after)));
@@ -242,7 +288,7 @@ impl HttpConnector for Connector {
                 let refused = connection
                     .as_ref()
                     .and_then(|(_, _, refusal)| refusal.as_ref()?.get().cloned())
-                    .or_else(|| refusals.since(host.as_deref()?, started));
+                    .or_else(|| refusals.since(authority.as_ref()?.host(), started));
                 let error = match refused {
                     Some(refused) => ConnectorError::other(Box::new(refused), None),
                     None => error,
@@ -701,7 +747,6 @@ impl Builder {
         };
         let tls = LazyTlsBackend::with_identity(settings, self.client_identity);
         tls.warm_up_in_background();
-        let pools = Mutex::new(HashMap::new());
         let inner = ClientInner {
             tls,
             resolver: self.resolver,
@@ -710,7 +755,8 @@ impl Builder {
             pool_max_idle_per_host: self.pool_max_idle_per_host,
             tcp_keepalive: self.tcp_keepalive,
             host_limits: self.max_connections_per_host.map(crate::limits::HostLimits::new),
-            pools,
+            pools: Mutex::default(),
+            connectors: RwLock::default(),
         };
         SmithyTlsClient { inner: Arc::new(inner) }
     }
