@@ -1,6 +1,7 @@
 //! Driving a client the way the Smithy orchestrator does: `http_connector(settings,
 //! components)` then `call(request)`, and reading what comes back.
 
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use aws_smithy_async::rt::sleep::{SharedAsyncSleep, TokioSleep};
@@ -14,13 +15,20 @@ use http_body_util::BodyExt;
 
 use crate::Digest;
 
-/// Runtime components as an SDK client has them: tokio's sleep and the system clock.
+/// Runtime components as an SDK client has them: tokio's sleep and the system clock, made once
+/// per process and cloned per call, as a client's configuration hands the same sleep to every
+/// operation.
 pub fn components() -> RuntimeComponents {
-    RuntimeComponentsBuilder::for_tests()
-        .with_sleep_impl(Some(SharedAsyncSleep::new(TokioSleep::new())))
-        .with_time_source(Some(SharedTimeSource::new(SystemTimeSource::new())))
-        .build()
-        .expect("runtime components")
+    static COMPONENTS: OnceLock<RuntimeComponents> = OnceLock::new();
+    COMPONENTS
+        .get_or_init(|| {
+            RuntimeComponentsBuilder::for_tests()
+                .with_sleep_impl(Some(SharedAsyncSleep::new(TokioSleep::new())))
+                .with_time_source(Some(SharedTimeSource::new(SystemTimeSource::new())))
+                .build()
+                .expect("runtime components")
+        })
+        .clone()
 }
 
 /// Connector settings with the given timeouts.
