@@ -81,10 +81,17 @@ struct ClientInner {
     /// One hyper client (one pool) per distinct connect timeout. SDK clients configured alike
     /// (the common case) share one pool.
     pools: Mutex<HashMap<Option<Duration>, HyperClient>>,
-    /// The connector handed out per (connect timeout, read timeout), with the sleep it was made
-    /// with: the orchestrator asks for one on every attempt.
-    connectors: RwLock<HashMap<ConnectorKey, CachedConnector>>,
+    /// The connectors handed out per (connect timeout, read timeout), each with the sleep it was
+    /// made with, oldest first: the orchestrator asks for one on every attempt.
+    connectors: RwLock<HashMap<ConnectorKey, Vec<CachedConnector>>>,
 }
+
+/// How many distinct timeout settings keep their connectors: past it the cache starts over.
+const MAX_CONNECTOR_SETTINGS: usize = 32;
+
+/// How many sleeps (SDK clients sharing this client) keep a connector per setting: past it the
+/// oldest is dropped.
+const MAX_SLEEPS_PER_SETTINGS: usize = 8;
 
 /// The settings a [`Connector`] is made for.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -193,14 +200,24 @@ impl HttpClient for SmithyTlsClient {
         let key = ConnectorKey { connect_timeout: settings.connect_timeout(), read_timeout: settings.read_timeout() };
         let sleep = components.sleep_impl();
         let connectors = &self.inner.connectors;
-        if let Some(cached) = connectors.read().unwrap_or_else(PoisonError::into_inner).get(&key) {
-            if cached.sleeps_with(sleep.as_ref()) {
-                return cached.connector.clone();
-            }
+        let cached = connectors.read().unwrap_or_else(PoisonError::into_inner).get(&key).and_then(|made| {
+            made.iter().find(|cached| cached.sleeps_with(sleep.as_ref())).map(|cached| cached.connector.clone())
+        });
+        if let Some(connector) = cached {
+            return connector;
         }
         let connector = self.connector(key, sleep.clone());
-        let cached = CachedConnector { sleep, connector: connector.clone() };
-        connectors.write().unwrap_or_else(PoisonError::into_inner).insert(key, cached);
+        let mut connectors = connectors.write().unwrap_or_else(PoisonError::into_inner);
+        // A cache, bounded: settings computed per operation (a deadline's read timeout) or many
+        // SDK clients' sleeps on one shared client would otherwise grow it without end.
+        if connectors.len() >= MAX_CONNECTOR_SETTINGS && !connectors.contains_key(&key) {
+            connectors.clear();
+        }
+        let made = connectors.entry(key).or_default();
+        if made.len() >= MAX_SLEEPS_PER_SETTINGS {
+            made.remove(0);
+        }
+        made.push(CachedConnector { sleep, connector: connector.clone() });
         connector
     }
 
@@ -249,8 +266,8 @@ impl HttpConnector for Connector {
             let capture = capture.clone();
             smithy_capture.set_connection_retriever(move || connection_metadata(&capture));
         }
-        // The authority shares the URI's bytes (no copy): its host names the server for the
-        // client's refusal log, read only when the call fails.
+        // The authority shares the URI's bytes (a reference, not a copy of the text): its host
+        // names the server for the client's refusal log, read only when the call fails.
         let authority = request.uri().authority().cloned();
         let refusals = Arc::clone(&self.refusals);
         let response = self.client.request(request);

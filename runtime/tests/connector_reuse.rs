@@ -92,10 +92,17 @@ fn asking_again_for_a_connector_allocates_nothing() {
     drop(client.http_connector(&timeouts, &components));
     let again = allocations_in(|| drop(client.http_connector(&timeouts, &components)));
     assert_eq!(again, 0, "the second connector for the same settings and sleep was made anew");
-    // Other settings are another connector, made once too.
-    let other = settings(None, Some(Duration::from_secs(5)));
-    assert_ne!(allocations_in(|| drop(client.http_connector(&other, &components))), 0, "a new connector allocates");
-    assert_eq!(allocations_in(|| drop(client.http_connector(&other, &components))), 0);
+    // Another connect timeout, or another read timeout, is another connector, made once too.
+    for other in [settings(None, Some(Duration::from_secs(5))), settings(Some(Duration::from_secs(3)), None)] {
+        assert_ne!(allocations_in(|| drop(client.http_connector(&other, &components))), 0, "a new connector allocates");
+        assert_eq!(allocations_in(|| drop(client.http_connector(&other, &components))), 0);
+    }
+    // Two SDK clients (two sleeps) on this client, taking turns: each keeps its connector.
+    let second = components_sleeping_with(SharedAsyncSleep::new(TokioSleep::new()));
+    assert_ne!(allocations_in(|| drop(client.http_connector(&timeouts, &second))), 0, "a new connector allocates");
+    for turn in [&components, &second, &components, &second] {
+        assert_eq!(allocations_in(|| drop(client.http_connector(&timeouts, turn))), 0, "clients taking turns");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -120,7 +127,7 @@ async fn each_sleep_times_out_its_own_reads() {
     let err = read_with(components_sleeping_with(counted)).await.expect_err("times out");
     assert!(err.is_timeout(), "{err:?}");
     assert_ne!(slept.load(Ordering::SeqCst), 0, "the read timeout slept with the first components' sleep");
-    // The first sleep again: its own connector once more, not the counted one's.
+    // The first sleep again: its own connector, not the counted one's.
     let before = slept.load(Ordering::SeqCst);
     let err = read_with(components_sleeping_with(tokio_sleep)).await.expect_err("times out");
     assert!(err.is_timeout(), "{err:?}");
