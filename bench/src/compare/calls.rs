@@ -118,6 +118,12 @@ pub(crate) async fn small_calls(server: &dyn Server, report: &mut Report, upstre
     report.publish(&md);
 }
 
+/// Uncounted calls before a measured run, `concurrency` at a time: enough for every connection
+/// of the pool to be open and warm.
+pub(crate) fn warmup_calls(concurrency: usize) -> usize {
+    (concurrency * 20).max(500)
+}
+
 /// Every scenario BENCH_SCENARIOS selects: a warm-up round, then `rounds` rounds of `calls`
 /// calls per client, interleaved; each counted round printed as it ends.
 async fn measure(
@@ -141,7 +147,7 @@ async fn measure(
                     Contender::Plain => &plain_url,
                     _ => &url,
                 };
-                let n = if round == 0 { (concurrency * 20).max(500) } else { calls };
+                let n = if round == 0 { warmup_calls(concurrency) } else { calls };
                 let (before, server_before) = (Usage::now(), server.cpu_seconds());
                 let (elapsed, sample) = run_calls(client, url, &body, n, concurrency).await;
                 let (used, server_used) = (Usage::now().since(before), server.cpu_seconds() - server_before);

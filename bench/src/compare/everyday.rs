@@ -12,6 +12,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use super::calls::warmup_calls;
 use super::cold_start::cold_sample;
 use super::contenders::{rotated, Contender};
 use super::memory::idle_sample;
@@ -180,7 +181,7 @@ impl Run {
                     ca,
                     url(port, SMALL),
                     ("BENCH_CALLS", env_number("BENCH_CALLS", 20_000).to_string()),
-                    ("BENCH_CALL_WARMUP", (concurrency * 20).max(500).to_string()),
+                    ("BENCH_CALL_WARMUP", warmup_calls(concurrency).to_string()),
                 ];
                 let out = child(&["--calls", &label, &concurrency.to_string()], &envs);
                 let mut figures = vec![

@@ -103,9 +103,13 @@ fn measure_idle(server: &ServerProcess, contenders: &[Contender], count: u64, ro
 /// What one `--idle` child reported: KiB per idle connection (resident, held once glibc has
 /// returned what is free, heap in use) and the milliseconds to open them all.
 pub(crate) struct IdleSample {
+    /// Resident memory added per idle connection, KiB.
     pub(crate) per_conn: f64,
+    /// Resident memory per connection once glibc has returned what is free (`malloc_trim`), KiB.
     pub(crate) held: f64,
+    /// Heap in use per connection, KiB.
     pub(crate) heap: f64,
+    /// Milliseconds to open all the connections.
     pub(crate) open_ms: f64,
 }
 

@@ -187,21 +187,10 @@ impl LazyTlsBackend {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::provider::application::ChosenBy;
     use crate::provider::TlsProvider;
-    use crate::roots::ExtraRoots;
 
     fn lazy(provider: TlsProvider, roots: Option<TrustRoots>) -> Arc<LazyTlsBackend> {
-        LazyTlsBackend::new(TlsSettings {
-            provider,
-            roots,
-            extra_roots: ExtraRoots::default(),
-            enable_http2: true,
-            session_resumption: true,
-            ca_bundle: None,
-            chosen_by: ChosenBy::Builder,
-            client_identity: None,
-        })
+        LazyTlsBackend::new(TlsSettings { roots, ..TlsSettings::for_tests(provider) })
     }
 
     #[test]

@@ -57,3 +57,20 @@ impl TlsSettings {
         }
     }
 }
+
+#[cfg(test)]
+impl TlsSettings {
+    /// What a builder that chose only `provider` gives: no roots, HTTP/2 and resumption on.
+    pub(crate) fn for_tests(provider: TlsProvider) -> Self {
+        TlsSettings {
+            provider,
+            roots: None,
+            extra_roots: ExtraRoots::default(),
+            enable_http2: true,
+            session_resumption: true,
+            ca_bundle: None,
+            chosen_by: ChosenBy::Builder,
+            client_identity: None,
+        }
+    }
+}

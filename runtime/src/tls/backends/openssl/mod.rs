@@ -420,17 +420,7 @@ mod tests {
 
     #[test]
     fn contexts_read_ahead() {
-        let settings = TlsSettings {
-            provider: TlsProvider::OpenSsl,
-            roots: None,
-            extra_roots: Default::default(),
-            enable_http2: true,
-            session_resumption: true,
-            ca_bundle: None,
-            chosen_by: crate::provider::application::ChosenBy::Builder,
-            client_identity: None,
-        };
-        let builder = context_builder(&settings).expect("context");
+        let builder = context_builder(&TlsSettings::for_tests(TlsProvider::OpenSsl)).expect("context");
         assert!(ffi::reads_ahead(&builder), "libssl would read each record's header apart from its body");
     }
 

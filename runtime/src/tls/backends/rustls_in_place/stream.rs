@@ -498,14 +498,9 @@ mod tests {
         let mut extra_roots = ExtraRoots::default();
         extra_roots.add_pem("test CA", ca.pem.as_bytes()).expect("CA");
         let backend = InPlaceBackend::prepare(&TlsSettings {
-            provider: crate::provider::TlsProvider::RustlsAwsLc,
-            roots: None,
             extra_roots,
             enable_http2: false,
-            session_resumption: true,
-            ca_bundle: None,
-            chosen_by: crate::provider::application::ChosenBy::Builder,
-            client_identity: None,
+            ..TlsSettings::for_tests(crate::provider::TlsProvider::RustlsAwsLc)
         })
         .expect("prepare");
         let tcp = TcpStream::connect(addr).await.expect("connect");
