@@ -17,7 +17,7 @@ use super::cold_start::cold_sample;
 use super::contenders::{rotated, Contender};
 use super::memory::idle_sample;
 use super::product::{products, Product, LINUX, UPSTREAM_DEFAULT};
-use super::report::{range_cell, Report};
+use super::report::{range_cell, table_head, Report};
 use super::servers::{Server, NAMES};
 use crate::{child, env_number, field, median};
 
@@ -258,6 +258,11 @@ impl Column {
     }
 }
 
+/// A product table's column names: `first`, then each column's title.
+fn head(first: &[&str], columns: &[Column]) -> Vec<String> {
+    first.iter().map(|s| (*s).to_owned()).chain(columns.iter().map(Column::title)).collect()
+}
+
 /// The presets' [`LINUX`] providers, each once, in the presets' order.
 fn columns(products: &[Product]) -> Vec<Column> {
     let mut columns: Vec<Column> = Vec::new();
@@ -297,10 +302,11 @@ pub(crate) fn everyday(server: &dyn Server, report: &mut Report) -> ServerSample
             }
         }
     }
+    let head: Vec<String> =
+        ["figure".to_owned(), "unit".to_owned()].into_iter().chain(clients.iter().map(|c| c.label())).collect();
     let mut md = format!(
-        "\n## The everyday workload, server {name}: each client's figures (median (min–max) of {rounds} rounds, a fresh process per sample)\n\n| figure | unit | {} |\n|---|---|{}\n",
-        clients.iter().map(|c| c.label()).collect::<Vec<_>>().join(" | "),
-        "---|".repeat(clients.len())
+        "\n## The everyday workload, server {name}: each client's figures (median (min–max) of {rounds} rounds, a fresh process per sample)\n\n{}",
+        table_head(&head)
     );
     for figure in FIGURES {
         let cells: Vec<String> = clients.iter().map(|c| range_cell(samples.get(figure, *c))).collect();
@@ -331,10 +337,9 @@ pub(crate) fn summary(servers: &[ServerSamples]) -> String {
     let names: Vec<&str> = measured.iter().map(|s| s.server).collect();
     let _ = write!(
         md,
-        "\n## The everyday workload: each preset's {LINUX} provider / upstream's default ({UPSTREAM_DEFAULT})\n\nMedian of the per-round ratios against each server ({}), then on how many servers the median meets the goal of 1.0: ≥ for rates, ≤ for latency, memory and time. A fresh process per sample, clients interleaved and rotated.\n\n| figure | goal | {} |\n|---|---|{}\n",
+        "\n## The everyday workload: each preset's {LINUX} provider / upstream's default ({UPSTREAM_DEFAULT})\n\nMedian of the per-round ratios against each server ({}), then on how many servers the median meets the goal of 1.0: ≥ for rates, ≤ for latency, memory and time. A fresh process per sample, clients interleaved and rotated.\n\n{}",
         names.join(" / "),
-        columns.iter().map(Column::title).collect::<Vec<_>>().join(" | "),
-        "---|".repeat(columns.len())
+        table_head(&head(&["figure", "goal"], &columns))
     );
     for figure in FIGURES {
         let goal = match figure.better() {
@@ -355,10 +360,9 @@ pub(crate) fn summary(servers: &[ServerSamples]) -> String {
     for server in measured {
         let _ = write!(
             md,
-            "\n### The everyday workload, server {}: median (min–max) of the per-round ratios\n\n| figure | {} |\n|---|{}\n",
+            "\n### The everyday workload, server {}: median (min–max) of the per-round ratios\n\n{}",
             server.server,
-            columns.iter().map(Column::title).collect::<Vec<_>>().join(" | "),
-            "---|".repeat(columns.len())
+            table_head(&head(&["figure"], &columns))
         );
         for figure in FIGURES {
             let cells: Vec<String> = columns.iter().map(|c| range_cell(&server.ratios(figure, c.provider))).collect();

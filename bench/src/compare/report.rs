@@ -72,19 +72,16 @@ impl Report {
     pub(crate) fn product_summary(&self) -> String {
         let mut md = String::new();
         let Some(first) = self.products.first() else { return md };
-        let presets: Vec<String> =
-            first.per_product.iter().map(|(p, _)| format!("{} ({})", p.preset, p.provider)).collect();
+        let head: Vec<String> = ["scenario".to_owned()]
+            .into_iter()
+            .chain(first.per_product.iter().map(|(p, _)| format!("{} ({})", p.preset, p.provider)))
+            .collect();
         let _ = write!(
             md,
             "\n## What a Linux user gets: each preset's {LINUX} provider / upstream's default ({UPSTREAM_DEFAULT}), per server\n\nMedian (min–max) of the per-round ratios (clients interleaved within a round); above 1: ours faster. `8MiB one at a time` is the SDK's own loop of ranged GETs, `8x8MiB` a transfer manager's 8 in parallel.\n"
         );
         for server in NAMES.iter().copied().filter(|n| self.products.iter().any(|r| r.server == *n)) {
-            let _ = write!(
-                md,
-                "\n### Server: {server}\n\n| scenario | {} |\n|---|{}\n",
-                presets.join(" | "),
-                "---|".repeat(presets.len())
-            );
+            let _ = write!(md, "\n### Server: {server}\n\n{}", table_head(&head));
             for ProductRow { row, per_product, .. } in self.products.iter().filter(|r| r.server == server) {
                 let cells: Vec<String> = per_product.iter().map(|(_, v)| range_cell(v)).collect();
                 let _ = writeln!(md, "| {row} | {} |", cells.join(" | "));
@@ -140,6 +137,12 @@ impl Report {
         }
         println!("\nwrote {}", dir.display());
     }
+}
+
+/// The head of a markdown table: the row naming `columns`, then the separator row.
+pub(crate) fn table_head<S: AsRef<str>>(columns: &[S]) -> String {
+    let names: Vec<&str> = columns.iter().map(AsRef::as_ref).collect();
+    format!("| {} |\n|{}\n", names.join(" | "), "---|".repeat(names.len()))
 }
 
 /// A table cell for some per-round figures: `median (min–max)`, or `-` where nothing was

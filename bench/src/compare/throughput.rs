@@ -13,7 +13,7 @@ use super::contenders::{
 };
 use super::curl::Curl;
 use super::product::{products, UPSTREAM_DEFAULT};
-use super::report::{Direction, Report};
+use super::report::{table_head, Direction, Report};
 use super::servers::Server;
 use crate::{download, env_number, median, median_range, upload, Shape, Usage};
 
@@ -56,8 +56,9 @@ pub(crate) const SCENARIOS: [Scenario; 5] = [
 
 /// The head of a per-scenario table: `first` names the rows, a column per scenario, then `more`.
 fn header(first: &str, more: &[&str]) -> String {
-    let names: Vec<&str> = SCENARIOS.iter().map(|s| s.name).chain(more.iter().copied()).collect();
-    format!("| {first} | {} |\n|---|{}\n", names.join(" | "), "---|".repeat(names.len()))
+    let names: Vec<&str> =
+        [first].into_iter().chain(SCENARIOS.iter().map(|s| s.name)).chain(more.iter().copied()).collect();
+    table_head(&names)
 }
 
 /// Per (scenario, contender label): one figure per counted run.
