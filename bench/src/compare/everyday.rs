@@ -30,6 +30,24 @@ enum Better {
     Lower,
 }
 
+impl Better {
+    /// Whether a ratio ours / upstream meets the goal of 1.0 this way.
+    fn meets(self, ratio: f64) -> bool {
+        match self {
+            Better::Higher => ratio >= 1.0,
+            Better::Lower => ratio <= 1.0,
+        }
+    }
+
+    /// The goal, as the tables write it.
+    fn goal(self) -> &'static str {
+        match self {
+            Better::Higher => "≥ 1.0",
+            Better::Lower => "≤ 1.0",
+        }
+    }
+}
+
 /// What an idle connection's memory is counted as.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Memory {
@@ -316,14 +334,6 @@ pub(crate) fn everyday(server: &dyn Server, report: &mut Report) -> ServerSample
     samples
 }
 
-/// Whether a ratio meets the goal of 1.0 in the figure's direction.
-fn meets(figure: Figure, ratio: f64) -> bool {
-    match figure.better() {
-        Better::Higher => ratio >= 1.0,
-        Better::Lower => ratio <= 1.0,
-    }
-}
-
 /// The lead of results.md: per figure and product, the median ratio to upstream's default on
 /// each server and on how many servers it meets 1.0; then each server's table with the rounds'
 /// range. Empty when the section did not run.
@@ -342,20 +352,17 @@ pub(crate) fn summary(servers: &[ServerSamples]) -> String {
         table_head(&head(&["figure", "goal"], &columns))
     );
     for figure in FIGURES {
-        let goal = match figure.better() {
-            Better::Higher => "≥ 1.0",
-            Better::Lower => "≤ 1.0",
-        };
+        let better = figure.better();
         let cells: Vec<String> = columns
             .iter()
             .map(|column| {
                 let medians: Vec<f64> = measured.iter().map(|s| median(&s.ratios(figure, column.provider))).collect();
-                let met = medians.iter().filter(|r| meets(figure, **r)).count();
+                let met = medians.iter().filter(|r| better.meets(**r)).count();
                 let shown: Vec<String> = medians.iter().map(|r| format!("{r:.2}")).collect();
                 format!("{} ({met} of {})", shown.join(" / "), medians.len())
             })
             .collect();
-        let _ = writeln!(md, "| {} | {goal} | {} |", figure.label(), cells.join(" | "));
+        let _ = writeln!(md, "| {} | {} | {} |", figure.label(), better.goal(), cells.join(" | "));
     }
     for server in measured {
         let _ = write!(
