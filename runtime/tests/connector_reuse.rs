@@ -10,12 +10,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use aws_smithy_async::rt::sleep::{AsyncSleep, SharedAsyncSleep, Sleep, TokioSleep};
-use aws_smithy_async::time::{SharedTimeSource, SystemTimeSource};
 use aws_smithy_runtime_api::client::http::{HttpClient, HttpConnector};
 use aws_smithy_runtime_api::client::orchestrator::HttpRequest;
-use aws_smithy_runtime_api::client::runtime_components::{RuntimeComponents, RuntimeComponentsBuilder};
+use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
 use smithy_default_tls::{SmithyTlsClient, TlsProvider};
-use smithy_tls_test_support::{components, get, settings, SilentServer, TestCa};
+use smithy_tls_test_support::{components, components_sleeping_with, get, settings, SilentServer, TestCa};
 
 /// The system's allocator, counting the allocations of a thread that asked to be counted.
 struct Counting;
@@ -74,14 +73,6 @@ impl AsyncSleep for CountedSleep {
         self.0.fetch_add(1, Ordering::SeqCst);
         TokioSleep::new().sleep(duration)
     }
-}
-
-fn components_sleeping_with(sleep: SharedAsyncSleep) -> RuntimeComponents {
-    RuntimeComponentsBuilder::for_tests()
-        .with_sleep_impl(Some(sleep))
-        .with_time_source(Some(SharedTimeSource::new(SystemTimeSource::new())))
-        .build()
-        .expect("runtime components")
 }
 
 #[test]

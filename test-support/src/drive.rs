@@ -20,15 +20,16 @@ use crate::Digest;
 /// operation.
 pub fn components() -> RuntimeComponents {
     static COMPONENTS: OnceLock<RuntimeComponents> = OnceLock::new();
-    COMPONENTS
-        .get_or_init(|| {
-            RuntimeComponentsBuilder::for_tests()
-                .with_sleep_impl(Some(SharedAsyncSleep::new(TokioSleep::new())))
-                .with_time_source(Some(SharedTimeSource::new(SystemTimeSource::new())))
-                .build()
-                .expect("runtime components")
-        })
-        .clone()
+    COMPONENTS.get_or_init(|| components_sleeping_with(SharedAsyncSleep::new(TokioSleep::new()))).clone()
+}
+
+/// Runtime components as another SDK client has them: its own `sleep`, and the system clock.
+pub fn components_sleeping_with(sleep: SharedAsyncSleep) -> RuntimeComponents {
+    RuntimeComponentsBuilder::for_tests()
+        .with_sleep_impl(Some(sleep))
+        .with_time_source(Some(SharedTimeSource::new(SystemTimeSource::new())))
+        .build()
+        .expect("runtime components")
 }
 
 /// Connector settings with the given timeouts.

@@ -57,7 +57,10 @@ pub mod test_server;
 
 #[cfg(feature = "net")]
 pub use self::{
-    drive::{call, components, digest_body, error_chain, find_in_chain, get, sdk_retries, settings, try_digest_body},
+    drive::{
+        call, components, components_sleeping_with, digest_body, error_chain, find_in_chain, get, sdk_retries,
+        settings, try_digest_body,
+    },
     https::{
         http_builder, ring_crypto, server_config, server_config_requiring_client_auth,
         server_config_requiring_client_auth_with_schemes, Alpn, ClientHelloSeen, HttpsServer, Negotiated, ServerStats,
