@@ -199,20 +199,24 @@ impl HttpClient for SmithyTlsClient {
     fn http_connector(&self, settings: &HttpConnectorSettings, components: &RuntimeComponents) -> SharedHttpConnector {
         let key = ConnectorKey { connect_timeout: settings.connect_timeout(), read_timeout: settings.read_timeout() };
         let sleep = components.sleep_impl();
-        let connectors = &self.inner.connectors;
-        let cached = connectors.read().unwrap_or_else(PoisonError::into_inner).get(&key).and_then(|made| {
+        let cached = |connectors: &HashMap<ConnectorKey, Vec<CachedConnector>>| {
+            let made = connectors.get(&key)?;
             made.iter().find(|cached| cached.sleeps_with(sleep.as_ref())).map(|cached| cached.connector.clone())
-        });
-        if let Some(connector) = cached {
+        };
+        if let Some(connector) = cached(&self.inner.connectors.read().unwrap_or_else(PoisonError::into_inner)) {
             return connector;
         }
-        let connector = self.connector(key, sleep.clone());
-        let mut connectors = connectors.write().unwrap_or_else(PoisonError::into_inner);
+        let mut connectors = self.inner.connectors.write().unwrap_or_else(PoisonError::into_inner);
+        // Another attempt may have made it while this one waited for the lock.
+        if let Some(connector) = cached(&connectors) {
+            return connector;
+        }
         // A cache, bounded: settings computed per operation (a deadline's read timeout) or many
         // SDK clients' sleeps on one shared client would otherwise grow it without end.
         if connectors.len() >= MAX_CONNECTOR_SETTINGS && !connectors.contains_key(&key) {
             connectors.clear();
         }
+        let connector = self.connector(key, sleep.clone());
         let made = connectors.entry(key).or_default();
         if made.len() >= MAX_SLEEPS_PER_SETTINGS {
             made.remove(0);
