@@ -13,7 +13,8 @@
 //! memory), both on HTTP/1.1 as S3 is (`TM_H2=1`: h2 offered too, which the SDK's clients then
 //! take, each on one connection). Rounds interleave the clients; each client's process
 //! downloads once to warm up, then `TM_RUNS` times. Prints each client's median throughput and
-//! its ratio to `tm-untouched` per round, and the medians of those ratios.
+//! CPU seconds per GiB (its process's, user and system: the server's work is the same for every
+//! client) and their ratios to `tm-untouched` per round, and the medians of those ratios.
 //!
 //! `cargo test --release`-independent: the consumers are release builds. Knobs: `TM_ROUNDS` (3),
 //! `TM_RUNS` (3), `TM_LARGE_MIB` (1024), `TM_SMALL_OBJECTS` (2000), `TM_H2` (0).
@@ -122,8 +123,15 @@ http {{ access_log off; keepalive_requests 1000000; root {d}/www; types {{ }} de
     }
 }
 
-/// Runs one client's process for one shape; its timed runs' throughputs (MB/s).
-fn measure(binary: &Path, client: &Client, port: u16, bundle: &Path, (size, count): (usize, usize)) -> Vec<f64> {
+/// One timed run: throughput (MB/s) and the client's CPU seconds per GiB.
+#[derive(Clone, Copy)]
+struct Run {
+    mb_per_s: f64,
+    cpu_per_gib: f64,
+}
+
+/// Runs one client's process for one shape; its timed runs.
+fn measure(binary: &Path, client: &Client, port: u16, bundle: &Path, (size, count): (usize, usize)) -> Vec<Run> {
     let home = scratch_root().join("measure-tm-home");
     std::fs::create_dir_all(&home).expect("mkdir home");
     let mut cmd = Command::new(binary);
@@ -148,7 +156,8 @@ fn measure(binary: &Path, client: &Client, port: u16, bundle: &Path, (size, coun
             let mut words = line.strip_prefix("run ")?.split(' ');
             let seconds: f64 = words.next()?.parse().ok()?;
             let bytes: f64 = words.next()?.parse().ok()?;
-            Some(bytes / seconds / 1e6)
+            let cpu: f64 = words.next()?.parse().ok()?;
+            Some(Run { mb_per_s: bytes / seconds / 1e6, cpu_per_gib: cpu / (bytes / f64::from(1u32 << 30)) })
         })
         .collect()
 }
@@ -187,33 +196,46 @@ fn transfer_manager_downloads_four_clients_two_shapes_two_servers() {
     let ours = runtime.block_on(MockAws::start_with_objects(&ca, objects, alpn));
     let servers = [("nginx", nginx.port), ("ours", ours.addr().port())];
 
-    // ratios[(server, shape, client)]: one per round, to the round's tm-untouched.
-    let mut ratios: BTreeMap<(&str, &str, &str), Vec<f64>> = BTreeMap::new();
+    // ratios[(measure, server, shape, client)]: one per round, to the round's tm-untouched.
+    let mut ratios: BTreeMap<(&str, &str, &str, &str), Vec<f64>> = BTreeMap::new();
     for round in 0..knob("TM_ROUNDS", 3) {
         for (server, port) in servers {
             for (shape, objects) in shapes {
-                let mut speeds = BTreeMap::new();
+                let mut medians = BTreeMap::new();
                 // Interleaved, and rotated each round so no client always goes first.
                 for k in 0..CLIENTS.len() {
                     let client = &CLIENTS[(k + round) % CLIENTS.len()];
-                    let mut runs = measure(&binaries[&client.rewritten], client, port, &bundle, objects);
-                    speeds.insert(client.name, median(&mut runs));
+                    let runs = measure(&binaries[&client.rewritten], client, port, &bundle, objects);
+                    assert!(!runs.is_empty(), "{} printed no timed run", client.name);
+                    let speed = median(&mut runs.iter().map(|r| r.mb_per_s).collect::<Vec<_>>());
+                    let cpu = median(&mut runs.iter().map(|r| r.cpu_per_gib).collect::<Vec<_>>());
+                    medians.insert(client.name, (speed, cpu));
                 }
-                let base = speeds["tm-untouched"];
+                let (base_speed, base_cpu) = medians["tm-untouched"];
                 let line: Vec<String> = CLIENTS
                     .iter()
-                    .map(|c| format!("{} {:.0} MB/s ({:.2}x)", c.name, speeds[c.name], speeds[c.name] / base))
+                    .map(|c| {
+                        let (speed, cpu) = medians[c.name];
+                        format!(
+                            "{} {speed:.0} MB/s ({:.2}x), {cpu:.3} CPU s/GiB ({:.2}x)",
+                            c.name,
+                            speed / base_speed,
+                            cpu / base_cpu
+                        )
+                    })
                     .collect();
-                println!("round {round} {server} {shape}: {}", line.join(", "));
+                println!("round {round} {server} {shape}: {}", line.join("; "));
                 for client in &CLIENTS {
-                    ratios.entry((server, shape, client.name)).or_default().push(speeds[client.name] / base);
+                    let (speed, cpu) = medians[client.name];
+                    ratios.entry(("throughput", server, shape, client.name)).or_default().push(speed / base_speed);
+                    ratios.entry(("cpu per GiB", server, shape, client.name)).or_default().push(cpu / base_cpu);
                 }
             }
         }
     }
-    println!("\nmedian ratio to tm-untouched (range over rounds):");
-    for ((server, shape, client), mut values) in ratios {
+    println!("\nmedian ratio to tm-untouched (range over rounds); throughput higher is better, CPU lower:");
+    for ((measure, server, shape, client), mut values) in ratios {
         let (low, high) = (values.iter().copied().fold(f64::MAX, f64::min), values.iter().copied().fold(0.0, f64::max));
-        println!("{server:6} {shape:6} {client:13} {:.3} ({low:.3}-{high:.3})", median(&mut values));
+        println!("{measure:11} {server:6} {shape:6} {client:13} {:.3} ({low:.3}-{high:.3})", median(&mut values));
     }
 }

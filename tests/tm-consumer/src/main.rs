@@ -6,7 +6,8 @@
 //!   exits 0 when both directions carried the same bytes; otherwise prints the error, exits 1.
 //! - Benchmark (`TM_BENCH_RUNS=n`): downloads the `TM_OBJECTS` objects `bench/<bytes>/<i>` the
 //!   server already holds, 64 at a time, once to warm up and then `n` times, printing each timed
-//!   run's seconds (`run <seconds> <bytes>`).
+//!   run's seconds, bytes and the process's CPU seconds, user and system
+//!   (`run <seconds> <bytes> <cpu seconds>`).
 
 use std::time::Instant;
 
@@ -81,11 +82,12 @@ async fn round_trip() -> Result<(), Error> {
 }
 
 async fn bench(runs: &str) -> Result<(), Error> {
-    let (runs, size, objects): (usize, usize, usize) = (runs.parse()?, number("TM_OBJECT_BYTES")?, number("TM_OBJECTS")?);
+    let (runs, size, objects): (usize, usize, usize) =
+        (runs.parse()?, number("TM_OBJECT_BYTES")?, number("TM_OBJECTS")?);
     let tm = client().await;
     let keys: Vec<String> = (0..objects).map(|i| format!("bench/{size}/{i}")).collect();
     for run in 0..=runs {
-        let started = Instant::now();
+        let (started, cpu) = (Instant::now(), cpu_seconds()?);
         let mut total = 0;
         let mut downloads = futures_util::stream::iter(&keys).map(|key| download(&tm, key, false)).buffer_unordered(64);
         while let Some(done) = downloads.next().await {
@@ -95,8 +97,23 @@ async fn bench(runs: &str) -> Result<(), Error> {
             return Err(format!("downloaded {total} bytes, expected {}", size * objects).into());
         }
         if run > 0 {
-            println!("run {:.6} {total}", started.elapsed().as_secs_f64());
+            let seconds = started.elapsed().as_secs_f64();
+            println!("run {seconds:.6} {total} {:.2}", cpu_seconds()? - cpu);
         }
     }
     Ok(())
+}
+
+/// The CPU time this process has used, all threads, user and system: /proc/self/stat's `utime`
+/// and `stime` (fields 14 and 15), which Linux counts in USER_HZ, 100 per second.
+fn cpu_seconds() -> Result<f64, Error> {
+    let stat = std::fs::read_to_string("/proc/self/stat")?;
+    // The command name (field 2) is in parentheses and may hold spaces: count after it.
+    let after_name = stat.rsplit_once(')').ok_or("/proc/self/stat: no command name")?.1;
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    let ticks = |field: usize| -> Result<f64, Error> {
+        let value = fields.get(field - 3).ok_or(format!("/proc/self/stat: no field {field}"))?;
+        Ok(value.parse::<u64>()? as f64)
+    };
+    Ok((ticks(14)? + ticks(15)?) / 100.0)
 }
