@@ -1,11 +1,11 @@
-//! The [`HttpClient`] implementation: a pooled hyper 1 client per connect timeout, driven the way
-//! the Smithy orchestrator drives every client.
+//! The [`HttpClient`] implementation: hyper 1 connection pools (`pools`), driven the way the
+//! Smithy orchestrator drives every client.
 
 use std::collections::HashMap;
 use std::error::Error as StdError;
 use std::fmt;
 use std::path::Path;
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::sync::{Arc, PoisonError, RwLock};
 use std::time::{Duration, SystemTime};
 
 use aws_smithy_async::future::timeout::Timeout;
@@ -24,12 +24,12 @@ use aws_smithy_runtime_api::client::result::ConnectorError;
 use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
 use aws_smithy_types::body::SdkBody;
 use hyper_util::client::legacy::connect::{capture_connection, CaptureConnection};
-use hyper_util::rt::{TokioExecutor, TokioTimer};
 
-use crate::connect::{ConnectionInfo, TlsConnectService};
+use crate::connect::ConnectionInfo;
 use crate::dns::Resolver;
 use crate::error::{ConnectTimeout, Error, HandshakeFailure, ProxyError, ReadTimeout, TlsHandshakeError};
 use crate::identity::IdentitySource;
+use crate::pools::{PoolSettings, Pools};
 use crate::provider::TlsProvider;
 use crate::proxy::ProxyConfig;
 use crate::roots::ExtraRoots;
@@ -42,8 +42,6 @@ pub const DEFAULT_POOL_IDLE_TIMEOUT: Duration = Duration::from_secs(90);
 /// The TCP keepalive idle time set on every connection unless
 /// [`Builder::tcp_keepalive`] says otherwise.
 pub const DEFAULT_TCP_KEEPALIVE: Duration = Duration::from_secs(60);
-
-type HyperClient = hyper_util::client::legacy::Client<TlsConnectService, SdkBody>;
 
 /// An HTTPS client for Smithy-generated SDKs, implementing [`HttpClient`].
 ///
@@ -71,16 +69,9 @@ pub struct SmithyTlsClient {
 
 struct ClientInner {
     tls: Arc<LazyTlsBackend>,
-    resolver: Resolver,
-    proxy: ProxyConfig,
-    pool_idle_timeout: Duration,
-    pool_max_idle_per_host: usize,
-    tcp_keepalive: Option<Duration>,
-    /// Open connections per host, shared by every pool of the client (`None`: no limit).
-    host_limits: Option<Arc<crate::limits::HostLimits>>,
-    /// One hyper client (one pool) per distinct connect timeout. SDK clients configured alike
-    /// (the common case) share one pool.
-    pools: Mutex<HashMap<Option<Duration>, HyperClient>>,
+    /// One per connect timeout and runtime: SDK clients configured alike (the common case) on
+    /// one runtime share one pool.
+    pools: Arc<Pools>,
     /// The connectors handed out per (connect timeout, read timeout), each with the sleep it was
     /// made with, oldest first: the orchestrator asks for one on every attempt.
     connectors: RwLock<HashMap<ConnectorKey, Vec<CachedConnector>>>,
@@ -129,7 +120,7 @@ impl fmt::Debug for SmithyTlsClient {
             .field("http2", &settings.enable_http2)
             .field("session_resumption", &settings.session_resumption)
             .field("client_identity", &self.inner.tls.identity_source())
-            .field("proxy", &self.inner.proxy)
+            .field("proxy", self.inner.pools.proxy())
             .finish()
     }
 }
@@ -155,40 +146,13 @@ impl SmithyTlsClient {
         SharedHttpClient::new(self)
     }
 
-    fn pool_for(&self, connect_timeout: Option<Duration>, sleep: &SharedAsyncSleep) -> HyperClient {
-        let mut pools = self.inner.pools.lock().unwrap_or_else(PoisonError::into_inner);
-        pools
-            .entry(connect_timeout)
-            .or_insert_with(|| {
-                let service = TlsConnectService::new(
-                    Arc::clone(&self.inner.tls),
-                    self.inner.resolver.clone(),
-                    self.inner.proxy.clone(),
-                    self.inner.tcp_keepalive,
-                    self.inner.host_limits.clone(),
-                    connect_timeout,
-                    sleep.clone(),
-                );
-                hyper_util::client::legacy::Client::builder(TokioExecutor::new())
-                    .pool_idle_timeout(self.inner.pool_idle_timeout)
-                    .pool_max_idle_per_host(self.inner.pool_max_idle_per_host)
-                    .pool_timer(TokioTimer::new())
-                    .timer(TokioTimer::new())
-                    .http2_initial_stream_window_size(8 * 1024 * 1024)
-                    .http2_initial_connection_window_size(32 * 1024 * 1024)
-                    .http2_max_frame_size(256 * 1024)
-                    .build(service)
-            })
-            .clone()
-    }
-
     /// A connector for `key`'s timeouts, sleeping with `sleep` (on tokio when `None`).
     fn connector(&self, key: ConnectorKey, sleep: Option<SharedAsyncSleep>) -> SharedHttpConnector {
         let sleep = sleep.unwrap_or_else(|| SharedAsyncSleep::new(TokioSleep::new()));
         SharedHttpConnector::new(Connector {
-            client: self.pool_for(key.connect_timeout, &sleep),
+            pools: Arc::clone(&self.inner.pools),
             refusals: Arc::clone(self.inner.tls.refusals()),
-            proxy: self.inner.proxy.clone(),
+            connect_timeout: key.connect_timeout,
             read_timeout: key.read_timeout,
             sleep,
         })
@@ -230,13 +194,14 @@ impl HttpClient for SmithyTlsClient {
     }
 }
 
-/// The connector handed to the orchestrator: one pool plus the read timeout.
+/// The connector handed to the orchestrator: the client's pools and the attempt's timeouts.
 struct Connector {
-    client: HyperClient,
+    pools: Arc<Pools>,
     /// Refusals of our certificate the client's connections met on reads (`RefusalLog`).
     refusals: Arc<crate::tls::RefusalLog>,
-    proxy: ProxyConfig,
+    connect_timeout: Option<Duration>,
     read_timeout: Option<Duration>,
+    /// Times the read timeout, and the connects of a pool this connector makes.
     sleep: SharedAsyncSleep,
 }
 
@@ -259,7 +224,7 @@ impl HttpConnector for Connector {
         // A plain-HTTP request forwarded by a proxy carries the proxy's credentials itself (an
         // `https://` one sends them in the tunnel's CONNECT instead).
         if request.uri().scheme_str() == Some("http") {
-            if let Some(auth) = self.proxy.route(request.uri()).and_then(|route| route.auth) {
+            if let Some(auth) = self.pools.proxy().route(request.uri()).and_then(|route| route.auth) {
                 request.headers_mut().insert(http::header::PROXY_AUTHORIZATION, auth);
             }
         }
@@ -274,7 +239,7 @@ impl HttpConnector for Connector {
         // names the server for the client's refusal log, read only when the call fails.
         let authority = request.uri().authority().cloned();
         let refusals = Arc::clone(&self.refusals);
-        let response = self.client.request(request);
+        let response = self.pools.request(self.connect_timeout, &self.sleep, request);
         let read_timeout = self.read_timeout.map(|after| (after, self.sleep.sleep(after)));
         HttpConnectorFuture::new(async move {
             let response = match read_timeout {
@@ -768,17 +733,16 @@ impl Builder {
         };
         let tls = LazyTlsBackend::with_identity(settings, self.client_identity);
         tls.warm_up_in_background();
-        let inner = ClientInner {
-            tls,
+        let pools = Pools::new(PoolSettings {
+            tls: Arc::clone(&tls),
             resolver: self.resolver,
             proxy: self.proxy,
-            pool_idle_timeout: self.pool_idle_timeout,
-            pool_max_idle_per_host: self.pool_max_idle_per_host,
             tcp_keepalive: self.tcp_keepalive,
             host_limits: self.max_connections_per_host.map(crate::limits::HostLimits::new),
-            pools: Mutex::default(),
-            connectors: RwLock::default(),
-        };
+            idle_timeout: self.pool_idle_timeout,
+            max_idle_per_host: self.pool_max_idle_per_host,
+        });
+        let inner = ClientInner { tls, pools, connectors: RwLock::default() };
         SmithyTlsClient { inner: Arc::new(inner) }
     }
 }

@@ -74,6 +74,7 @@ mod dns;
 mod error;
 mod identity;
 mod limits;
+mod pools;
 mod provider;
 mod proxy;
 mod roots;
