@@ -3,11 +3,13 @@
 //!
 //! Its managed runtime brings its own transport, aws-smithy-http-client's partitioned connection
 //! pool, whose TLS provider the crate writes in code (rustls with aws-lc). The generator gives
-//! that pool the policy's provider where the pool has it: rustls with aws-lc or ring, or s2n-tls,
-//! each with the operating system's trust store. Elsewhere the transport stays off and the
-//! transfer manager's S3 client sends its requests through the policy's default client, which
-//! serves every stack. The application's `--cfg smithy_tls` or `smithy_tls_roots` turns the
-//! transport off too: the default client follows the override.
+//! that pool the policy's provider where the pool has it and serves it as well as the default
+//! client: rustls with aws-lc or ring, each with the operating system's trust store. Elsewhere
+//! the transport stays off and the transfer manager's S3 client sends its requests through the
+//! policy's default client, which serves every stack: s2n-tls included, which the pool has but
+//! runs at more CPU per byte (docs/BENCHMARKS.md, "The S3 transfer manager"). The application's
+//! `--cfg smithy_tls` or `smithy_tls_roots` turns the transport off too: the default client
+//! follows the override.
 
 use crate::cfg::Cfg;
 use crate::model::{CompiledPolicy, EmptyStore, Provider, Roots, Stack, TlsOverride};
@@ -26,8 +28,6 @@ pub enum PoolTls {
     RustlsAwsLc,
     /// rustls with ring (`Provider::Rustls(CryptoMode::Ring)`).
     RustlsRing,
-    /// s2n-tls (`Provider::S2nTls`).
-    S2nTls,
 }
 
 impl PoolTls {
@@ -36,7 +36,6 @@ impl PoolTls {
         match self {
             PoolTls::RustlsAwsLc => "rustls-aws-lc",
             PoolTls::RustlsRing => "rustls-ring",
-            PoolTls::S2nTls => "s2n-tls",
         }
     }
 
@@ -45,7 +44,6 @@ impl PoolTls {
         match self {
             PoolTls::RustlsAwsLc => "Provider::Rustls(CryptoMode::AwsLc)",
             PoolTls::RustlsRing => "Provider::Rustls(CryptoMode::Ring)",
-            PoolTls::S2nTls => "Provider::S2nTls",
         }
     }
 
@@ -54,7 +52,6 @@ impl PoolTls {
         match self {
             PoolTls::RustlsAwsLc => Provider::RustlsAwsLc,
             PoolTls::RustlsRing => Provider::RustlsRing,
-            PoolTls::S2nTls => Provider::S2nTls,
         }
     }
 }
@@ -77,6 +74,12 @@ pub enum SdkClientReason {
         /// The rule's provider.
         provider: Provider,
     },
+    /// The pool has the provider (s2n-tls) but spends more CPU per byte with it than the
+    /// default client does, and downloads no faster.
+    CostlierInPool {
+        /// The rule's provider.
+        provider: Provider,
+    },
     /// The pool reads only the operating system's store.
     Roots {
         /// The rule's roots.
@@ -91,6 +94,9 @@ impl std::fmt::Display for SdkClientReason {
         match self {
             SdkClientReason::NoTlsProvider => f.write_str("no TLS provider"),
             SdkClientReason::Provider { provider } => write!(f, "the pool has no {provider}"),
+            SdkClientReason::CostlierInPool { provider } => {
+                write!(f, "the pool's {provider} costs more CPU per byte")
+            }
             SdkClientReason::Roots { roots } => write!(f, "the pool cannot use {} roots", roots.name()),
             SdkClientReason::EmptyStoreFallback => f.write_str("the pool has no fallback for an empty store"),
         }
@@ -121,8 +127,10 @@ impl Transport {
     /// ```
     /// use smithy_tls_codegen::model::{EmptyStore, Provider, Roots, Stack};
     /// use smithy_tls_codegen::transfer_manager::{PoolTls, Transport};
+    /// let aws_lc = Stack::Tls { provider: Provider::RustlsAwsLc, roots: Roots::Native, empty_store: EmptyStore::Fail };
+    /// assert_eq!(Transport::of(aws_lc), Transport::Pool { tls: PoolTls::RustlsAwsLc });
     /// let s2n = Stack::Tls { provider: Provider::S2nTls, roots: Roots::Native, empty_store: EmptyStore::Fail };
-    /// assert_eq!(Transport::of(s2n), Transport::Pool { tls: PoolTls::S2nTls });
+    /// assert!(matches!(Transport::of(s2n), Transport::SdkClient { .. }));
     /// let webpki = Stack::Tls { provider: Provider::RustlsRing, roots: Roots::Webpki, empty_store: EmptyStore::Fail };
     /// assert!(matches!(Transport::of(webpki), Transport::SdkClient { .. }));
     /// ```
@@ -133,7 +141,9 @@ impl Transport {
                 let tls = match provider {
                     Provider::RustlsAwsLc => PoolTls::RustlsAwsLc,
                     Provider::RustlsRing => PoolTls::RustlsRing,
-                    Provider::S2nTls => PoolTls::S2nTls,
+                    Provider::S2nTls => {
+                        return Transport::SdkClient { why: SdkClientReason::CostlierInPool { provider } }
+                    }
                     Provider::RustlsAwsLcFips | Provider::S2nTlsFips | Provider::OpenSsl | Provider::RustlsCustom => {
                         return Transport::SdkClient { why: SdkClientReason::Provider { provider } }
                     }
@@ -221,10 +231,7 @@ mod tests {
     fn platform_default_runs_the_pool_where_its_stack_is_one_the_pool_has() {
         let tables = pool_tables(&compiled("platform-default"));
         let found: Vec<(PoolTls, Vec<String>)> = tables.iter().map(|t| (t.tls, t.rules.clone())).collect();
-        assert_eq!(
-            found,
-            [(PoolTls::S2nTls, vec!["linux-gnu".to_owned()]), (PoolTls::RustlsAwsLc, vec!["elsewhere".to_owned()])]
-        );
+        assert_eq!(found, [(PoolTls::RustlsAwsLc, vec!["elsewhere".to_owned()])]);
         assert!(tables[0].cfg().ends_with(r#"smithy_tls_roots = "platform-verifier")))"#), "{}", tables[0].cfg());
     }
 

@@ -4,7 +4,7 @@
 //! | client | tree | the transfer manager's transport |
 //! |---|---|---|
 //! | `tm-untouched` | as published | its own pool, rustls + aws-lc (its default) |
-//! | `tm-policy` | platform-default | its own pool, with the rule's provider (s2n-tls on x86_64 Linux) |
+//! | `tm-policy` | platform-default | as the rewritten crate chooses: off on x86_64 Linux, where the rule's s2n-tls goes through the S3 client's HTTP client |
 //! | `ours-sdk` | platform-default | off: the S3 client's HTTP client, smithy-default-tls |
 //! | `upstream-sdk` | as published | off: the S3 client's HTTP client, upstream's default |
 //!

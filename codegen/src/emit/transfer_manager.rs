@@ -19,11 +19,11 @@ pub mod hook_fn {
 const MODULE: &str = r#"//! The TLS provider of this crate's own HTTP transport (the managed runtime's connection pool),
 //! chosen per target by the smithy-tls policy `{{policy}}`.
 //!
-//! The pool serves rustls (aws-lc or ring) and s2n-tls with the operating system's trust store.
-//! Where the policy's rule asks for anything else, where `AWS_CA_BUNDLE` is set (the pool does not
-//! read it), and where the application sets `--cfg smithy_tls` or `--cfg smithy_tls_roots`, the
-//! transport stays off: requests go through the S3 client's HTTP client, the policy's default
-//! client, which follows the override.
+//! The pool serves rustls (aws-lc or ring) with the operating system's trust store. Where the
+//! policy's rule asks for anything else (s2n-tls included: the default client runs it at less CPU
+//! per byte), where `AWS_CA_BUNDLE` is set (the pool does not read it), and where the application
+//! sets `--cfg smithy_tls` or `--cfg smithy_tls_roots`, the transport stays off: requests go
+//! through the S3 client's HTTP client, the policy's default client, which follows the override.
 //!
 //! | rule | provider | roots | transfer manager's transport |
 //! |---|---|---|---|
@@ -66,7 +66,8 @@ pub(crate) fn {{transport_provider}}() -> Provider {
 /// let parsed = policy::parse_policy(presets::preset("platform-default").unwrap()).unwrap();
 /// let text = emit::render_transfer_manager_module(&compile::compile(&parsed).unwrap()).unwrap();
 /// assert!(text.starts_with(emit::HEADER_MARKER));
-/// assert!(text.contains("Some(Provider::S2nTls)"));
+/// assert!(text.contains("Some(Provider::Rustls(CryptoMode::AwsLc))"));
+/// assert!(!text.contains("Provider::S2nTls"));
 /// ```
 pub fn render_transfer_manager_module(compiled: &CompiledPolicy) -> Result<String, EmitError> {
     let tables = pool_tables(compiled);
