@@ -473,9 +473,10 @@ impl Default for Builder {
 }
 
 impl Builder {
-    /// How many idle connections to keep per host (default: no limit; idle ones close after
-    /// [`pool_idle_timeout`](Builder::pool_idle_timeout)). `0` keeps none: every request opens
-    /// a connection.
+    /// How many idle connections to keep per host in each pool (default: no limit; idle ones
+    /// close after [`pool_idle_timeout`](Builder::pool_idle_timeout)). `0` keeps none: every
+    /// request opens a connection. Each tokio runtime has pools of its own, so an application
+    /// with several runtimes keeps up to this many per runtime.
     pub fn pool_max_idle_per_host(mut self, max: usize) -> Self {
         self.pool_max_idle_per_host = max;
         self
@@ -484,7 +485,9 @@ impl Builder {
     /// At most `max` connections open to one host (`host:port`) at a time (default: no limit;
     /// `0` counts as 1). A request that finds them all busy waits for one to come free (within
     /// the connect timeout) instead of opening another. Over HTTP/2 one connection carries
-    /// every request to a host anyway.
+    /// every request to a host anyway. With a limit the tokio runtimes share their pools (a
+    /// request waits for whichever connection comes free), so a connection may be lent to a
+    /// runtime other than the one that drives it, and fails with that runtime's shutdown.
     ///
     /// ```
     /// # #[cfg(all(feature = "rustls-ring", feature = "webpki"))] {

@@ -156,7 +156,9 @@ impl Pools {
     }
 }
 
-/// Removes its pool when dropped with its key still set: its runtime shut down.
+/// Removes the pool at its key when dropped with the key still set: its runtime shut down. (A
+/// pool made again at that key after the pools started over is on the same runtime, and goes
+/// with it too.)
 struct ForgetPool {
     pools: Weak<Pools>,
     key: Option<PoolKey>,
@@ -230,7 +232,11 @@ mod tests {
         let runtime = runtime();
         let tasks = || runtime.metrics().num_alive_tasks();
         let pools = pools(None);
-        runtime.block_on(async { send(&pools, None) });
+        runtime.block_on(async {
+            send(&pools, None);
+            // The task waits on the pool before the pool goes.
+            tokio::task::yield_now().await;
+        });
         let with_pool = tasks();
         drop(pools);
         runtime.block_on(async {
@@ -263,6 +269,12 @@ mod tests {
             assert_eq!(pools.len(), MAX_POOLS);
             send(&pools, None);
             assert_eq!(pools.len(), 1, "started over, with the new one");
+            // The first pool had this key too: its task, woken now, must not remove the new one.
+            send(&pools, Some(Duration::from_millis(0)));
+            for _ in 0..10 {
+                tokio::task::yield_now().await;
+            }
+            assert_eq!(pools.len(), 2, "the old pools' tasks ended without removing their successors");
         });
     }
 }

@@ -18,7 +18,7 @@ use crate::roots::TrustRoots;
 /// The process-wide client for a (provider, roots) choice.
 ///
 /// Every call with the same choice returns a handle to the same client: one TLS configuration,
-/// one root store, one connection pool, however many SDK clients ask. The first call returns at
+/// one root store, one connection pool per tokio runtime, however many SDK clients ask. The first call returns at
 /// once; when preparing TLS is slow (aws-lc, the system store) it starts that in the background.
 ///
 /// `AWS_CA_BUNDLE`, when set, is honoured as the AWS CLI does: its certificates are the trusted

@@ -63,8 +63,8 @@ pub enum EmitError {
 /// [`WASI_HTTP_SELECTED`] (their gates exclude each other).
 const MODULE: &str = r#"//! The HTTP client this crate uses when none is configured, chosen per target by the smithy-tls policy `{{policy}}`.
 //!
-//! Every SDK client that uses it shares one process-wide client (one TLS configuration, one trust store, one
-//! connection pool). A client set on the config or the `SdkConfig` still wins. Turning off the
+//! Every SDK client that uses it shares one process-wide client (one TLS configuration, one trust store, a
+//! connection pool per tokio runtime). A client set on the config or the `SdkConfig` still wins. Turning off the
 //! `default-https-client` feature removes it.
 //!
 //! | rule | provider | roots | builtin targets | for example |

@@ -2,8 +2,8 @@
 // Do not edit: change the policy and re-run `smithy-tls apply`.
 //! The HTTP client this crate uses when none is configured, chosen per target by the smithy-tls policy `platform-default`.
 //!
-//! Every SDK client that uses it shares one process-wide client (one TLS configuration, one trust store, one
-//! connection pool). A client set on the config or the `SdkConfig` still wins. Turning off the
+//! Every SDK client that uses it shares one process-wide client (one TLS configuration, one trust store, a
+//! connection pool per tokio runtime). A client set on the config or the `SdkConfig` still wins. Turning off the
 //! `default-https-client` feature removes it.
 //!
 //! | rule | provider | roots | builtin targets | for example |
