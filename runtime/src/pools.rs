@@ -98,10 +98,11 @@ impl Pools {
         } else {
             HashMap::new()
         };
-        let (dropped, pool_dropped) = oneshot::channel();
-        let mut made = false;
+        // The new pool's end of its watching task; none when another request made the pool first.
+        let mut pool_dropped = None;
         let pool = pools.entry(key).or_insert_with(|| {
-            made = true;
+            let (dropped, watch) = oneshot::channel();
+            pool_dropped = Some(watch);
             Pool { client: self.make(connect_timeout, sleep), _dropped: dropped }
         });
         let response = pool.client.request(request);
@@ -109,12 +110,13 @@ impl Pools {
         // Outside the lock: their connections close as they go, and a runtime already shutting
         // down drops the task as it is spawned, which takes the lock.
         drop(started_over);
-        if let (true, Some(runtime)) = (made, runtime) {
+        if let (Some(pool_dropped), Some(runtime)) = (pool_dropped, runtime) {
             self.forget_at_shutdown(key, &runtime, pool_dropped);
         }
         response
     }
 
+    /// A new pool's hyper client: connects time out after `connect_timeout`, on `sleep`.
     fn make(&self, connect_timeout: Option<Duration>, sleep: &SharedAsyncSleep) -> HyperClient {
         let settings = &self.settings;
         let service = TlsConnectService::new(
