@@ -445,6 +445,31 @@ pub fn prepare_transfer_manager_tree(root: &Path, preset: Option<&str>) -> PathB
     tree
 }
 
+/// Runs the transfer manager's consumer `binary` (built from [`prepare_transfer_manager_tree`])
+/// once: `object_bytes` up and down through a fresh mock, with its scratch files in `scratch`
+/// (emptied first) and `adjust` applied to its command (given `scratch`). Returns the
+/// cipher-suite lists the server saw, one per handshake.
+pub fn transfer_manager_round_trip(
+    binary: &Path,
+    scratch: &Path,
+    object_bytes: usize,
+    adjust: impl FnOnce(&mut Command, &Path),
+) -> Vec<Vec<u16>> {
+    let _ = std::fs::remove_dir_all(scratch);
+    std::fs::create_dir_all(scratch).expect("mkdir scratch");
+    let mock = MockRun::start("smithy-tls transfer manager", scratch.join("ca.pem"));
+    let mut cmd = consumer_command(binary, &mock.mock, scratch, &mock.bundle);
+    cmd.env("TM_OBJECT_BYTES", object_bytes.to_string());
+    adjust(&mut cmd, scratch);
+    let out = run(&mut cmd);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let done = format!("round trip: {object_bytes} bytes up and down");
+    assert!(stdout.contains(&done), "{}: {stdout}", scratch.display());
+    let hellos = mock.mock.server.stats.client_hellos();
+    assert!(!hellos.is_empty(), "{}: the server saw no handshake", scratch.display());
+    hellos.into_iter().map(|hello| hello.offered_suites).collect()
+}
+
 /// `cargo build -q --release -p e2e-consumer --no-default-features --features s3,config-defaults`
 /// (without the connection report, which needs the runtime crate), plus `extra`, of `tree` into
 /// `target`.

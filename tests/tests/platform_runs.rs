@@ -7,7 +7,8 @@
 //! CA it does not trust, typed and not retried; and go through a `CONNECT` proxy named by
 //! `HTTPS_PROXY`. Each target's native libraries build once into a target dir of its own (the
 //! FIPS module on musl, which needs the kernel's headers, into a second one); musl's OpenSSL is
-//! built from openssl-src's sources, since Debian has none built for musl.
+//! built from openssl-src's sources, since Debian has none built for musl. On musl the S3
+//! transfer manager's consumer runs too, through its own pool, which the rule's provider serves.
 //!
 //! The runs are `#[ignore]`d in the main suite and run by `scripts/test-platforms` (which
 //! `.ci/run` runs after `scripts/test`), which installs their toolchains first (`rustup target
@@ -21,11 +22,13 @@ use std::time::Duration;
 use smithy_tls_codegen::model::Provider;
 use smithy_tls_codegen::native_build::{self, BuildTool};
 use smithy_tls_codegen::suite_runs::{self, Evidence, Runner, Trust, HOST};
+use smithy_tls_codegen::transfer_manager::Transport;
 use smithy_tls_e2e::support::proxy::{ConnectProxy, ProxyMode};
 use smithy_tls_e2e::support::TestCa;
 use smithy_tls_e2e::{
-    consumer_command, host_twin, lock_for, pin_lock, prepare_sdk_tree, rule_stack, run, run_bounded, scratch_root,
-    smithy_tls_binary, tail, BoundedRun, MockRun, PUBLISHED, PUBLISHED_REWRITTEN_LOCK,
+    consumer_command, host_twin, lock_for, pin_lock, prepare_sdk_tree, prepare_transfer_manager_tree, rule_stack, run,
+    run_bounded, scratch_root, smithy_tls_binary, tail, transfer_manager_round_trip, BoundedRun, MockRun, PUBLISHED,
+    PUBLISHED_REWRITTEN_LOCK,
 };
 
 /// A target this machine can run, and how.
@@ -184,6 +187,12 @@ impl Platform {
         }
     }
 
+    /// The target's target dir for builds that share its native libraries (`suffix`: those whose
+    /// C flags differ).
+    fn target_dir(&self, suffix: &str) -> PathBuf {
+        scratch_root().join(format!("platform-target-{}{suffix}", self.triple))
+    }
+
     /// cargo in `dir` building for the target into `target_dir` with the target's C compiler and
     /// archiver, the caller's RUSTFLAGS left out.
     fn cargo(&self, dir: &Path, target_dir: &Path) -> Command {
@@ -208,7 +217,7 @@ impl Platform {
         let builds = native_build::stack_build(provider, target).unwrap_or_else(|why| panic!("{provider}: {why}"));
         let kernel_headers = native_build::required_tools(&builds).contains(&BuildTool::KernelHeaders);
         let suffix = if kernel_headers { "-kernel-headers" } else { "" };
-        let target_dir = scratch_root().join(format!("platform-target-{}{suffix}", self.triple));
+        let target_dir = self.target_dir(suffix);
         let mut cmd = self.cargo(tree, &target_dir);
         cmd.env("CARGO_INCREMENTAL", "0")
             .env("CARGO_PROFILE_DEV_DEBUG", "false")
@@ -435,6 +444,48 @@ fn runs_the_rule_trusting(platform: &Platform, preset: &str, trust: Trust) -> (P
     assert_eq!(tunnel.first_tunnel_byte, Some(0x16), "{case}: TLS inside the tunnel");
     println!("PLATFORM {case}: through the CONNECT proxy, {} request(s)", seen.len());
     (binary, scratch)
+}
+
+/// TLS 1.3's ChaCha20-Poly1305 suite and TLS 1.2's ECDHE-ECDSA one: the default client's rustls
+/// offers both, the S3 transfer manager's pool neither (aws-smithy-http-client's
+/// `restrict_ciphers` keeps AES-GCM and ECDHE-RSA's ChaCha20).
+const CHACHA_THE_POOL_DROPS: [u16; 2] = [0x1303, 0xcca9];
+
+/// ECDHE-RSA with ChaCha20-Poly1305 (TLS 1.2), which every rustls here offers, the pool's too.
+const RUSTLS_CHACHA_TLS12: u16 = 0xcca8;
+
+/// On musl, platform-default's rule is one the S3 transfer manager's own pool serves: its
+/// consumer, cross-built for musl into the target's target dir and run natively, goes through
+/// the pool, with the rule's rustls.
+#[test]
+#[ignore = "a platform run: scripts/test-platforms runs these (cross toolchains, qemu-user, Wine)"]
+fn musl_runs_the_transfer_managers_own_pool_with_the_rules_rustls() {
+    const PRESET: &str = "platform-default";
+    let transport = Transport::of(rule_stack(PRESET, MUSL.triple));
+    assert!(matches!(transport, Transport::Pool { .. }), "{PRESET} on {}: {transport:?}", MUSL.triple);
+    MUSL.check_tools();
+    let tree =
+        prepare_transfer_manager_tree(&scratch_root().join(format!("platform-tm-{}", MUSL.triple)), Some(PRESET));
+    let target_dir = MUSL.target_dir("");
+    run(MUSL.cargo(&tree, &target_dir).env("CARGO_INCREMENTAL", "0").env("CARGO_PROFILE_DEV_DEBUG", "false").args([
+        "build",
+        "-q",
+        "--locked",
+        "-p",
+        "tm-consumer",
+        "--target",
+        MUSL.triple,
+    ]));
+    let binary = target_dir.join(MUSL.triple).join("debug/tm-consumer");
+    let seen = transfer_manager_round_trip(&binary, &tree.join("run"), 20 << 20, |cmd, _| {
+        cmd.env_remove("AWS_CA_BUNDLE");
+    });
+    for suites in &seen {
+        let rustls = suites.contains(&RUSTLS_CHACHA_TLS12);
+        let dropped = suites.iter().any(|s| CHACHA_THE_POOL_DROPS.contains(s));
+        assert!(rustls && !dropped, "not the pool's rustls: {suites:04x?}");
+    }
+    let _ = std::fs::remove_dir_all(&tree);
 }
 
 /// The platform of a target the suite runs (codegen's `suite_runs::CROSS_TARGETS`).

@@ -15,16 +15,14 @@
 //! - The graph: the pool's aws-smithy-http-client has no TLS provider on this target, with or
 //!   without the application's `--cfg smithy_tls` (the whole application: s2n-tls on aws-lc, no
 //!   rustls and no ring).
-//! - On x86_64-unknown-linux-musl (`#[ignore]`d: scripts/test-platforms runs it), where the
-//!   `elsewhere` rule gives rustls-aws-lc with native roots, the consumer cross-built for musl
-//!   goes through the transfer manager's own pool with that provider.
+//! - Where the pool serves the rule (on musl): tests/tests/platform_runs.rs.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
 use smithy_tls_e2e::{
-    consumer_command, prepare_transfer_manager_tree, run, scratch_cargo, scratch_root, scratch_target, MockRun,
+    prepare_transfer_manager_tree, run, scratch_cargo, scratch_root, scratch_target, transfer_manager_round_trip,
 };
 
 /// The preset the tree is rewritten with.
@@ -50,27 +48,10 @@ fn consumer() -> PathBuf {
         .clone()
 }
 
-/// Runs the consumer against a fresh mock with `adjust` applied to its command; returns the
+/// Runs the consumer once against a fresh mock with `adjust` applied to its command; returns the
 /// cipher-suite lists the server saw, one per handshake.
 fn round_trip(name: &str, adjust: impl FnOnce(&mut Command, &Path)) -> Vec<Vec<u16>> {
-    round_trip_with(&consumer(), name, adjust)
-}
-
-/// [`round_trip`] with the consumer `binary`.
-fn round_trip_with(binary: &Path, name: &str, adjust: impl FnOnce(&mut Command, &Path)) -> Vec<Vec<u16>> {
-    let scratch = scratch_root().join(format!("tm-run-{name}"));
-    let _ = std::fs::remove_dir_all(&scratch);
-    std::fs::create_dir_all(&scratch).expect("mkdir scratch");
-    let mock = MockRun::start(&format!("smithy-tls transfer manager {name}"), scratch.join("ca.pem"));
-    let mut cmd = consumer_command(binary, &mock.mock, &scratch, &mock.bundle);
-    cmd.env("TM_OBJECT_BYTES", OBJECT_BYTES.to_string());
-    adjust(&mut cmd, &scratch);
-    let out = run(&mut cmd);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains(&format!("round trip: {OBJECT_BYTES} bytes up and down")), "{name}: {stdout}");
-    let hellos = mock.mock.server.stats.client_hellos();
-    assert!(!hellos.is_empty(), "{name}: the server saw no handshake");
-    hellos.into_iter().map(|hello| hello.offered_suites).collect()
+    transfer_manager_round_trip(&consumer(), &scratch_root().join(format!("tm-run-{name}")), OBJECT_BYTES, adjust)
 }
 
 /// What made a connection, from the suites its ClientHello offered.
@@ -180,41 +161,4 @@ fn the_pool_compiles_no_tls_provider_here_with_or_without_an_override() {
     }
     let features = transport_features(r#"--cfg smithy_tls="rustls-ring""#);
     assert!(!features.contains("feature \"s2n-tls\"") && !features.contains("feature \"rustls"), "{features}");
-}
-
-/// TLS 1.3's ChaCha20-Poly1305 suite, and TLS 1.2's ECDHE-ECDSA one: every rustls client here
-/// offers them but the transfer manager's pool, whose rustls keeps AES-GCM and ECDHE-RSA's
-/// ChaCha20 only (aws-smithy-http-client's `restrict_ciphers`).
-const CHACHA_THE_POOL_DROPS: [u16; 2] = [0x1303, 0xcca9];
-
-/// The musl target, whose platform-default rule (`elsewhere`) the pool serves.
-const MUSL: &str = "x86_64-unknown-linux-musl";
-
-#[test]
-#[ignore = "a cross build for musl: scripts/test-platforms runs it, with musl-tools"]
-fn on_musl_the_pool_serves_with_the_rules_rustls() {
-    let musl_gcc = Command::new("musl-gcc").arg("--version").output();
-    assert!(
-        musl_gcc.is_ok_and(|out| out.status.success()),
-        "musl-gcc is missing: `rustup target add {MUSL}; apt-get install musl-tools` (scripts/test-platforms does)"
-    );
-    // The platform runs' musl target dir: aws-lc built for musl once for both.
-    let target_dir = scratch_root().join(format!("platform-target-{MUSL}"));
-    let key = MUSL.replace('-', "_");
-    run(scratch_cargo(&tree())
-        .env("CARGO_TARGET_DIR", &target_dir)
-        .env(format!("CC_{key}"), "musl-gcc")
-        .env(format!("AR_{key}"), "ar")
-        .env_remove("RUSTFLAGS")
-        .env_remove("CARGO_ENCODED_RUSTFLAGS")
-        .args(["build", "-q", "-p", "tm-consumer", "--target", MUSL]));
-    let binary = target_dir.join(MUSL).join("debug/tm-consumer");
-    let seen = round_trip_with(&binary, "musl", |cmd, _| {
-        cmd.env_remove("AWS_CA_BUNDLE");
-    });
-    for suites in &seen {
-        let rustls = suites.iter().any(|s| CHACHA_TLS12.contains(s));
-        let dropped = suites.iter().any(|s| CHACHA_THE_POOL_DROPS.contains(s));
-        assert!(rustls && !dropped, "not the pool's rustls: {suites:04x?}");
-    }
 }
