@@ -113,8 +113,10 @@ fn context_builder(settings: &TlsSettings) -> Result<SslContextBuilder, ErrorSta
     }
     builder.set_verify(SslVerifyMode::PEER);
     // An idle pooled connection gives its record buffers back (libssl keeps 16 KiB and more
-    // per direction otherwise): what a pool of many hosts holds.
-    builder.set_mode(SslMode::RELEASE_BUFFERS);
+    // per direction otherwise): what a pool of many hosts holds. A write retried after the
+    // socket was full may come from another buffer holding the same bytes (h2's gathered
+    // writes are copied afresh each time, `crate::tls::gather`).
+    builder.set_mode(SslMode::RELEASE_BUFFERS | SslMode::ACCEPT_MOVING_WRITE_BUFFER);
     // Without read-ahead libssl reads each record's 5-byte header, then its body, then finds the
     // socket empty: three reads per small response instead of one.
     builder.set_read_ahead(true);
@@ -293,7 +295,8 @@ impl OpensslBackend {
             client_certificate_sent: self.answer(&asked, ssl) == CertificateAnswer::Sent,
         };
         let refusal = ReadRefusal::new(provider, self.answer(&asked, ssl));
-        Ok((OpensslStream::new(stream, refusal), info))
+        let h2 = info.alpn == Some("h2");
+        Ok((OpensslStream::new(stream, refusal, h2), info))
     }
 
     /// How the handshake on `ssl` answered the server's request for a certificate (`asked`:

@@ -12,6 +12,7 @@ use std::task::{Context, Poll};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio_openssl::SslStream;
 
+use crate::tls::gather::poll_write_gathered;
 use crate::tls::read_ahead::ReadAhead;
 use crate::tls::refusal::ReadRefusal;
 use crate::tls::transport::Transport;
@@ -25,12 +26,14 @@ pub(crate) struct OpensslStream {
     failed: Option<io::Error>,
     /// Where reads record a server's refusal of our certificate.
     refusal: ReadRefusal,
+    /// The connection speaks h2: vectored writes are gathered into one (`crate::tls::gather`).
+    h2: bool,
 }
 
 impl OpensslStream {
-    /// The stream after its handshake.
-    pub(crate) fn new(stream: SslStream<ReadAhead<Transport>>, refusal: ReadRefusal) -> Self {
-        OpensslStream { stream, failed: None, refusal }
+    /// The stream after its handshake; `h2` when it negotiated h2.
+    pub(crate) fn new(stream: SslStream<ReadAhead<Transport>>, refusal: ReadRefusal, h2: bool) -> Self {
+        OpensslStream { stream, failed: None, refusal, h2 }
     }
 
     /// Where reads record a server's refusal of our certificate.
@@ -85,11 +88,11 @@ impl AsyncWrite for OpensslStream {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.get_mut().stream).poll_write_vectored(cx, bufs)
+        poll_write_gathered(Pin::new(&mut self.get_mut().stream), cx, bufs)
     }
 
     fn is_write_vectored(&self) -> bool {
-        self.stream.is_write_vectored()
+        self.h2
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {

@@ -321,7 +321,8 @@ impl S2nBackend {
             client_certificate_sent: conn.client_cert_used(),
         };
         let refusal = ReadRefusal::new(self.provider, self.answer(asked_for_certificate(conn)));
-        Ok((S2nStream::new(stream, refusal), info))
+        let h2 = info.alpn == Some("h2");
+        Ok((S2nStream::new(stream, refusal, h2), info))
     }
 
     /// How the handshake answered the server's request for a certificate (`asked`: whether it

@@ -10,6 +10,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tokio::time::{Instant, Sleep};
 
+use crate::tls::gather::poll_write_gathered;
 use crate::tls::read_ahead::ReadAhead;
 use crate::tls::refusal::ReadRefusal;
 use crate::tls::transport::Transport;
@@ -35,6 +36,8 @@ pub(crate) struct S2nStream {
     failed: Option<io::Error>,
     /// Where reads record a server's refusal of our certificate.
     refusal: ReadRefusal,
+    /// The connection speaks h2: vectored writes are gathered into one (`crate::tls::gather`).
+    h2: bool,
 }
 
 /// When a stream that found nothing to read gives its buffers back: a timer that runs out
@@ -65,8 +68,9 @@ impl S2nStream {
         self.inner.get_ref().get_ref().tcp()
     }
 
-    pub(super) fn new(inner: s2n_tls_tokio::TlsStream<ReadAhead<Transport>>, refusal: ReadRefusal) -> Self {
-        S2nStream { inner, idle: IdleRelease::default(), failed: None, refusal }
+    /// The stream after its handshake; `h2` when it negotiated h2.
+    pub(super) fn new(inner: s2n_tls_tokio::TlsStream<ReadAhead<Transport>>, refusal: ReadRefusal, h2: bool) -> Self {
+        S2nStream { inner, idle: IdleRelease::default(), failed: None, refusal, h2 }
     }
 
     /// Where reads record a server's refusal of our certificate.
@@ -175,11 +179,11 @@ impl AsyncWrite for S2nStream {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.get_mut().inner).poll_write_vectored(cx, bufs)
+        poll_write_gathered(Pin::new(&mut self.get_mut().inner), cx, bufs)
     }
 
     fn is_write_vectored(&self) -> bool {
-        self.inner.is_write_vectored()
+        self.h2
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
