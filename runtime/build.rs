@@ -396,6 +396,9 @@ fn aliases(enabled: &[&ProviderFacts], roots: &[&str]) -> Vec<(&'static str, boo
         ("tls_backend", rustls_backend || rustls_in_place || s2n || openssl_provider),
         // Some backend reads the socket through `tls::ReadAhead` (all but rustls 0.24's stream).
         ("read_ahead", rustls_backend || s2n || openssl_provider),
+        // A provider whose library takes one buffer per write, so its stream gathers h2's
+        // vectored writes (`tls::gather`).
+        ("gathered_writes", s2n || openssl_provider),
         // Some trust-root source is compiled in.
         ("roots_source", native || webpki || verifier),
         // A provider whose library reads the native store itself (through its default paths).

@@ -10,7 +10,7 @@ mod backend;
 pub(crate) mod backends;
 #[cfg(any(rustls_backend, rustls_in_place))]
 mod client_auth_seen;
-#[cfg(any(s2n, openssl_provider))]
+#[cfg(gathered_writes)]
 mod gather;
 mod info;
 mod key_log_file;
