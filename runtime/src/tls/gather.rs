@@ -3,10 +3,12 @@
 //! s2n-tls and libssl encrypt each write into records of its own and send them at once. The h2
 //! codec writes a frame's header from its buffer and the frame's payload from the caller's, two
 //! buffers: written one at a time, a small request's DATA frame costs two records and two sends,
-//! where rustls (which gathers vectored writes itself) sends one. On an h2 connection the s2n-tls and openssl
-//! streams therefore take vectored writes and hand the library one buffer, copied together from
-//! the small leading ones. HTTP/1.1 keeps hyper's own flattening (a stream without vectored
-//! writes gets one buffer from hyper), which batches uploads into larger writes than this does.
+//! where rustls (which gathers vectored writes itself) sends one. On an h2 connection the s2n-tls
+//! and openssl streams therefore take vectored writes and hand the library one buffer, copied
+//! together from the small leading ones. A write the library could not finish is retried with the
+//! same buffers, so the copy made for the retry holds the same bytes (libssl is told the buffer may
+//! move). HTTP/1.1 keeps hyper's own flattening (a stream without vectored writes gets one buffer
+//! from hyper), which batches uploads into larger writes than this does.
 
 use std::io::{self, IoSlice};
 use std::pin::Pin;
