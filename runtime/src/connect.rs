@@ -318,7 +318,7 @@ pin_project_lite::pin_project! {
 
 impl ConnectedStream {
     fn new(stream: MaybeTlsStream, info: ConnectionInfo, slot: Option<HostSlot>) -> ConnectedStream {
-        let h2 = info.tls.and_then(|t| t.alpn) == Some("h2");
+        let h2 = info.tls.is_some_and(|tls| tls.speaks_h2());
         // A forwarding proxy (plain `http://` origin) gets absolute-form request lines; a tunnel
         // carries origin-form requests like a direct connection.
         let forwarded = info.proxy.is_some() && info.tls.is_none();

@@ -5,6 +5,8 @@ use crate::provider::application::ChosenBy;
 use crate::provider::TlsProvider;
 use crate::roots::TrustRoots;
 
+use super::names;
+
 /// What was negotiated on a TLS connection. Attached to each connection, returned in the
 /// extensions of every response it carried, and logged at debug level.
 ///
@@ -65,6 +67,13 @@ pub struct TlsInfo {
     /// `experimental-rustls-024` path), `s2n-tls`, or the system OpenSSL's own version string
     /// (e.g. `OpenSSL 3.0.17 1 Jul 2025`).
     pub library: &'static str,
+}
+
+impl TlsInfo {
+    /// Whether the connection speaks h2 (ALPN).
+    pub(crate) fn speaks_h2(&self) -> bool {
+        self.alpn == Some(names::H2)
+    }
 }
 
 /// What a backend's handshake negotiated; [`TlsBackend::handshake`] makes it a [`TlsInfo`].

@@ -4,11 +4,14 @@
 
 use super::settings::{ALPN_H2, ALPN_HTTP11};
 
+/// h2's name in [`TlsInfo::alpn`](super::TlsInfo::alpn).
+pub(crate) const H2: &str = "h2";
+
 /// The ALPN protocol as text: one of the two we offer, or `None` for any other bytes (which a
 /// backend must refuse: rustls does itself, s2n-tls's backend checks).
 pub(crate) fn alpn(protocol: &[u8]) -> Option<&'static str> {
     match protocol {
-        ALPN_H2 => Some("h2"),
+        ALPN_H2 => Some(H2),
         ALPN_HTTP11 => Some("http/1.1"),
         _ => None,
     }

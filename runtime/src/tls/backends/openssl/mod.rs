@@ -295,7 +295,7 @@ impl OpensslBackend {
             client_certificate_sent: self.answer(&asked, ssl) == CertificateAnswer::Sent,
         };
         let refusal = ReadRefusal::new(provider, self.answer(&asked, ssl));
-        let h2 = info.alpn == Some("h2");
+        let h2 = info.alpn == Some(names::H2);
         Ok((OpensslStream::new(stream, refusal, h2), info))
     }
 

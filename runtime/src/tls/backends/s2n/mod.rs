@@ -321,7 +321,7 @@ impl S2nBackend {
             client_certificate_sent: conn.client_cert_used(),
         };
         let refusal = ReadRefusal::new(self.provider, self.answer(asked_for_certificate(conn)));
-        let h2 = info.alpn == Some("h2");
+        let h2 = info.alpn == Some(names::H2);
         Ok((S2nStream::new(stream, refusal, h2), info))
     }
 
